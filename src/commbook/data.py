@@ -1,0 +1,189 @@
+"""The one tidy schema every measurement in the book uses, and its CSV files.
+
+A measurement file is CSV with a metadata header of ``# key: value`` lines (machine, CPU,
+MPI library, date, command, ...) followed by one header row and the data rows. Each row is
+one (benchmark, algorithm, mapping, transport, np, size) point:
+
+    benchmark    pingpong, ring, matrix_add, bcast, gather, allreduce, barrier, reduce,
+                 scatter, latency, jacobi, stream ...
+    algorithm    e.g. "blocking", "binomial", "library:6", "" when not applicable
+    mapping      core | socket | node | self | unknown  (how ranks were placed)
+    transport    e.g. "vader", "ob1-tcp", "ucx", "shm", "" when unknown
+    np           number of MPI processes
+    size_bytes   message size in bytes (Jacobi: bytes of one halo face; see params)
+    t_us         the time in microseconds (median of repetitions when there are several)
+    t_min_us, t_max_us   its spread (equal to t_us for a single value)
+    reps         how many repetitions t_us summarises
+    machine      "orfeo-thin", "orfeo-gpu", "orfeo-epyc", or this machine's name
+    mpi_library  e.g. "Open MPI 5.0.11"
+    source       where the row came from: a file, a repository path, a document
+    params       extra benchmark parameters as "key=value;key=value" (L=64;sweeps=10;mlups=..)
+
+Writes are atomic (temporary file in the same folder, then ``os.replace``), so an interrupted
+run never leaves half a file where a good one was.
+"""
+from __future__ import annotations
+
+import csv
+import io
+import os
+import tempfile
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import pandas as pd
+
+COLUMNS = [
+    "benchmark", "algorithm", "mapping", "transport", "np", "size_bytes",
+    "t_us", "t_min_us", "t_max_us", "reps", "machine", "mpi_library", "source", "params",
+]
+INT_COLUMNS = ["np", "size_bytes", "reps"]
+FLOAT_COLUMNS = ["t_us", "t_min_us", "t_max_us"]
+TEXT_COLUMNS = [c for c in COLUMNS if c not in INT_COLUMNS + FLOAT_COLUMNS]
+MAPPINGS = {"core", "socket", "node", "self", "unknown"}
+
+
+class DataFormatError(ValueError):
+    """A data file that cannot be read; the message names the file and the line."""
+
+    def __init__(self, path, line, what):
+        self.path, self.line, self.what = str(path), line, what
+        where = f"{path}:{line}" if line else str(path)
+        super().__init__(f"{where}: {what}")
+
+
+@dataclass
+class Measurements:
+    """A tidy table plus the metadata that says where and how it was measured."""
+
+    table: pd.DataFrame
+    meta: dict = field(default_factory=dict)
+
+
+def empty_table() -> pd.DataFrame:
+    return normalise(pd.DataFrame(columns=COLUMNS))
+
+
+def normalise(df: pd.DataFrame, path="(table)") -> pd.DataFrame:
+    """Return df with exactly the schema's columns, in order, with the schema's types.
+
+    Missing text columns become "", missing spread columns copy t_us, missing reps is 1.
+    Values that cannot be converted raise DataFormatError naming the row.
+    """
+    df = df.copy()
+    unknown = [c for c in df.columns if c not in COLUMNS]
+    if unknown:
+        raise DataFormatError(path, 0, f"unknown column(s) {unknown}; expected {COLUMNS}")
+    for required in ("benchmark", "np", "t_us"):
+        if required not in df.columns:
+            raise DataFormatError(path, 0, f"missing required column '{required}'")
+    if "t_min_us" not in df.columns:
+        df["t_min_us"] = df["t_us"]
+    if "t_max_us" not in df.columns:
+        df["t_max_us"] = df["t_us"]
+    defaults = {"size_bytes": 0, "reps": 1}
+    for c in COLUMNS:
+        if c not in df.columns:
+            df[c] = defaults.get(c, "")
+    for c in INT_COLUMNS + FLOAT_COLUMNS:
+        converted = pd.to_numeric(df[c], errors="coerce")
+        bad = converted.isna() & df[c].notna() & (df[c].astype(str).str.strip() != "")
+        missing = converted.isna()
+        if bad.any() or (missing.any() and c in ("np", "t_us")):
+            i = int((bad | missing).to_numpy().nonzero()[0][0])
+            raise DataFormatError(path, i + 2, f"column '{c}' has '{df[c].iloc[i]}', not a number")
+        if c in INT_COLUMNS:
+            df[c] = converted.fillna(defaults.get(c, 0)).astype("int64")
+        else:
+            df[c] = converted.astype("float64")
+    for c in TEXT_COLUMNS:
+        df[c] = df[c].fillna("").astype(str)
+    return df[COLUMNS].reset_index(drop=True)
+
+
+def write_measurements(path, table: pd.DataFrame, meta: dict | None = None) -> Path:
+    """Write a tidy table with its metadata header, atomically."""
+    path = Path(path)
+    table = normalise(table)
+    buf = io.StringIO()
+    for key, value in (meta or {}).items():
+        text = " ".join(str(value).split())  # one line per key
+        buf.write(f"# {key}: {text}\n")
+    table.to_csv(buf, index=False, lineterminator="\n")
+    atomic_write_text(path, buf.getvalue())
+    return path
+
+
+def atomic_write_text(path, text: str) -> None:
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8", newline="") as f:
+            f.write(text)
+            f.flush()
+            os.fsync(f.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+
+
+def read_measurements(path) -> Measurements:
+    """Read a file written by write_measurements (or by hand in the same form)."""
+    path = Path(path)
+    try:
+        text = path.read_text(encoding="utf-8-sig")
+    except FileNotFoundError:
+        raise DataFormatError(path, 0, "no such file") from None
+    except UnicodeDecodeError as e:
+        raise DataFormatError(path, 0, f"not UTF-8 text ({e.reason} at byte {e.start})") from None
+    meta, body_lines, first_body = {}, [], None
+    for n, line in enumerate(text.splitlines(), start=1):
+        if first_body is None and line.startswith("#"):
+            key, sep, value = line[1:].partition(":")
+            if sep:
+                meta[key.strip()] = value.strip()
+            continue
+        if first_body is None:
+            if not line.strip():
+                continue
+            first_body = n
+        body_lines.append(line)
+    if first_body is None:
+        raise DataFormatError(path, 0, "no header row and no data")
+    rows = list(csv.reader(body_lines))
+    header = [h.strip() for h in rows[0]]
+    records = []
+    for i, row in enumerate(rows[1:], start=first_body + 1):
+        if not row or all(not c.strip() for c in row):
+            continue
+        if len(row) != len(header):
+            raise DataFormatError(path, i, f"{len(row)} fields but the header has {len(header)}")
+        records.append(dict(zip(header, row)))
+    df = pd.DataFrame(records, columns=header)
+    try:
+        df = normalise(df, path)
+    except DataFormatError as e:
+        if e.line:  # normalise counts rows from the header; shift to file lines
+            raise DataFormatError(path, e.line + first_body - 1, e.what) from None
+        raise
+    return Measurements(df, meta)
+
+
+def params_to_dict(params: str) -> dict:
+    """'L=64;sweeps=10' -> {'L': '64', 'sweeps': '10'}."""
+    out = {}
+    for item in filter(None, (p.strip() for p in str(params).split(";"))):
+        key, _, value = item.partition("=")
+        out[key.strip()] = value.strip()
+    return out
+
+
+def dict_to_params(d: dict) -> str:
+    return ";".join(f"{k}={v}" for k, v in d.items())
+
+
+def concat(tables) -> pd.DataFrame:
+    tables = [normalise(t) for t in tables]
+    return normalise(pd.concat(tables, ignore_index=True)) if tables else empty_table()
