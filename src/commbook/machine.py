@@ -1,0 +1,61 @@
+"""What machine a measurement was taken on (for the metadata header of every file)."""
+from __future__ import annotations
+
+import os
+import platform
+import re
+from pathlib import Path
+
+from . import mpi_env
+
+
+def cpu_model() -> str:
+    try:
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            if line.startswith("model name"):
+                return line.split(":", 1)[1].strip()
+    except OSError:
+        pass
+    return platform.processor() or "unknown"
+
+
+def sockets() -> int:
+    ids = set()
+    for p in Path("/sys/devices/system/cpu").glob("cpu[0-9]*/topology/physical_package_id"):
+        try:
+            ids.add(p.read_text().strip())
+        except OSError:
+            pass
+    return len(ids) or 1
+
+
+def transparent_hugepages() -> str:
+    try:
+        text = Path("/sys/kernel/mm/transparent_hugepage/enabled").read_text()
+        m = re.search(r"\[(\w+)\]", text)
+        return m.group(1) if m else text.strip()
+    except OSError:
+        return "unknown"
+
+
+def name() -> str:
+    """$COMMBOOK_MACHINE, or a name made of the host and its core count."""
+    return os.environ.get("COMMBOOK_MACHINE") or f"{platform.node() or 'local'}-{mpi_env.cores()}core"
+
+
+def local_mapping(np: int) -> str:
+    """How ranks sit on this machine, in the schema's words."""
+    if np <= 1:
+        return "self"
+    return "core" if sockets() == 1 else "unknown"
+
+
+def describe() -> dict:
+    return {
+        "machine": name(),
+        "cpu": cpu_model(),
+        "cores": mpi_env.cores(),
+        "sockets": sockets(),
+        "os": f"{platform.system()} {platform.release()}",
+        "transparent_hugepages": transparent_hugepages(),
+    }

