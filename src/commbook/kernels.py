@@ -390,11 +390,19 @@ class Option:
 
 @dataclass
 class KernelSpec:
+    """A kernel `commbook measure` can run.
+
+    prepare(options) may rewrite the kernel options and return extra environment variables
+    (e.g. an MPI library's algorithm selection); summary(output) gives the line printed after
+    the run (e.g. MLUP/s and the residual).
+    """
     name: str
     source: str
     help: str
     options: list[Option] = field(default_factory=list)
     default_np: int = 2
+    prepare: Callable[[dict], tuple[dict, dict]] | None = None
+    summary: Callable[[KernelOutput], str] | None = None
 
 
 KERNELS: dict[str, KernelSpec] = {}

@@ -1,0 +1,53 @@
+"""The `commbook` command. Each command group lives in its own module with register(sub).
+
+Bad arguments and bad files give one clear line on stderr and a non-zero exit, never a
+traceback (set COMMBOOK_DEBUG=1 to see one)."""
+from __future__ import annotations
+
+import argparse
+import importlib
+import os
+import sys
+
+from .common import CLIError
+
+# Command-group modules; each defines register(subparsers) and sets func on its parsers.
+GROUPS = ["measure", "fit", "predict", "data", "doctor"]
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="commbook", description="Measure MPI communication and fit models to it.")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+    sub.required = True
+    for name in GROUPS:
+        try:
+            module = importlib.import_module(f"{__name__}.{name}")
+        except ModuleNotFoundError as e:
+            if e.name == f"{__name__}.{name}":
+                continue  # a group not written yet
+            raise
+        module.register(sub)
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    from ..data import DataFormatError
+    from ..kernels import KernelError
+
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    try:
+        return int(args.func(args) or 0)
+    except (CLIError, DataFormatError, KernelError, FileNotFoundError, ValueError) as e:
+        if os.environ.get("COMMBOOK_DEBUG"):
+            raise
+        print(f"commbook: error: {e}", file=sys.stderr)
+        return 1 if isinstance(e, KernelError) else 2
+    except KeyboardInterrupt:
+        print("commbook: interrupted", file=sys.stderr)
+        return 130
+
+
+if __name__ == "__main__":
+    sys.exit(main())
