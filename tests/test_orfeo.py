@@ -30,3 +30,24 @@ def test_read_table_names_file_and_line(tmp_path):
     p.write_text("a,source\n1,doc\n2,\n")
     with pytest.raises(DataFormatError, match=r"t\.csv:3: empty 'source'"):
         orfeo.read_table(p, required=("source",))
+
+
+@pytest.mark.parametrize("name", ["pingpong_seed", "hardware_seed", "core_latency_seed",
+                                  "jacobi_seed", "ring_seed"])
+def test_every_seed_table_reads_and_names_sources(name):
+    df = orfeo.summary_table(name)
+    assert len(df) > 0
+    assert (df.source.str.strip() != "").all()
+    assert {"what", "source"} <= set(df.attrs["meta"])
+
+
+def test_seed_values_match_the_documents():
+    hw = orfeo.summary_table("hardware_seed")
+    thin = hw[hw.node_type == "THIN (Xeon Gold 6126)"].iloc[0]
+    assert (thin.cores_per_node, thin.memory_GiB, thin.infiniband_Gbps) == (24, 768, 100)
+    jac = orfeo.summary_table("jacobi_seed")
+    ts = jac[jac.quantity == "T_s"].set_index("machine").value
+    assert ts["orfeo-thin"] == pytest.approx(15.24) and ts["orfeo-gpu"] == pytest.approx(22.07)
+    ring = orfeo.summary_table("ring_seed").set_index("quantity").value_us
+    assert ring["lambda used in the model"] == pytest.approx(0.99)
+    assert ring["lambda fitted to the data"] == pytest.approx(0.73)
