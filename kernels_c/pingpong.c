@@ -105,6 +105,7 @@ static int cb_kernel(MPI_Comm comm, cb_ctx *ctx)
     cb_printf(ctx, "# peers: %s\n", ctx->size == 1 ? "rank 0 with itself" : "rank 0 and rank 1");
     cb_printf(ctx, "# allocation: %s\n", cb_alloc_name((int)huge));
     cb_printf(ctx, "# validation: %s\n", check ? "on" : "off");
+    cb_printf(ctx, "# repetitions: %lld\n", reps);
     cb_printf(ctx, "# time: half round trip, microseconds; bandwidth: 1e6 B/s (as IMB)\n");
     cb_printf(ctx, "# columns: size_bytes iterations t_min_us t_median_us t_max_us bandwidth_MBps\n");
 

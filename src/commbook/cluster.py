@@ -1,0 +1,271 @@
+"""An ipyparallel MPI cluster for one notebook: start, run kernels on every engine, stop.
+
+    from commbook.cluster import MPICluster
+    with MPICluster(n=2) as cluster:
+        out = cluster.run("pingpong", {"sizes": "0:1M"})     # KernelOutput of rank 0
+
+* Engines are launched with mpiexec (``engines="mpi"``) so they share one MPI_COMM_WORLD; every
+  engine calls the kernel's ``cb_entry`` through ctypes with that communicator.
+* The cluster is always stopped: on leaving the ``with`` block, on ``stop()``, and at interpreter
+  exit. A call that hangs is timed out: its engines and mpiexec are killed (they ignore SIGTERM
+  inside MPI), KernelTimeout is raised, and the next ``run`` starts a fresh cluster.
+* On a cluster login node, engines go through Slurm by configuration, not code:
+  ``COMMBOOK_ENGINES=slurm`` plus ``COMMBOOK_SLURM_QUEUE``, ``COMMBOOK_SLURM_ACCOUNT``,
+  ``COMMBOOK_SLURM_TIME`` and ``COMMBOOK_SLURM_OPTIONS`` (extra ``#SBATCH`` options such as
+  ``--nodes=2 --ntasks-per-node=24``), or ``COMMBOOK_IPP_PROFILE`` to use an ipyparallel profile
+  you configured yourself.
+"""
+from __future__ import annotations
+
+import atexit
+import logging
+import os
+import signal
+import subprocess
+import sys
+import time
+import weakref
+
+from . import kernels, mpi_env
+from .kernels import KernelOutput, KernelTimeout
+
+_live: "weakref.WeakSet[MPICluster]" = weakref.WeakSet()
+
+
+def _stop_all_at_exit():
+    for c in list(_live):
+        try:
+            c.stop()
+        except Exception:  # exiting anyway; never mask the real exit status
+            pass
+
+
+atexit.register(_stop_all_at_exit)
+
+
+def _engine_pid_and_rank():
+    import os as _os
+
+    from mpi4py import MPI
+    pids = [_os.getpid()]
+    try:  # the engine's nanny (ipyparallel >= 7) is its parent; it would linger a few seconds
+        with open(f"/proc/{_os.getppid()}/cmdline", "rb") as f:
+            if b"nanny" in f.read():
+                pids.append(_os.getppid())
+    except OSError:
+        pass
+    return pids, MPI.COMM_WORLD.Get_rank(), MPI.COMM_WORLD.Get_size()
+
+
+def _engine_call(library, options):
+    from commbook.kernels import call_on_comm
+    return call_on_comm(library, options)
+
+
+class MPICluster:
+    """One ipyparallel cluster of MPI engines. Not started until first used (or start())."""
+
+    def __init__(self, n: int | None = None, engines: str | None = None,
+                 start_timeout: float = 120.0, default_timeout: float = 300.0):
+        self.n = int(n or mpi_env.cores())
+        if self.n < 1:
+            raise ValueError(f"a cluster needs at least one engine, not {n}")
+        self.engines = engines or os.environ.get("COMMBOOK_ENGINES", "mpi")
+        self.start_timeout = start_timeout
+        self.default_timeout = default_timeout
+        self._cluster = None
+        self._client = None
+        self._engine_pids: list[int] = []
+        _live.add(self)
+
+    # -- life cycle --------------------------------------------------------------------
+
+    @property
+    def running(self) -> bool:
+        return self._client is not None
+
+    def start(self) -> "MPICluster":
+        if self.running:
+            return self
+        import ipyparallel as ipp
+
+        os.environ.setdefault("IPP_NONINTERACTIVE", "1")
+        mpi_env.apply(self.n)
+        kwargs = dict(n=self.n, engines=self.engines, log_level=logging.ERROR)
+        profile = os.environ.get("COMMBOOK_IPP_PROFILE")
+        if profile:
+            kwargs["profile"] = profile
+        if self.engines == "slurm":
+            kwargs["controller_ip"] = "*"
+        cluster = ipp.Cluster(**kwargs)
+        if self.engines == "slurm":
+            cfg = cluster.config.SlurmEngineSetLauncher
+            for trait, var in [("queue", "COMMBOOK_SLURM_QUEUE"), ("account", "COMMBOOK_SLURM_ACCOUNT"),
+                               ("timelimit", "COMMBOOK_SLURM_TIME"), ("options", "COMMBOOK_SLURM_OPTIONS")]:
+                if os.environ.get(var):
+                    setattr(cfg, trait, os.environ[var])
+        t0 = time.perf_counter()
+        self._cluster = cluster
+        try:
+            cluster.start_cluster_sync()
+            client = cluster.connect_client_sync()
+            client.wait_for_engines(self.n, interactive=False, timeout=self.start_timeout)
+        except Exception as e:
+            self._force_stop()
+            raise kernels.KernelError(
+                f"could not start {self.n} MPI engines ({self.engines}) within "
+                f"{self.start_timeout:g} s: {e}. Run `commbook doctor` to see what is missing.") from e
+        self._client = client
+        info = client[:].apply_sync(_engine_pid_and_rank)
+        sizes = {s for _, _, s in info}
+        if sizes != {self.n}:
+            self._force_stop()
+            raise kernels.KernelError(
+                f"engines do not share one MPI world (sizes {sorted(sizes)}): mpi4py and mpiexec "
+                f"come from different MPI installations. `commbook doctor` explains.")
+        self._engine_pids = [pid for pids, _, _ in info for pid in pids]
+        self._ranks = {eid: rank for eid, (_, rank, _) in zip(client.ids, info)}
+        self.start_seconds = time.perf_counter() - t0
+        return self
+
+    def stop(self) -> None:
+        """Stop engines and controller; kill anything that does not stop by itself."""
+        if self._cluster is None:
+            return
+        try:
+            self._cluster.stop_cluster_sync()
+        except Exception:
+            pass
+        self._force_stop()
+
+    def restart(self, n: int | None = None) -> "MPICluster":
+        self.stop()
+        if n is not None:
+            self.n = int(n)
+        return self.start()
+
+    def _force_stop(self) -> None:
+        for pid in self._engine_pids:
+            try:
+                os.kill(pid, signal.SIGKILL)
+            except (ProcessLookupError, PermissionError):
+                pass
+        cluster, self._cluster = self._cluster, None
+        if self._client is not None:
+            try:
+                self._client.close()
+            except Exception:
+                pass
+        self._client = None
+        self._engine_pids = []
+        if cluster is not None:
+            for launcher in list(getattr(cluster, "engines", {}).values()) + [
+                    getattr(cluster, "controller", None)]:
+                proc = getattr(launcher, "process", None)
+                pid = getattr(proc, "pid", None) or getattr(launcher, "pid", None)
+                if pid:
+                    try:
+                        os.killpg(os.getpgid(pid), signal.SIGKILL)
+                    except (ProcessLookupError, PermissionError, OSError):
+                        try:
+                            os.kill(pid, signal.SIGKILL)
+                        except (ProcessLookupError, PermissionError):
+                            pass
+
+    def __enter__(self) -> "MPICluster":
+        return self.start()
+
+    def __exit__(self, *exc) -> None:
+        self.stop()
+
+    def __del__(self):
+        try:
+            self.stop()
+        except Exception:
+            pass
+
+    # -- running kernels ---------------------------------------------------------------
+
+    def run(self, kernel: str, options: dict | None = None, timeout: float | None = None,
+            extra_flags: tuple = ()) -> KernelOutput:
+        """Compile (cached) and run a kernel on every engine; return rank 0's parsed output.
+
+        Raises CompileError with the compiler's message, ValidationFailed when the kernel's own
+        check fails, KernelFailed for bad options, and KernelTimeout (after killing the engines)
+        when the call does not return within `timeout` seconds.
+        """
+        library = str(kernels.compile_kernel(kernel, "shared", extra_flags))
+        self.start()
+        timeout = self.default_timeout if timeout is None else timeout
+        view = self._client[:]
+        result = view.apply_async(_engine_call, library, options or {})
+        try:
+            replies = result.get(timeout=timeout)
+        except Exception as e:
+            import ipyparallel as ipp
+            if isinstance(e, ipp.error.TimeoutError):
+                self._force_stop()
+                raise KernelTimeout(
+                    f"{kernel} did not finish on {self.n} engines within {timeout:g} s; the "
+                    f"engines were killed and the next run starts a new cluster.") from None
+            raise kernels.KernelFailed(f"{kernel} raised on an engine: {e}") from None
+        by_rank = sorted(zip((self._ranks[eid] for eid in result.engine_id), replies))
+        codes = [rc for _, (rc, _) in by_rank]
+        text = by_rank[0][1][1]
+        out = kernels.parse_output(text)
+        return kernels.check_output(out, max(codes))
+
+    def sweep(self, kernel: str, values: list, option: str, options: dict | None = None,
+              timeout: float | None = None, label: str = "") -> list[KernelOutput]:
+        """Run a kernel once per value of one option, with a text progress bar."""
+        outs, bar = [], _ProgressBar(len(values), label or f"{kernel} {option}")
+        for i, v in enumerate(values):
+            outs.append(self.run(kernel, {**(options or {}), option: v}, timeout))
+            bar.update(i + 1, v)
+        bar.close()
+        return outs
+
+
+class _ProgressBar:
+    """A one-line text progress bar: updated in place in Jupyter, line by line elsewhere."""
+
+    def __init__(self, total: int, label: str):
+        self.total, self.label, self.t0 = total, label, time.perf_counter()
+        self.handle = None
+        try:
+            from IPython import get_ipython
+            if get_ipython() is not None:
+                from IPython.display import display
+                self.handle = display(self._text(0, ""), display_id=True)
+        except ImportError:
+            pass
+
+    def _text(self, done, value):
+        width = 30
+        fill = int(width * done / max(self.total, 1))
+        secs = time.perf_counter() - self.t0
+        return (f"{self.label}: [{'#' * fill}{'.' * (width - fill)}] {done}/{self.total}"
+                f"  ({secs:.1f} s){'  last: ' + str(value) if value != '' else ''}")
+
+    def update(self, done, value=""):
+        text = self._text(done, value)
+        if self.handle is not None:
+            self.handle.update(text)
+        else:
+            print(text, file=sys.stderr)
+
+    def close(self):
+        pass
+
+
+def leftover_processes() -> list[str]:
+    """Command lines of ipyparallel/MPI processes still running (for tests and doctor)."""
+    try:
+        out = subprocess.run(["ps", "-eo", "pid,args"], capture_output=True, text=True, timeout=10)
+    except (OSError, subprocess.TimeoutExpired):
+        return []
+    keys = ("ipengine", "ipcontroller", "ipyparallel.engine", "ipyparallel.controller",
+            "hydra_pmi_proxy", "prterun", "prted", "mpiexec")
+    me = str(os.getpid())
+    return [line.strip() for line in out.stdout.splitlines()[1:]
+            if any(k in line for k in keys) and line.split()[0] != me]
