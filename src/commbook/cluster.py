@@ -47,14 +47,23 @@ def _engine_pid_and_rank():
     import os as _os
 
     from mpi4py import MPI
-    pids = [_os.getpid()]
-    try:  # the engine's nanny (ipyparallel >= 7) is its parent; it would linger a few seconds
-        with open(f"/proc/{_os.getppid()}/cmdline", "rb") as f:
-            if b"nanny" in f.read():
-                pids.append(_os.getppid())
-    except OSError:
-        pass
-    return pids, MPI.COMM_WORLD.Get_rank(), MPI.COMM_WORLD.Get_size()
+    return [_os.getpid()], MPI.COMM_WORLD.Get_rank(), MPI.COMM_WORLD.Get_size()
+
+
+def _children(pids) -> list[int]:
+    """Child processes of pids (an engine's nanny would otherwise linger for seconds)."""
+    pids, found = set(pids), []
+    for stat in os.scandir("/proc") if os.path.isdir("/proc") else []:
+        if not stat.name.isdigit():
+            continue
+        try:
+            with open(f"/proc/{stat.name}/stat") as f:
+                ppid = int(f.read().rsplit(")", 1)[1].split()[1])
+        except (OSError, ValueError, IndexError):
+            continue
+        if ppid in pids:
+            found.append(int(stat.name))
+    return found
 
 
 def _engine_call(library, options):
@@ -145,7 +154,7 @@ class MPICluster:
         return self.start()
 
     def _force_stop(self) -> None:
-        for pid in self._engine_pids:
+        for pid in self._engine_pids + _children(self._engine_pids):
             try:
                 os.kill(pid, signal.SIGKILL)
             except (ProcessLookupError, PermissionError):
