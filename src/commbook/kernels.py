@@ -252,7 +252,10 @@ def check_output(out: KernelOutput, returncode: int, stderr: str = "") -> Kernel
     if returncode == 0 and out.ok:
         return out
     why = out.result or f"exit code {returncode} and no result line"
-    tail = "\n".join(stderr.strip().splitlines()[-15:])
+    # The kernel's own stderr lines name the rank and what failed; the launcher's banner
+    # adds nothing, so it is kept only when the kernel said nothing at all.
+    own = [l for l in stderr.splitlines() if l.startswith("commbook kernel:")]
+    tail = "\n".join(own[-15:] if own or out.result else stderr.strip().splitlines()[-15:])
     msg = f"kernel {out.meta.get('commbook-kernel', '')!s} failed: {why}".replace("  ", " ")
     if tail:
         msg += "\n--- stderr (last lines) ---\n" + tail

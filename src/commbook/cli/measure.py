@@ -1,0 +1,76 @@
+"""`commbook measure KERNEL --np P ... --out FILE`: run a kernel under mpiexec as a batch job.
+
+The subcommands come from the kernel registry (commbook.kernels.KERNELS): each registered
+option becomes a flag passed through to the C kernel, which checks it again."""
+from __future__ import annotations
+
+import shlex
+import sys
+
+from .. import kernels, machine
+from ..data import write_measurements
+from .common import CLIError
+
+
+def register(sub):
+    p = sub.add_parser("measure", help="run a benchmark kernel under mpiexec and save tidy CSV")
+    benches = p.add_subparsers(dest="kernel", metavar="KERNEL")
+    benches.required = True
+    for spec in kernels.KERNELS.values():
+        b = benches.add_parser(spec.name, help=spec.help, description=spec.help)
+        b.add_argument("--np", type=int, default=spec.default_np, help="MPI processes")
+        b.add_argument("--out", help="tidy CSV to write (atomically); omit to only print")
+        b.add_argument("--timeout", type=float, default=kernels.DEFAULT_TIMEOUT,
+                       help="kill the job after this many seconds (default %(default)s)")
+        b.add_argument("--machine", default=None, help="machine name recorded in the file")
+        b.add_argument("--mapping", default=None, help="rank placement recorded (core/socket/node)")
+        b.add_argument("--transport", default="", help="transport recorded (e.g. vader, ucx)")
+        b.add_argument("--quiet", action="store_true", help="no progress lines")
+        for opt in spec.options:
+            dest = "k_" + opt.kernel_name
+            if opt.flag_only:
+                b.add_argument(opt.flag, dest=dest, action="store_const", const=opt.set_value,
+                               default=None, help=opt.help)
+            else:
+                b.add_argument(opt.flag, dest=dest, default=opt.default, help=opt.help)
+        b.set_defaults(func=run, spec=spec)
+
+
+def run(args) -> int:
+    spec: kernels.KernelSpec = args.spec
+    if args.np < 1:
+        raise CLIError(f"--np must be at least 1, not {args.np}")
+    options = {name[2:]: v for name, v in vars(args).items()
+               if name.startswith("k_") and v is not None}
+    env = {}
+    if spec.prepare:
+        options, env = spec.prepare(dict(options))
+    rows = []
+
+    def progress(line: str):
+        if not line.startswith("#") and line.strip():
+            rows.append(line)
+            if not args.quiet:
+                print(f"  [{len(rows)}] {line}", file=sys.stderr, flush=True)
+
+    if not args.quiet:
+        print(f"commbook: running {spec.name} on {args.np} ranks ...", file=sys.stderr, flush=True)
+    try:
+        out = kernels.run_mpiexec(spec.source, args.np, options, timeout=args.timeout, env=env,
+                                  on_line=progress)
+    except kernels.ValidationFailed as e:
+        print(f"commbook: VALIDATION FAILED: {spec.name}: {e.output.result if e.output else e}",
+              file=sys.stderr)
+        return 3
+    command = "commbook " + " ".join(shlex.quote(a) for a in sys.argv[1:])
+    tidy = out.to_tidy(machine=args.machine or machine.name(),
+                       mapping=args.mapping or machine.local_mapping(args.np),
+                       transport=args.transport, source=args.out or "stdout")
+    print(kernels.output_text(out))
+    if spec.summary:
+        print(spec.summary(out))
+    if args.out:
+        meta = kernels.measurement_meta(out, command)
+        write_measurements(args.out, tidy, meta)
+        print(f"commbook: wrote {len(tidy)} rows to {args.out}", file=sys.stderr)
+    return 0
