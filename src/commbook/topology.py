@@ -553,8 +553,8 @@ def min_hops(G: nx.Graph) -> int:
 
 
 def route(G: nx.Graph, a, b) -> list:
-    """The path a message takes: dimension order on meshes and tori (columns first, the
-    shorter way round on a torus), e-cube on hypercubes (lowest bit first), destination-digit
+    """The path a message takes: the shorter way round a ring (ties clockwise, to higher ids);
+    dimension order on meshes and tori (columns first, the shorter way round on a torus), e-cube on hypercubes (lowest bit first), destination-digit
     up-ports on fat trees (spreads traffic over the roots), the unique or first breadth-first
     shortest path elsewhere."""
     kind = G.graph.get("kind")
@@ -571,6 +571,13 @@ def route(G: nx.Graph, a, b) -> list:
         return path
     if kind == "fat_tree":
         return _route_fat_tree(G, a, b)
+    if kind == "ring":
+        p = G.graph["p"]
+        step = 1 if (b - a) % p <= p // 2 else -1
+        path = [a]
+        while path[-1] != b:
+            path.append((path[-1] + step) % p)
+        return path
     return nx.shortest_path(G, a, b)
 
 

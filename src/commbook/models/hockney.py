@@ -26,7 +26,7 @@ from pathlib import Path
 
 import numpy as np
 
-from ..data import DataFormatError
+from ..data import DataFormatError, atomic_write_text
 
 KIND_SINGLE = "hockney"
 KIND_PIECEWISE = "hockney-piecewise"
@@ -259,7 +259,7 @@ def load_model(path) -> Hockney | PiecewiseHockney:
 
 
 def save_model(path, obj) -> Path:
-    """Write a model (or a fit result: anything with to_dict) as JSON, atomically."""
-    from ..data import atomic_write_text
-    atomic_write_text(path, json.dumps(obj.to_dict(), indent=2) + "\n")
+    """Write a model, a fit result (anything with to_dict) or a dict as JSON, atomically."""
+    d = obj if isinstance(obj, dict) else obj.to_dict()
+    atomic_write_text(path, json.dumps(d, indent=2) + "\n")
     return Path(path)

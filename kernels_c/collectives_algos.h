@@ -1,0 +1,801 @@
+/*
+ * collectives_algos.h -- hand-written broadcast, gather and allreduce, and the measurement
+ * loop that bcast.c, gather.c, allreduce.c and the butterfly exercise share.
+ *
+ * Every algorithm is written with plain MPI_Send / MPI_Recv / MPI_Sendrecv so the reader can
+ * follow each message.  Ranks are renumbered relative to the root (vr = (rank - root + P) % P)
+ * so every tree works for any root.  The library's own collective ("library" or
+ * "library:ID" for an algorithm forced through the environment) runs in the same loop.
+ *
+ * Optional instruments, all outside the timed loop:
+ *   --trace 1    each hand-written algorithm notes its sends; rank 0 prints them as
+ *                "# trace: ALG step S: SRC -> DST bytes=B phase=P" (the homework's
+ *                "Communication from i to j" diagram, step by step);
+ *   --monitor 1  Open MPI only: messages per peer counted by the library itself (MPI_T pvar
+ *                pml_monitoring_messages_count, needs OMPI_MCA_pml_monitoring_enable=1), printed
+ *                as "# messages: ALG SRC -> DST count=C bytes=B".  This shows which
+ *                algorithm the library really ran, hand-written or forced by library:ID.
+ */
+#ifndef COLLECTIVES_ALGOS_H
+#define COLLECTIVES_ALGOS_H
+
+#include "commbench.h"
+
+#define CC_MAX_ALGS 16
+#define CC_MAX_SIZES 128
+#define CC_TAG 4242
+#define CC_MAX_BYTES (1LL << 30)
+
+/* ---- which algorithms a kernel offers ---------------------------------------------- */
+
+typedef struct {
+    const char *name;
+    const char *what;
+} cc_algo;
+
+typedef struct {
+    int n;
+    int index[CC_MAX_ALGS];          /* into the kernel's cc_algo table; -1: library */
+    char label[CC_MAX_ALGS][64];     /* as printed in the algorithm column */
+} cc_choice;
+
+/* ---- trace of hand-written algorithms (sends only; every message has one sender) ---- */
+
+typedef struct {
+    int step, src, dst;
+    long long bytes;
+    char phase[16];
+} cc_msg;
+
+typedef struct {
+    int on;
+    int n, cap;
+    cc_msg *m;
+} cc_trace;
+
+static void cc_note(cc_trace *t, int step, int src, int dst, long long bytes, const char *phase)
+{
+    if (t == NULL || !t->on) return;
+    if (t->n == t->cap) {
+        int cap = t->cap ? 2 * t->cap : 64;
+        cc_msg *m = realloc(t->m, sizeof(cc_msg) * (size_t)cap);
+        if (m == NULL) { t->on = 0; return; } /* tracing is best effort, never fatal */
+        t->m = m;
+        t->cap = cap;
+    }
+    cc_msg *e = &t->m[t->n++];
+    e->step = step;
+    e->src = src;
+    e->dst = dst;
+    e->bytes = bytes;
+    snprintf(e->phase, sizeof e->phase, "%s", phase);
+}
+
+/* Rank 0 collects every rank's notes and prints them. Collective. */
+static void cc_trace_print(cb_ctx *ctx, const char *alg, cc_trace *t)
+{
+    int n = t->n, *counts = NULL, *displs = NULL, total = 0;
+    if (ctx->rank == 0) {
+        counts = calloc((size_t)ctx->size, sizeof(int));
+        displs = calloc((size_t)ctx->size, sizeof(int));
+    }
+    MPI_Gather(&n, 1, MPI_INT, counts, 1, MPI_INT, 0, ctx->comm);
+    if (ctx->rank == 0)
+        for (int r = 0; r < ctx->size; r++) {
+            displs[r] = total * (int)sizeof(cc_msg);
+            total += counts[r];
+            counts[r] *= (int)sizeof(cc_msg);
+        }
+    cc_msg *all = ctx->rank == 0 ? malloc(sizeof(cc_msg) * (size_t)(total ? total : 1)) : NULL;
+    MPI_Gatherv(t->m, n * (int)sizeof(cc_msg), MPI_BYTE, all, counts, displs, MPI_BYTE, 0,
+                ctx->comm);
+    for (int i = 0; ctx->rank == 0 && i < total; i++)
+        cb_printf(ctx, "# trace: %s step %d: %d -> %d bytes=%lld phase=%s\n", alg, all[i].step,
+                  all[i].src, all[i].dst, all[i].bytes, all[i].phase);
+    free(all);
+    free(counts);
+    free(displs);
+    t->n = 0;
+}
+
+/* ---- the hand-written algorithms ----------------------------------------------------- */
+
+static int cc_real(int vr, int root, int P) { return (vr + root) % P; }
+
+/* Largest power of two <= x (x >= 1), and the lowest set bit. */
+static int cc_pof2_floor(int x)
+{
+    int p = 1;
+    while (p * 2 <= x) p *= 2;
+    return p;
+}
+static int cc_lowbit(int x) { return x & -x; }
+
+/* Broadcast, linear: the root sends the whole message to every rank in turn with blocking
+ * MPI_Send -- the lecture's "repeated point-to-point" (seeds/003). */
+static void cc_bcast_linear(char *buf, int n, int root, MPI_Comm comm, cc_trace *tr)
+{
+    int rank, P;
+    MPI_Comm_rank(comm, &rank);
+    MPI_Comm_size(comm, &P);
+    if (rank == root) {
+        for (int k = 1; k < P; k++) {
+            int dst = cc_real(k, root, P);
+            cc_note(tr, k, rank, dst, n, "send");
+            MPI_Send(buf, n, MPI_CHAR, dst, CC_TAG, comm);
+        }
+    } else {
+        MPI_Recv(buf, n, MPI_CHAR, root, CC_TAG, comm, MPI_STATUS_IGNORE);
+    }
+}
+
+/* Broadcast, chain: receive the whole message from the predecessor, pass it to the successor. */
+static void cc_bcast_chain(char *buf, int n, int root, MPI_Comm comm, cc_trace *tr)
+{
+    int rank, P;
+    MPI_Comm_rank(comm, &rank);
+    MPI_Comm_size(comm, &P);
+    int vr = (rank - root + P) % P;
+    if (vr > 0)
+        MPI_Recv(buf, n, MPI_CHAR, cc_real(vr - 1, root, P), CC_TAG, comm, MPI_STATUS_IGNORE);
+    if (vr + 1 < P) {
+        cc_note(tr, vr + 1, rank, cc_real(vr + 1, root, P), n, "hop");
+        MPI_Send(buf, n, MPI_CHAR, cc_real(vr + 1, root, P), CC_TAG, comm);
+    }
+}
+
+/* Broadcast, pipelined chain: the chain, but in segments of `seg` bytes, so every link of the
+ * chain is busy at once.  Segment k crosses hop vr -> vr+1 in step vr + k + 1 if every link
+ * moves one segment per step; the forward of segment k overlaps the receive of k+1. */
+static void cc_bcast_pipeline(char *buf, int n, long long seg, int root, MPI_Comm comm,
+                              cc_trace *tr)
+{
+    int rank, P;
+    MPI_Comm_rank(comm, &rank);
+    MPI_Comm_size(comm, &P);
+    int vr = (rank - root + P) % P;
+    int prev = cc_real(vr - 1 + P, root, P), next = cc_real(vr + 1, root, P);
+    long long nseg = n > 0 ? (n + seg - 1) / seg : 1; /* an empty message is one empty segment */
+    MPI_Request pending = MPI_REQUEST_NULL;
+    for (long long k = 0; k < nseg; k++) {
+        long long off = k * seg;
+        int len = (int)(n - off < seg ? n - off : seg);
+        if (n == 0) len = 0;
+        if (vr > 0)
+            MPI_Recv(buf + off, len, MPI_CHAR, prev, CC_TAG, comm, MPI_STATUS_IGNORE);
+        if (vr + 1 < P) {
+            MPI_Wait(&pending, MPI_STATUS_IGNORE);
+            char phase[16];
+            snprintf(phase, sizeof phase, "seg%lld", k);
+            cc_note(tr, vr + (int)k + 1, rank, next, len, phase);
+            MPI_Isend(buf + off, len, MPI_CHAR, next, CC_TAG, comm, &pending);
+        }
+    }
+    MPI_Wait(&pending, MPI_STATUS_IGNORE);
+}
+
+/* Broadcast, binary tree (heap layout): vr receives from (vr-1)/2 and sends to 2vr+1 and
+ * 2vr+2.  Step = tree level of the receiver. */
+static void cc_bcast_binary(char *buf, int n, int root, MPI_Comm comm, cc_trace *tr)
+{
+    int rank, P;
+    MPI_Comm_rank(comm, &rank);
+    MPI_Comm_size(comm, &P);
+    int vr = (rank - root + P) % P;
+    if (vr > 0)
+        MPI_Recv(buf, n, MPI_CHAR, cc_real((vr - 1) / 2, root, P), CC_TAG, comm,
+                 MPI_STATUS_IGNORE);
+    int level = 0;
+    for (int x = vr + 1; x > 1; x /= 2) level++;
+    for (int c = 2 * vr + 1; c <= 2 * vr + 2 && c < P; c++) {
+        cc_note(tr, level + 1, rank, cc_real(c, root, P), n, c == 2 * vr + 1 ? "left" : "right");
+        MPI_Send(buf, n, MPI_CHAR, cc_real(c, root, P), CC_TAG, comm);
+    }
+}
+
+/* Broadcast, binomial tree (as MPICH): vr receives from vr minus its lowest set bit, then
+ * sends to vr + mask for every smaller power of two mask, largest first.  In step s the
+ * number of ranks holding the data doubles: ceil(log2 P) steps. */
+static void cc_bcast_binomial(char *buf, int n, int root, MPI_Comm comm, cc_trace *tr)
+{
+    int rank, P;
+    MPI_Comm_rank(comm, &rank);
+    MPI_Comm_size(comm, &P);
+    int vr = (rank - root + P) % P;
+    int steps = 0;
+    while ((1 << steps) < P) steps++;
+    int mask = 1;
+    while (mask < P) {
+        if (vr & mask) {
+            MPI_Recv(buf, n, MPI_CHAR, cc_real(vr - mask, root, P), CC_TAG, comm,
+                     MPI_STATUS_IGNORE);
+            break;
+        }
+        mask <<= 1;
+    }
+    for (mask >>= 1; mask > 0; mask >>= 1) {
+        if (vr + mask < P) {
+            int lg = 0;
+            while ((1 << lg) < mask) lg++;
+            cc_note(tr, steps - lg, rank, cc_real(vr + mask, root, P), n, "send");
+            MPI_Send(buf, n, MPI_CHAR, cc_real(vr + mask, root, P), CC_TAG, comm);
+        }
+    }
+}
+
+/* Gather, linear: every rank sends its block to the root, which receives them in rank order
+ * straight into place (as Open MPI's basic_linear). */
+static void cc_gather_linear(const char *sbuf, char *rbuf, int n, int root, MPI_Comm comm,
+                             cc_trace *tr)
+{
+    int rank, P;
+    MPI_Comm_rank(comm, &rank);
+    MPI_Comm_size(comm, &P);
+    if (rank != root) {
+        cc_note(tr, (rank - root + P) % P, rank, root, n, "send");
+        MPI_Send(sbuf, n, MPI_CHAR, root, CC_TAG, comm);
+        return;
+    }
+    for (int r = 0; r < P; r++) {
+        char *dst = rbuf + (size_t)r * (size_t)n;
+        if (r == root) {
+            if (n) memcpy(dst, sbuf, (size_t)n);
+        } else {
+            MPI_Recv(dst, n, MPI_CHAR, r, CC_TAG, comm, MPI_STATUS_IGNORE);
+        }
+    }
+}
+
+/* Blocks a binomial-gather subtree rooted at vr holds: its own and its children's. */
+static int cc_subtree_blocks(int vr, int P)
+{
+    int low = vr == 0 ? cc_pof2_floor(P) * 2 : cc_lowbit(vr);
+    return low < P - vr ? low : P - vr;
+}
+
+/* Gather, binomial tree: in step s (mask = 2^(s-1)) every rank whose lowest set bit is mask
+ * sends everything it holds -- its own block and its subtree's, contiguous in relative rank
+ * order -- to vr - mask.  `tmp` holds cc_subtree_blocks(vr) blocks (root: P). The root
+ * rotates the relative order back into rank order. */
+static void cc_gather_binomial(const char *sbuf, char *rbuf, char *tmp, int n, int root,
+                               MPI_Comm comm, cc_trace *tr)
+{
+    int rank, P;
+    MPI_Comm_rank(comm, &rank);
+    MPI_Comm_size(comm, &P);
+    int vr = (rank - root + P) % P;
+    char *acc = (vr == 0 && root == 0) ? rbuf : tmp; /* root 0 needs no rotation */
+    if (n) memcpy(acc, sbuf, (size_t)n);
+    int have = 1, step = 1;
+    for (int mask = 1; mask < P; mask <<= 1, step++) {
+        if (vr & mask) {
+            cc_note(tr, step, rank, cc_real(vr - mask, root, P), (long long)have * n, "send");
+            MPI_Send(acc, have * n, MPI_CHAR, cc_real(vr - mask, root, P), CC_TAG, comm);
+            return;
+        }
+        if (vr + mask < P) {
+            int blocks = cc_subtree_blocks(vr + mask, P);
+            MPI_Recv(acc + (size_t)have * (size_t)n, blocks * n, MPI_CHAR,
+                     cc_real(vr + mask, root, P), CC_TAG, comm, MPI_STATUS_IGNORE);
+            have += blocks;
+        }
+    }
+    if (acc != rbuf && n) /* relative block v belongs to rank (v + root) % P */
+        for (int v = 0; v < P; v++)
+            memcpy(rbuf + (size_t)cc_real(v, root, P) * (size_t)n, acc + (size_t)v * (size_t)n,
+                   (size_t)n);
+}
+
+/* Allreduce (sum of doubles), recursive doubling -- the butterfly of the homework (seeds/004).
+ * In exchange step s every rank swaps its partial sum with the rank whose number differs in
+ * one bit and adds what it receives; low_to_high walks the bits 1, 2, 4, ..., otherwise
+ * from the highest bit down.  For P not a power of two the extra ranks are folded in and out
+ * as MPICH does: with p2 the largest power of two <= P and rem = P - p2, each even rank
+ * below 2*rem hands its vector to the odd rank above it (step 0) and waits; the odd one
+ * plays rank r/2 in the butterfly of p2 ranks; ranks >= 2*rem play r - rem; at the end the
+ * odd ranks send the result back (last step).  `tmp` holds count doubles. */
+static void cc_allreduce_butterfly(const double *sbuf, double *rbuf, double *tmp, int count,
+                                   int low_to_high, MPI_Comm comm, cc_trace *tr)
+{
+    int rank, P;
+    MPI_Comm_rank(comm, &rank);
+    MPI_Comm_size(comm, &P);
+    size_t bytes = (size_t)count * sizeof(double);
+    if (count) memcpy(rbuf, sbuf, bytes);
+    int p2 = cc_pof2_floor(P), rem = P - p2, lg = 0;
+    while ((1 << lg) < p2) lg++;
+    int newrank;
+    if (rank < 2 * rem) {
+        if (rank % 2 == 0) {
+            cc_note(tr, 0, rank, rank + 1, (long long)bytes, "fold-in");
+            MPI_Send(rbuf, count, MPI_DOUBLE, rank + 1, CC_TAG, comm);
+            newrank = -1;
+        } else {
+            MPI_Recv(tmp, count, MPI_DOUBLE, rank - 1, CC_TAG, comm, MPI_STATUS_IGNORE);
+            for (int i = 0; i < count; i++) rbuf[i] += tmp[i];
+            newrank = rank / 2;
+        }
+    } else {
+        newrank = rank - rem;
+    }
+    if (newrank >= 0) {
+        for (int s = 1; s <= lg; s++) {
+            int mask = low_to_high ? 1 << (s - 1) : p2 >> s;
+            int newdst = newrank ^ mask;
+            int dst = newdst < rem ? newdst * 2 + 1 : newdst + rem;
+            char phase[16];
+            snprintf(phase, sizeof phase, "mask%d", mask);
+            cc_note(tr, s, rank, dst, (long long)bytes, phase);
+            MPI_Sendrecv(rbuf, count, MPI_DOUBLE, dst, CC_TAG, tmp, count, MPI_DOUBLE, dst,
+                         CC_TAG, comm, MPI_STATUS_IGNORE);
+            for (int i = 0; i < count; i++) rbuf[i] += tmp[i];
+        }
+    }
+    if (rank < 2 * rem) {
+        if (rank % 2) {
+            cc_note(tr, lg + 1, rank, rank - 1, (long long)bytes, "fold-out");
+            MPI_Send(rbuf, count, MPI_DOUBLE, rank - 1, CC_TAG, comm);
+        } else {
+            MPI_Recv(rbuf, count, MPI_DOUBLE, rank + 1, CC_TAG, comm, MPI_STATUS_IGNORE);
+        }
+    }
+}
+
+/* ---- options shared by the three kernels --------------------------------------------- */
+
+/* --sizes: "MIN:MAX" (MIN, then doubling up to MAX; 0 is followed by `unit`) or a list
+ * "0,1,7,1M".  Every size must be a multiple of `unit` (8 for doubles). */
+static int cc_parse_sizes(cb_ctx *ctx, const cb_optspec *spec, long long unit, long long *sizes,
+                          int *count)
+{
+    const char *s = cb_opt(ctx, spec, "sizes");
+    char buf[512];
+    *count = 0;
+    if (s == NULL || strlen(s) >= sizeof buf || *s == '\0') goto bad;
+    strcpy(buf, s);
+    if (strchr(buf, ':') != NULL) {
+        long long lo, hi;
+        if (cb_opt_range(ctx, spec, "sizes", &lo, &hi)) return CB_BAD_OPTIONS;
+        for (long long v = lo; v <= hi && *count < CC_MAX_SIZES; v = v ? v * 2 : unit) {
+            if (v % unit) {
+                cb_printf(ctx, "# result: ERROR: --sizes %s: %lld bytes is not a multiple of "
+                          "%lld (the element size)\n", s, v, unit);
+                return CB_BAD_OPTIONS;
+            }
+            sizes[(*count)++] = v;
+        }
+    } else {
+        for (char *tok = strtok(buf, ","); tok != NULL; tok = strtok(NULL, ",")) {
+            long long v = cb_parse_size(tok);
+            if (v < 0 || *count >= CC_MAX_SIZES) goto bad;
+            if (v % unit) {
+                cb_printf(ctx, "# result: ERROR: --sizes %s: %lld bytes is not a multiple of "
+                          "%lld (the element size)\n", s, v, unit);
+                return CB_BAD_OPTIONS;
+            }
+            sizes[(*count)++] = v;
+        }
+    }
+    if (*count == 0) goto bad;
+    for (int i = 0; i < *count; i++)
+        if (sizes[i] > CC_MAX_BYTES) {
+            cb_printf(ctx, "# result: ERROR: --sizes %s: %lld bytes exceeds 1 GiB\n", s, sizes[i]);
+            return CB_BAD_OPTIONS;
+        }
+    return CB_OK;
+bad:
+    cb_printf(ctx, "# result: ERROR: --sizes '%s' is not MIN:MAX or a list a,b,c of at most %d "
+              "sizes in bytes (K/M/G suffixes)\n", s ? s : "(none)", CC_MAX_SIZES);
+    return CB_BAD_OPTIONS;
+}
+
+/* The operation's name as the MPI libraries spell it in their variables. */
+static void cc_upper(const char *in, char *out, size_t cap)
+{
+    size_t i = 0;
+    for (; in[i] && i + 1 < cap; i++) out[i] = (in[i] >= 'a' && in[i] <= 'z') ? in[i] - 32 : in[i];
+    out[i] = '\0';
+}
+
+static int cc_env_is(const char *name, const char *want)
+{
+    const char *v = getenv(name);
+    return v != NULL && strcmp(v, want) == 0;
+}
+
+/* "library:ID[:key=value...]" only labels what the environment selects (the variables are
+ * read when MPI starts, so the kernel cannot set them).  Refuse a label the environment does
+ * not back, so no table ever names an algorithm that did not run. */
+static int cc_check_library_label(cb_ctx *ctx, const char *op, const char *label)
+{
+    if (strcmp(label, "library") == 0) return CB_OK;
+    char buf[64], var[160], up[32];
+    snprintf(buf, sizeof buf, "%s", label + strlen("library:"));
+    char *save = NULL, *id = strtok_r(buf, ":", &save);
+    if (id == NULL) goto bad;
+#if defined(OPEN_MPI)
+    if (!cc_env_is("OMPI_MCA_coll_tuned_use_dynamic_rules", "1") &&
+        !cc_env_is("OMPI_MCA_coll_tuned_use_dynamic_rules", "true")) {
+        cb_printf(ctx, "# result: ERROR: algorithm %s needs OMPI_MCA_coll_tuned_use_dynamic_rules=1 "
+                  "in the environment (commbook measure sets it)\n", label);
+        return CB_BAD_OPTIONS;
+    }
+    snprintf(var, sizeof var, "OMPI_MCA_coll_tuned_%s_algorithm", op);
+    if (!cc_env_is(var, id)) {
+        cb_printf(ctx, "# result: ERROR: algorithm %s needs %s=%s in the environment, it is %s "
+                  "(commbook measure sets it)\n", label, var, id, getenv(var) ? getenv(var) : "unset");
+        return CB_BAD_OPTIONS;
+    }
+    for (char *kv = strtok_r(NULL, ":", &save); kv != NULL; kv = strtok_r(NULL, ":", &save)) {
+        char *eq = strchr(kv, '=');
+        if (eq == NULL) goto bad;
+        *eq = '\0';
+        snprintf(var, sizeof var, "OMPI_MCA_coll_tuned_%s_algorithm_%s", op, kv);
+        if (!cc_env_is(var, eq + 1)) {
+            cb_printf(ctx, "# result: ERROR: algorithm %s needs %s=%s in the environment\n", label,
+                      var, eq + 1);
+            return CB_BAD_OPTIONS;
+        }
+    }
+#elif defined(MPICH)
+    cc_upper(op, up, sizeof up);
+    snprintf(var, sizeof var, "MPIR_CVAR_%s_INTRA_ALGORITHM", up);
+    if (!cc_env_is(var, id) || !cc_env_is("MPIR_CVAR_DEVICE_COLLECTIVES", "none")) {
+        cb_printf(ctx, "# result: ERROR: algorithm %s needs %s=%s and MPIR_CVAR_DEVICE_COLLECTIVES="
+                  "none in the environment (without the second MPICH ignores the first)\n",
+                  label, var, id);
+        return CB_BAD_OPTIONS;
+    }
+    if (strtok_r(NULL, ":", &save) != NULL) {
+        cb_printf(ctx, "# result: ERROR: algorithm %s: extra parameters are for Open MPI only\n", label);
+        return CB_BAD_OPTIONS;
+    }
+#else
+    (void)var;
+    (void)up;
+    cb_printf(ctx, "# result: ERROR: algorithm %s: selecting the library's algorithm is supported "
+              "for Open MPI and MPICH only\n", label);
+    return CB_BAD_OPTIONS;
+#endif
+    (void)up;
+    return CB_OK;
+bad:
+    cb_printf(ctx, "# result: ERROR: algorithm '%s' is not library or library:ID[:key=value]\n", label);
+    return CB_BAD_OPTIONS;
+}
+
+/* "linear,library:6" -> choice; unknown names are refused with the list of known ones. */
+static int cc_parse_algorithms(cb_ctx *ctx, const cb_optspec *spec, const char *op,
+                               const cc_algo *table, cc_choice *ch)
+{
+    const char *s = cb_opt(ctx, spec, "algorithm");
+    char buf[512];
+    ch->n = 0;
+    if (s == NULL || strlen(s) >= sizeof buf || *s == '\0') goto bad;
+    strcpy(buf, s);
+    int forced = 0, plain = 0;
+    for (char *tok = strtok(buf, ","); tok != NULL; tok = strtok(NULL, ",")) {
+        if (ch->n >= CC_MAX_ALGS || strlen(tok) >= sizeof ch->label[0]) goto bad;
+        int idx = -2;
+        if (strcmp(tok, "library") == 0) {
+            idx = -1;
+            plain = 1;
+        } else if (strncmp(tok, "library:", 8) == 0) {
+            idx = -1;
+            forced++;
+        } else {
+            for (int i = 0; table[i].name != NULL; i++)
+                if (strcmp(tok, table[i].name) == 0) idx = i;
+        }
+        if (idx == -2) {
+            cb_printf(ctx, "# result: ERROR: unknown %s algorithm '%s'; known:", op, tok);
+            for (int i = 0; table[i].name != NULL; i++) cb_printf(ctx, " %s", table[i].name);
+            cb_printf(ctx, " library library:ID\n");
+            return CB_BAD_OPTIONS;
+        }
+        ch->index[ch->n] = idx;
+        snprintf(ch->label[ch->n], sizeof ch->label[0], "%s", tok);
+        ch->n++;
+    }
+    if (forced > 1 || (forced && plain)) {
+        cb_printf(ctx, "# result: ERROR: --algorithm %s: one run can use only one library "
+                  "algorithm (it is chosen by the environment when MPI starts)\n", s);
+        return CB_BAD_OPTIONS;
+    }
+    for (int a = 0; a < ch->n; a++)
+        if (ch->index[a] == -1 && cc_check_library_label(ctx, op, ch->label[a]))
+            return CB_BAD_OPTIONS;
+    return CB_OK;
+bad:
+    cb_printf(ctx, "# result: ERROR: --algorithm '%s' is not a comma list of at most %d names\n",
+              s ? s : "(none)", CC_MAX_ALGS);
+    return CB_BAD_OPTIONS;
+}
+
+/* ---- what the library says it will run (MPI_T control variables) ---------------------- */
+
+/* Print "# library_cvar: NAME = VALUE (ENUM NAME)" for a control variable, read back from the
+ * library itself: proof that it saw the environment, not only that the variable was set. */
+static void cc_print_cvar(cb_ctx *ctx, const char *name)
+{
+    int idx, count, verbosity, bind, scope, nlen = 0, dlen = 0, value = 0;
+    char vname[1] = "", item[128] = "";
+    MPI_Datatype dtype;
+    MPI_T_enum enumtype = MPI_T_ENUM_NULL;
+    MPI_T_cvar_handle h;
+    if (MPI_T_cvar_get_index(name, &idx) != MPI_SUCCESS) {
+        cb_printf(ctx, "# library_cvar: %s = (not a control variable of this library)\n", name);
+        return;
+    }
+    if (MPI_T_cvar_get_info(idx, vname, &nlen, &verbosity, &dtype, &enumtype, NULL, &dlen, &bind,
+                            &scope) != MPI_SUCCESS || dtype != MPI_INT ||
+        MPI_T_cvar_handle_alloc(idx, NULL, &h, &count) != MPI_SUCCESS) {
+        cb_printf(ctx, "# library_cvar: %s = (unreadable)\n", name);
+        return;
+    }
+    MPI_T_cvar_read(h, &value);
+    MPI_T_cvar_handle_free(&h);
+    if (enumtype != MPI_T_ENUM_NULL) {
+        int n = 0;
+        MPI_T_enum_get_info(enumtype, &n, item, &(int){sizeof item});
+        item[0] = '\0';
+        for (int i = 0; i < n; i++) {
+            int v, len = sizeof item;
+            char nm[128];
+            if (MPI_T_enum_get_item(enumtype, i, &v, nm, &len) == MPI_SUCCESS && v == value) {
+                snprintf(item, sizeof item, "%s", nm);
+                break;
+            }
+        }
+    }
+    cb_printf(ctx, "# library_cvar: %s = %d%s%s%s\n", name, value, item[0] ? " (" : "", item,
+              item[0] ? ")" : "");
+}
+
+static void cc_print_library_choice(cb_ctx *ctx, const char *op)
+{
+    int provided;
+    if (MPI_T_init_thread(MPI_THREAD_SINGLE, &provided) != MPI_SUCCESS) return;
+    char name[96];
+#if defined(OPEN_MPI)
+    cc_print_cvar(ctx, "coll_tuned_use_dynamic_rules");
+    snprintf(name, sizeof name, "coll_tuned_%s_algorithm", op);
+    cc_print_cvar(ctx, name);
+#elif defined(MPICH)
+    char up[32];
+    cc_upper(op, up, sizeof up);
+    cc_print_cvar(ctx, "MPIR_CVAR_DEVICE_COLLECTIVES");
+    snprintf(name, sizeof name, "MPIR_CVAR_%s_INTRA_ALGORITHM", up);
+    cc_print_cvar(ctx, name);
+    cc_print_cvar(ctx, "MPIR_CVAR_COLLECTIVE_FALLBACK");
+#else
+    (void)name;
+#endif
+    MPI_T_finalize();
+}
+
+/* ---- message counts from the library (Open MPI pml monitoring) ------------------------ */
+
+typedef struct {
+    int ok;
+    MPI_T_pvar_session session;
+    MPI_T_pvar_handle hcount, hsize;
+    int n;
+    unsigned long long *c0, *b0, *c1, *b1;
+    char why[160];
+} cc_monitor;
+
+static void cc_monitor_open(cc_monitor *m, MPI_Comm comm)
+{
+    int provided, icount, isize, n1 = 0, n2 = 0;
+    memset(m, 0, sizeof *m);
+    if (MPI_T_init_thread(MPI_THREAD_SINGLE, &provided) != MPI_SUCCESS) {
+        snprintf(m->why, sizeof m->why, "MPI_T_init_thread failed");
+        return;
+    }
+    if (MPI_T_pvar_get_index("pml_monitoring_messages_count", MPI_T_PVAR_CLASS_SIZE, &icount) !=
+            MPI_SUCCESS ||
+        MPI_T_pvar_get_index("pml_monitoring_messages_size", MPI_T_PVAR_CLASS_SIZE, &isize) !=
+            MPI_SUCCESS) {
+        snprintf(m->why, sizeof m->why, "no pml_monitoring pvars (Open MPI with "
+                 "OMPI_MCA_pml_monitoring_enable=1 only)");
+        MPI_T_finalize();
+        return;
+    }
+    MPI_Comm c = comm;
+    if (MPI_T_pvar_session_create(&m->session) != MPI_SUCCESS ||
+        MPI_T_pvar_handle_alloc(m->session, icount, &c, &m->hcount, &n1) != MPI_SUCCESS ||
+        MPI_T_pvar_handle_alloc(m->session, isize, &c, &m->hsize, &n2) != MPI_SUCCESS ||
+        n1 != n2) {
+        snprintf(m->why, sizeof m->why, "cannot bind the monitoring pvars to the communicator");
+        MPI_T_finalize();
+        return;
+    }
+    MPI_T_pvar_start(m->session, m->hcount);
+    MPI_T_pvar_start(m->session, m->hsize);
+    m->n = n1;
+    m->c0 = calloc((size_t)n1, sizeof *m->c0);
+    m->b0 = calloc((size_t)n1, sizeof *m->b0);
+    m->c1 = calloc((size_t)n1, sizeof *m->c1);
+    m->b1 = calloc((size_t)n1, sizeof *m->b1);
+    m->ok = 1;
+}
+
+static void cc_monitor_mark(cc_monitor *m, int after)
+{
+    if (!m->ok) return;
+    MPI_T_pvar_read(m->session, m->hcount, after ? m->c1 : m->c0);
+    MPI_T_pvar_read(m->session, m->hsize, after ? m->b1 : m->b0);
+}
+
+/* Rank 0 prints, for one call, the messages each rank sent to each peer. Collective. */
+static void cc_monitor_print(cb_ctx *ctx, cc_monitor *m, const char *alg)
+{
+    int all_ok = cb_all_ok(ctx, m->ok);
+    if (!all_ok) {
+        cb_printf(ctx, "# messages: %s unavailable: %s\n", alg,
+                  m->why[0] ? m->why : "not on every rank");
+        return;
+    }
+    int P = ctx->size;
+    unsigned long long *mine = calloc((size_t)2 * P, sizeof *mine), *all = NULL;
+    for (int j = 0; j < P && j < m->n; j++) {
+        mine[2 * j] = m->c1[j] - m->c0[j];
+        mine[2 * j + 1] = m->b1[j] - m->b0[j];
+    }
+    if (ctx->rank == 0) all = calloc((size_t)2 * P * P, sizeof *all);
+    MPI_Gather(mine, 2 * P, MPI_UNSIGNED_LONG_LONG, all, 2 * P, MPI_UNSIGNED_LONG_LONG, 0, ctx->comm);
+    for (int i = 0; ctx->rank == 0 && i < P; i++)
+        for (int j = 0; j < P; j++)
+            if (all[(size_t)2 * (i * P + j)])
+                cb_printf(ctx, "# messages: %s %d -> %d count=%llu bytes=%llu\n", alg, i, j,
+                          all[(size_t)2 * (i * P + j)], all[(size_t)2 * (i * P + j) + 1]);
+    free(mine);
+    free(all);
+}
+
+static void cc_monitor_close(cc_monitor *m)
+{
+    if (m->ok) {
+        MPI_T_pvar_stop(m->session, m->hcount);
+        MPI_T_pvar_stop(m->session, m->hsize);
+        MPI_T_pvar_handle_free(m->session, &m->hcount);
+        MPI_T_pvar_handle_free(m->session, &m->hsize);
+        MPI_T_pvar_session_free(&m->session);
+        MPI_T_finalize();
+    }
+    free(m->c0);
+    free(m->b0);
+    free(m->c1);
+    free(m->b1);
+    memset(m, 0, sizeof *m);
+}
+
+/* ---- the measurement loop -------------------------------------------------------------- */
+
+/* One call of algorithm `a` (index into the choice) at `size` bytes. */
+typedef void (*cc_call_fn)(void *state, int a, long long size, cc_trace *tr);
+/* Prepare inputs, run algorithm `a` once, check the result against the library's on this
+ * rank; return 1 if right. `inject` corrupts the result first (to prove the check works). */
+typedef int (*cc_check_fn)(void *state, int a, long long size, int inject, char *why, size_t cap);
+
+typedef struct {
+    const char *op;        /* "bcast", "gather", "allreduce" */
+    cc_choice *choice;
+    long long *sizes;
+    int nsizes;
+    long long iterations, repetitions;
+    int trace, monitor, inject;
+    void *state;
+    cc_call_fn call;
+    cc_check_fn check;
+} cc_bench;
+
+/* Validate, instrument, then time every (size, algorithm); repetitions interleave the
+ * algorithms so a slow spell of the machine hits them all alike.  Prints the rows. */
+static int cc_run(cb_ctx *ctx, cc_bench *b)
+{
+    double *t = malloc(sizeof(double) * (size_t)b->repetitions * (size_t)b->choice->n);
+    cc_trace tr = {0};
+    int rc = CB_OK, injected = 0;
+    if (b->inject) {
+        int any = 0;
+        for (int i = 0; i < b->nsizes; i++) any |= b->sizes[i] > 0;
+        if (!any) {
+            cb_printf(ctx, "# result: ERROR: --inject-error needs a size > 0 to corrupt\n");
+            free(t);
+            return CB_BAD_OPTIONS;
+        }
+    }
+    /* Instruments first, on the first size, outside any timing. */
+    if (b->trace)
+        for (int a = 0; a < b->choice->n; a++) {
+            if (b->choice->index[a] < 0) continue; /* the library's sends are not ours to note */
+            tr.on = 1;
+            b->call(b->state, a, b->sizes[0], &tr);
+            tr.on = 0;
+            cc_trace_print(ctx, b->choice->label[a], &tr);
+        }
+    if (b->monitor) {
+        cc_monitor m;
+        cc_monitor_open(&m, ctx->comm);
+        for (int a = 0; a < b->choice->n; a++) {
+            b->call(b->state, a, b->sizes[0], NULL); /* warm: connections set up */
+            MPI_Barrier(ctx->comm);
+            cc_monitor_mark(&m, 0);
+            b->call(b->state, a, b->sizes[0], NULL);
+            cc_monitor_mark(&m, 1);
+            MPI_Barrier(ctx->comm);
+            cc_monitor_print(ctx, &m, b->choice->label[a]);
+        }
+        cc_monitor_close(&m);
+    }
+    free(tr.m);
+    cb_printf(ctx, "# columns: algorithm size_bytes iterations t_min_us t_median_us t_max_us\n");
+    for (int i = 0; i < b->nsizes && rc == CB_OK; i++) {
+        long long size = b->sizes[i];
+        for (int a = 0; a < b->choice->n; a++) {
+            char why[256] = "";
+            int inject = b->inject && !injected && size > 0;
+            int ok = b->check(b->state, a, size, inject, why, sizeof why);
+            if (!ok) cb_error_local(ctx, "%s %s, %lld bytes: %s", b->op, b->choice->label[a], size, why);
+            if (!cb_all_ok(ctx, ok)) {
+                cb_printf(ctx, "# result: VALIDATION FAILED: %s %s at %lld bytes on %d ranks differs "
+                          "from MPI_%s (details on stderr)%s\n", b->op, b->choice->label[a], size,
+                          ctx->size, b->op[0] == 'b' ? "Bcast" : b->op[0] == 'g' ? "Gather" : "Allreduce",
+                          inject ? " [error injected on purpose]" : "");
+                rc = CB_VALIDATION_FAILED;
+                break;
+            }
+            injected |= inject;
+        }
+        if (rc != CB_OK) break;
+        long long n = cb_iterations(b->iterations, size, 3);
+        long long warm = n / 10 > 2 ? n / 10 : 2;
+        for (int a = 0; a < b->choice->n; a++)
+            for (long long k = 0; k < warm; k++) b->call(b->state, a, size, NULL);
+        for (long long r = 0; r < b->repetitions; r++)
+            for (int a = 0; a < b->choice->n; a++) {
+                MPI_Barrier(ctx->comm);
+                double t0 = MPI_Wtime();
+                for (long long k = 0; k < n; k++) b->call(b->state, a, size, NULL);
+                double mine = (MPI_Wtime() - t0) / (double)n * 1e6, slowest = 0;
+                MPI_Allreduce(&mine, &slowest, 1, MPI_DOUBLE, MPI_MAX, ctx->comm);
+                t[a * b->repetitions + r] = slowest;
+            }
+        for (int a = 0; a < b->choice->n; a++) {
+            double tmin, tmed, tmax;
+            cb_summary(t + a * b->repetitions, (int)b->repetitions, &tmin, &tmed, &tmax);
+            cb_printf(ctx, "%s %lld %lld %.4f %.4f %.4f\n", b->choice->label[a], size, n, tmin,
+                      tmed, tmax);
+        }
+    }
+    if (rc == CB_OK) cb_printf(ctx, "# result: ok\n");
+    free(t);
+    return rc;
+}
+
+/* Header lines every collective kernel prints. */
+static void cc_print_header(cb_ctx *ctx, cc_bench *b, const cc_algo *table, int root)
+{
+    cb_printf(ctx, "# benchmark: %s\n", b->op);
+    cb_printf(ctx, "# algorithm: ");
+    for (int a = 0; a < b->choice->n; a++)
+        cb_printf(ctx, "%s%s", a ? "," : "", b->choice->label[a]);
+    cb_printf(ctx, "\n");
+    for (int a = 0; a < b->choice->n; a++) {
+        int i = b->choice->index[a];
+        cb_printf(ctx, "# algorithm_%s: %s\n", b->choice->label[a],
+                  i >= 0 ? table[i].what : "the MPI library's own collective");
+    }
+    int any_library = 0;
+    for (int a = 0; a < b->choice->n; a++) any_library |= b->choice->index[a] < 0;
+    if (any_library) cc_print_library_choice(ctx, b->op);
+    cb_printf(ctx, "# root: %d\n", root);
+    cb_printf(ctx, "# repetitions: %lld\n", b->repetitions);
+    cb_printf(ctx, "# time: microseconds per call, mean of `iterations` back-to-back calls on the "
+              "slowest rank; min/median/max over repetitions (interleaved across algorithms)\n");
+    cb_printf(ctx, "# validation: every algorithm at every size against the library, on every rank\n");
+}
+
+#endif /* COLLECTIVES_ALGOS_H */
