@@ -487,7 +487,7 @@ def _ci_text(ci, fmt) -> str:
 
 def _describe_line(f: HockneyFit, indent="") -> str:
     ci = f.ci
-    lvl = f"  ({ci.level:.0%} bootstrap CI over {ci.n_boot} {ci.method} resamples)" if ci else ""
+    lvl = f"; [{ci.level:.0%} bootstrap CI, {ci.n_boot} resamples of {ci.method}]" if ci else ""
     lines = [
         f"{indent}latency   λ  = {f.lambda_us:.4g} µs{_ci_text(ci and ci.lambda_us, '{:.4g}'.format)}",
         f"{indent}bandwidth b  = {f.bandwidth_MBps:.5g} MB/s"

@@ -53,7 +53,8 @@ def run(args) -> int:
                 for n, ti, b, s in zip(sizes, t, bw, seg)]
         print(json.dumps({"model": model.to_dict(), "predictions": rows}, indent=2))
         return 0
-    print(f"{model}  (model values, not measurements)")
+    print(model)
+    print("(model values, not measurements)")
     head = f"{'size_bytes':>12} {'t_us':>12} {'bandwidth_MBps':>15}"
     if isinstance(model, PiecewiseHockney):
         head += f" {'segment':>8}"

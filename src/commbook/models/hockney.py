@@ -213,8 +213,8 @@ class PiecewiseHockney:
     def __str__(self):
         lines = [f"Piecewise Hockney model, {len(self.segments)} segment(s):"]
         for s in self.segments:
-            hi = "..." if s.max_bytes is None else f"{s.max_bytes}"
-            lines.append(f"  {s.min_bytes}..{hi} B: λ = {s.model.lambda_us:.4g} µs, "
+            rng = f"{s.min_bytes} B and up" if s.max_bytes is None else f"{s.min_bytes}..{s.max_bytes} B"
+            lines.append(f"  {rng}: λ = {s.model.lambda_us:.4g} µs, "
                          f"b = {s.model.bandwidth_MBps:.5g} MB/s")
         return "\n".join(lines)
 
