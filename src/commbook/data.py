@@ -171,6 +171,15 @@ def read_measurements(path) -> Measurements:
     return Measurements(df, meta)
 
 
+def measurement_path(name: str) -> Path:
+    """Where a notebook saves what it measured: $COMMBOOK_MEASUREMENTS/<machine>/<name>.csv
+    (default ~/.cache/commbook/measurements), never inside the book's sources."""
+    from . import machine
+    base = Path(os.environ.get("COMMBOOK_MEASUREMENTS",
+                               Path.home() / ".cache" / "commbook" / "measurements"))
+    return base / machine.name() / f"{name}.csv"
+
+
 def params_to_dict(params: str) -> dict:
     """'L=64;sweeps=10' -> {'L': '64', 'sweeps': '10'}."""
     out = {}

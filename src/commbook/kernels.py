@@ -196,6 +196,12 @@ class KernelOutput:
 TIDY_FROM_ROW = {"algorithm", "np", "size_bytes", "t_median_us", "t_min_us", "t_max_us"}
 
 
+def tidy_all(outputs, **labels) -> pd.DataFrame:
+    """Several kernel outputs (e.g. from MPICluster.sweep) as one tidy table."""
+    from .data import concat
+    return concat([o.to_tidy(**labels) for o in outputs])
+
+
 def short_library(text: str) -> str:
     """'Open MPI v5.0.11, package: ...' -> 'Open MPI 5.0.11'; 'MPICH Version: 5.0.2' -> 'MPICH 5.0.2'."""
     m = re.search(r"Open MPI v?(\d[\w.]*)", text)
