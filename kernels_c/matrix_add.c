@@ -115,13 +115,15 @@ static int cb_kernel(MPI_Comm comm, cb_ctx *ctx)
         return CB_BAD_OPTIONS;
     }
     long long fixed = 1;
+    int too_big = 0;
     for (int d = 0; d < 3; d++) {
-        if (grid[d] > ctx->size) {
-            cb_printf(ctx, "# result: ERROR: --grid %s asks for %lld processes along one axis "
-                      "but the job has %d\n", grid_s, grid[d], ctx->size);
-            return CB_BAD_OPTIONS;
-        }
-        if (grid[d] > 0) fixed *= grid[d];
+        if (grid[d] > ctx->size) too_big = 1; /* also keeps the product from overflowing */
+        else if (grid[d] > 0) fixed *= grid[d];
+    }
+    if (too_big || (grid[0] > 0 && grid[1] > 0 && grid[2] > 0 && fixed != ctx->size)) {
+        cb_printf(ctx, "# result: ERROR: --grid %s is not a grid of %d processes (the product of "
+                  "its dimensions must be %d)\n", grid_s, ctx->size, ctx->size);
+        return CB_BAD_OPTIONS;
     }
     if (ctx->size % fixed != 0) {
         cb_printf(ctx, "# result: ERROR: --grid %s does not fit %d processes (the product of its "
