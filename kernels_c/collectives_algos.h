@@ -53,7 +53,7 @@ typedef struct {
     cc_msg *m;
 } cc_trace;
 
-static void cc_note(cc_trace *t, int step, int src, int dst, long long bytes, const char *phase)
+CB_API void cc_note(cc_trace *t, int step, int src, int dst, long long bytes, const char *phase)
 {
     if (t == NULL || !t->on) return;
     if (t->n == t->cap) {
@@ -72,7 +72,7 @@ static void cc_note(cc_trace *t, int step, int src, int dst, long long bytes, co
 }
 
 /* Rank 0 collects every rank's notes and prints them. Collective. */
-static void cc_trace_print(cb_ctx *ctx, const char *alg, cc_trace *t)
+CB_API void cc_trace_print(cb_ctx *ctx, const char *alg, cc_trace *t)
 {
     int n = t->n, *counts = NULL, *displs = NULL, total = 0;
     if (ctx->rank == 0) {
@@ -100,20 +100,20 @@ static void cc_trace_print(cb_ctx *ctx, const char *alg, cc_trace *t)
 
 /* ---- the hand-written algorithms ----------------------------------------------------- */
 
-static int cc_real(int vr, int root, int P) { return (vr + root) % P; }
+CB_API int cc_real(int vr, int root, int P) { return (vr + root) % P; }
 
 /* Largest power of two <= x (x >= 1), and the lowest set bit. */
-static int cc_pof2_floor(int x)
+CB_API int cc_pof2_floor(int x)
 {
     int p = 1;
     while (p * 2 <= x) p *= 2;
     return p;
 }
-static int cc_lowbit(int x) { return x & -x; }
+CB_API int cc_lowbit(int x) { return x & -x; }
 
 /* Broadcast, linear: the root sends the whole message to every rank in turn with blocking
  * MPI_Send -- the lecture's "repeated point-to-point" (seeds/003). */
-static void cc_bcast_linear(char *buf, int n, int root, MPI_Comm comm, cc_trace *tr)
+CB_API void cc_bcast_linear(char *buf, int n, int root, MPI_Comm comm, cc_trace *tr)
 {
     int rank, P;
     MPI_Comm_rank(comm, &rank);
@@ -130,7 +130,7 @@ static void cc_bcast_linear(char *buf, int n, int root, MPI_Comm comm, cc_trace 
 }
 
 /* Broadcast, chain: receive the whole message from the predecessor, pass it to the successor. */
-static void cc_bcast_chain(char *buf, int n, int root, MPI_Comm comm, cc_trace *tr)
+CB_API void cc_bcast_chain(char *buf, int n, int root, MPI_Comm comm, cc_trace *tr)
 {
     int rank, P;
     MPI_Comm_rank(comm, &rank);
@@ -147,7 +147,7 @@ static void cc_bcast_chain(char *buf, int n, int root, MPI_Comm comm, cc_trace *
 /* Broadcast, pipelined chain: the chain, but in segments of `seg` bytes, so every link of the
  * chain is busy at once.  Segment k crosses hop vr -> vr+1 in step vr + k + 1 if every link
  * moves one segment per step; the forward of segment k overlaps the receive of k+1. */
-static void cc_bcast_pipeline(char *buf, int n, long long seg, int root, MPI_Comm comm,
+CB_API void cc_bcast_pipeline(char *buf, int n, long long seg, int root, MPI_Comm comm,
                               cc_trace *tr)
 {
     int rank, P;
@@ -166,7 +166,7 @@ static void cc_bcast_pipeline(char *buf, int n, long long seg, int root, MPI_Com
         if (vr + 1 < P) {
             MPI_Wait(&pending, MPI_STATUS_IGNORE);
             char phase[16];
-            snprintf(phase, sizeof phase, "seg%lld", k);
+            snprintf(phase, sizeof phase, "seg%d", (int)k);
             cc_note(tr, vr + (int)k + 1, rank, next, len, phase);
             MPI_Isend(buf + off, len, MPI_CHAR, next, CC_TAG, comm, &pending);
         }
@@ -176,7 +176,7 @@ static void cc_bcast_pipeline(char *buf, int n, long long seg, int root, MPI_Com
 
 /* Broadcast, binary tree (heap layout): vr receives from (vr-1)/2 and sends to 2vr+1 and
  * 2vr+2.  Step = tree level of the receiver. */
-static void cc_bcast_binary(char *buf, int n, int root, MPI_Comm comm, cc_trace *tr)
+CB_API void cc_bcast_binary(char *buf, int n, int root, MPI_Comm comm, cc_trace *tr)
 {
     int rank, P;
     MPI_Comm_rank(comm, &rank);
@@ -196,7 +196,7 @@ static void cc_bcast_binary(char *buf, int n, int root, MPI_Comm comm, cc_trace 
 /* Broadcast, binomial tree (as MPICH): vr receives from vr minus its lowest set bit, then
  * sends to vr + mask for every smaller power of two mask, largest first.  In step s the
  * number of ranks holding the data doubles: ceil(log2 P) steps. */
-static void cc_bcast_binomial(char *buf, int n, int root, MPI_Comm comm, cc_trace *tr)
+CB_API void cc_bcast_binomial(char *buf, int n, int root, MPI_Comm comm, cc_trace *tr)
 {
     int rank, P;
     MPI_Comm_rank(comm, &rank);
@@ -225,7 +225,7 @@ static void cc_bcast_binomial(char *buf, int n, int root, MPI_Comm comm, cc_trac
 
 /* Gather, linear: every rank sends its block to the root, which receives them in rank order
  * straight into place (as Open MPI's basic_linear). */
-static void cc_gather_linear(const char *sbuf, char *rbuf, int n, int root, MPI_Comm comm,
+CB_API void cc_gather_linear(const char *sbuf, char *rbuf, int n, int root, MPI_Comm comm,
                              cc_trace *tr)
 {
     int rank, P;
@@ -247,7 +247,7 @@ static void cc_gather_linear(const char *sbuf, char *rbuf, int n, int root, MPI_
 }
 
 /* Blocks a binomial-gather subtree rooted at vr holds: its own and its children's. */
-static int cc_subtree_blocks(int vr, int P)
+CB_API int cc_subtree_blocks(int vr, int P)
 {
     int low = vr == 0 ? cc_pof2_floor(P) * 2 : cc_lowbit(vr);
     return low < P - vr ? low : P - vr;
@@ -257,7 +257,7 @@ static int cc_subtree_blocks(int vr, int P)
  * sends everything it holds -- its own block and its subtree's, contiguous in relative rank
  * order -- to vr - mask.  `tmp` holds cc_subtree_blocks(vr) blocks (root: P). The root
  * rotates the relative order back into rank order. */
-static void cc_gather_binomial(const char *sbuf, char *rbuf, char *tmp, int n, int root,
+CB_API void cc_gather_binomial(const char *sbuf, char *rbuf, char *tmp, int n, int root,
                                MPI_Comm comm, cc_trace *tr)
 {
     int rank, P;
@@ -294,7 +294,7 @@ static void cc_gather_binomial(const char *sbuf, char *rbuf, char *tmp, int n, i
  * below 2*rem hands its vector to the odd rank above it (step 0) and waits; the odd one
  * plays rank r/2 in the butterfly of p2 ranks; ranks >= 2*rem play r - rem; at the end the
  * odd ranks send the result back (last step).  `tmp` holds count doubles. */
-static void cc_allreduce_butterfly(const double *sbuf, double *rbuf, double *tmp, int count,
+CB_API void cc_allreduce_butterfly(const double *sbuf, double *rbuf, double *tmp, int count,
                                    int low_to_high, MPI_Comm comm, cc_trace *tr)
 {
     int rank, P;
@@ -345,7 +345,7 @@ static void cc_allreduce_butterfly(const double *sbuf, double *rbuf, double *tmp
 
 /* --sizes: "MIN:MAX" (MIN, then doubling up to MAX; 0 is followed by `unit`) or a list
  * "0,1,7,1M".  Every size must be a multiple of `unit` (8 for doubles). */
-static int cc_parse_sizes(cb_ctx *ctx, const cb_optspec *spec, long long unit, long long *sizes,
+CB_API int cc_parse_sizes(cb_ctx *ctx, const cb_optspec *spec, long long unit, long long *sizes,
                           int *count)
 {
     const char *s = cb_opt(ctx, spec, "sizes");
@@ -390,14 +390,14 @@ bad:
 }
 
 /* The operation's name as the MPI libraries spell it in their variables. */
-static void cc_upper(const char *in, char *out, size_t cap)
+CB_API void cc_upper(const char *in, char *out, size_t cap)
 {
     size_t i = 0;
     for (; in[i] && i + 1 < cap; i++) out[i] = (in[i] >= 'a' && in[i] <= 'z') ? in[i] - 32 : in[i];
     out[i] = '\0';
 }
 
-static int cc_env_is(const char *name, const char *want)
+CB_API int cc_env_is(const char *name, const char *want)
 {
     const char *v = getenv(name);
     return v != NULL && strcmp(v, want) == 0;
@@ -406,7 +406,7 @@ static int cc_env_is(const char *name, const char *want)
 /* "library:ID[:key=value...]" only labels what the environment selects (the variables are
  * read when MPI starts, so the kernel cannot set them).  Refuse a label the environment does
  * not back, so no table ever names an algorithm that did not run. */
-static int cc_check_library_label(cb_ctx *ctx, const char *op, const char *label)
+CB_API int cc_check_library_label(cb_ctx *ctx, const char *op, const char *label)
 {
     if (strcmp(label, "library") == 0) return CB_OK;
     char buf[64], var[160], up[32];
@@ -465,7 +465,7 @@ bad:
 }
 
 /* "linear,library:6" -> choice; unknown names are refused with the list of known ones. */
-static int cc_parse_algorithms(cb_ctx *ctx, const cb_optspec *spec, const char *op,
+CB_API int cc_parse_algorithms(cb_ctx *ctx, const cb_optspec *spec, const char *op,
                                const cc_algo *table, cc_choice *ch)
 {
     const char *s = cb_opt(ctx, spec, "algorithm");
@@ -516,10 +516,11 @@ bad:
 
 /* Print "# library_cvar: NAME = VALUE (ENUM NAME)" for a control variable, read back from the
  * library itself: proof that it saw the environment, not only that the variable was set. */
-static void cc_print_cvar(cb_ctx *ctx, const char *name)
+CB_API void cc_print_cvar(cb_ctx *ctx, const char *name)
 {
-    int idx, count, verbosity, bind, scope, nlen = 0, dlen = 0, value = 0;
-    char vname[1] = "", item[128] = "";
+    int idx, count, verbosity, bind, scope, nlen = 0, dlen = 0;
+    char vname[1] = "", item[128] = "", text[256] = "";
+    union { int i; unsigned u; char c[256]; } value;
     MPI_Datatype dtype;
     MPI_T_enum enumtype = MPI_T_ENUM_NULL;
     MPI_T_cvar_handle h;
@@ -527,38 +528,45 @@ static void cc_print_cvar(cb_ctx *ctx, const char *name)
         cb_printf(ctx, "# library_cvar: %s = (not a control variable of this library)\n", name);
         return;
     }
+    memset(&value, 0, sizeof value);
     if (MPI_T_cvar_get_info(idx, vname, &nlen, &verbosity, &dtype, &enumtype, NULL, &dlen, &bind,
-                            &scope) != MPI_SUCCESS || dtype != MPI_INT ||
+                            &scope) != MPI_SUCCESS ||
         MPI_T_cvar_handle_alloc(idx, NULL, &h, &count) != MPI_SUCCESS) {
         cb_printf(ctx, "# library_cvar: %s = (unreadable)\n", name);
         return;
     }
-    MPI_T_cvar_read(h, &value);
+    if ((dtype == MPI_CHAR && count < (int)sizeof value.c) ||
+        ((dtype == MPI_INT || dtype == MPI_UNSIGNED) && count == 1))
+        MPI_T_cvar_read(h, &value);
     MPI_T_cvar_handle_free(&h);
-    if (enumtype != MPI_T_ENUM_NULL) {
-        int n = 0;
-        MPI_T_enum_get_info(enumtype, &n, item, &(int){sizeof item});
+    if (dtype == MPI_CHAR) snprintf(text, sizeof text, "%s", value.c);
+    else if (dtype == MPI_INT) snprintf(text, sizeof text, "%d", value.i);
+    else if (dtype == MPI_UNSIGNED) snprintf(text, sizeof text, "%u", value.u);
+    else snprintf(text, sizeof text, "(of a type this kernel does not print)");
+    if (enumtype != MPI_T_ENUM_NULL && dtype == MPI_INT) {
+        int n = 0, len = sizeof item;
+        MPI_T_enum_get_info(enumtype, &n, item, &len);
         item[0] = '\0';
         for (int i = 0; i < n; i++) {
-            int v, len = sizeof item;
+            int v;
             char nm[128];
-            if (MPI_T_enum_get_item(enumtype, i, &v, nm, &len) == MPI_SUCCESS && v == value) {
+            len = sizeof nm;
+            if (MPI_T_enum_get_item(enumtype, i, &v, nm, &len) == MPI_SUCCESS && v == value.i) {
                 snprintf(item, sizeof item, "%s", nm);
                 break;
             }
         }
     }
-    cb_printf(ctx, "# library_cvar: %s = %d%s%s%s\n", name, value, item[0] ? " (" : "", item,
+    cb_printf(ctx, "# library_cvar: %s = %s%s%s%s\n", name, text, item[0] ? " (" : "", item,
               item[0] ? ")" : "");
 }
 
-static void cc_print_library_choice(cb_ctx *ctx, const char *op)
+CB_API void cc_print_library_choice(cb_ctx *ctx, const char *op)
 {
     int provided;
     if (MPI_T_init_thread(MPI_THREAD_SINGLE, &provided) != MPI_SUCCESS) return;
     char name[96];
 #if defined(OPEN_MPI)
-    cc_print_cvar(ctx, "coll_tuned_use_dynamic_rules");
     snprintf(name, sizeof name, "coll_tuned_%s_algorithm", op);
     cc_print_cvar(ctx, name);
 #elif defined(MPICH)
@@ -585,7 +593,7 @@ typedef struct {
     char why[160];
 } cc_monitor;
 
-static void cc_monitor_open(cc_monitor *m, MPI_Comm comm)
+CB_API void cc_monitor_open(cc_monitor *m, MPI_Comm comm)
 {
     int provided, icount, isize, n1 = 0, n2 = 0;
     memset(m, 0, sizeof *m);
@@ -621,7 +629,7 @@ static void cc_monitor_open(cc_monitor *m, MPI_Comm comm)
     m->ok = 1;
 }
 
-static void cc_monitor_mark(cc_monitor *m, int after)
+CB_API void cc_monitor_mark(cc_monitor *m, int after)
 {
     if (!m->ok) return;
     MPI_T_pvar_read(m->session, m->hcount, after ? m->c1 : m->c0);
@@ -629,7 +637,7 @@ static void cc_monitor_mark(cc_monitor *m, int after)
 }
 
 /* Rank 0 prints, for one call, the messages each rank sent to each peer. Collective. */
-static void cc_monitor_print(cb_ctx *ctx, cc_monitor *m, const char *alg)
+CB_API void cc_monitor_print(cb_ctx *ctx, cc_monitor *m, const char *alg)
 {
     int all_ok = cb_all_ok(ctx, m->ok);
     if (!all_ok) {
@@ -654,7 +662,7 @@ static void cc_monitor_print(cb_ctx *ctx, cc_monitor *m, const char *alg)
     free(all);
 }
 
-static void cc_monitor_close(cc_monitor *m)
+CB_API void cc_monitor_close(cc_monitor *m)
 {
     if (m->ok) {
         MPI_T_pvar_stop(m->session, m->hcount);
@@ -693,7 +701,7 @@ typedef struct {
 
 /* Validate, instrument, then time every (size, algorithm); repetitions interleave the
  * algorithms so a slow spell of the machine hits them all alike.  Prints the rows. */
-static int cc_run(cb_ctx *ctx, cc_bench *b)
+CB_API int cc_run(cb_ctx *ctx, cc_bench *b)
 {
     double *t = malloc(sizeof(double) * (size_t)b->repetitions * (size_t)b->choice->n);
     cc_trace tr = {0};
@@ -776,7 +784,7 @@ static int cc_run(cb_ctx *ctx, cc_bench *b)
 }
 
 /* Header lines every collective kernel prints. */
-static void cc_print_header(cb_ctx *ctx, cc_bench *b, const cc_algo *table, int root)
+CB_API void cc_print_header(cb_ctx *ctx, cc_bench *b, const cc_algo *table, int root)
 {
     cb_printf(ctx, "# benchmark: %s\n", b->op);
     cb_printf(ctx, "# algorithm: ");
@@ -796,6 +804,126 @@ static void cc_print_header(cb_ctx *ctx, cc_bench *b, const cc_algo *table, int 
     cb_printf(ctx, "# time: microseconds per call, mean of `iterations` back-to-back calls on the "
               "slowest rank; min/median/max over repetitions (interleaved across algorithms)\n");
     cb_printf(ctx, "# validation: every algorithm at every size against the library, on every rank\n");
+}
+
+/* ---- the allreduce kernel (allreduce.c and the butterfly exercise share it) ------------ */
+
+/* A reader's allreduce for the exercise: sum of `count` doubles over comm, like MPI_Allreduce. */
+typedef void (*cc_user_allreduce)(const double *sendbuf, double *recvbuf, int count, MPI_Comm comm);
+
+CB_API const cb_optspec CC_ALLREDUCE_OPTIONS[] = {
+    {"sizes", "0:1M", "vector sizes in bytes, multiples of 8 (doubles): MIN:MAX or a,b,c"},
+    {"algorithm", "butterfly-lh,butterfly-hl,library",
+     "comma list of: butterfly-lh butterfly-hl library library:ID (exercise: mine)"},
+    {"iterations", "200", "calls per repetition for small vectors (fewer for large)"},
+    {"repetitions", "5", "timed repetitions per size and algorithm"},
+    {"trace", "0", "1: print the butterfly's messages step by step (# trace: lines)"},
+    {"monitor", "0", "1: print the messages the library counted (Open MPI pml monitoring)"},
+    {"inject-error", "0", "testing only: 1 corrupts one result to prove the check fails"},
+    {NULL, NULL, NULL}};
+
+CB_API const cc_algo CC_ALLREDUCE_ALGOS[] = {
+    {"butterfly-lh", "recursive doubling, partners differ in bit 1, 2, 4, ... (low to high)"},
+    {"butterfly-hl", "recursive doubling, partners differ in the highest bit first (high to low)"},
+    {"mine", "the reader's my_allreduce (exercise)"},
+    {NULL, NULL}};
+
+typedef struct {
+    cb_ctx *ctx;
+    cc_choice *choice;
+    double *sbuf, *rbuf, *tmp, *ref;
+    cc_user_allreduce user;
+} cc_astate;
+
+/* Integer values so every order of summation gives exactly the same double. */
+CB_API double cc_avalue(int rank, long long i) { return (double)((rank * 7 + i * 3 + 1) % 1009); }
+
+CB_API void cc_acall(void *s, int a, long long size, cc_trace *tr)
+{
+    cc_astate *st = s;
+    int count = (int)(size / 8);
+    MPI_Comm comm = st->ctx->comm;
+    switch (st->choice->index[a]) {
+    case 0: cc_allreduce_butterfly(st->sbuf, st->rbuf, st->tmp, count, 1, comm, tr); break;
+    case 1: cc_allreduce_butterfly(st->sbuf, st->rbuf, st->tmp, count, 0, comm, tr); break;
+    case 2: st->user(st->sbuf, st->rbuf, count, comm); break;
+    default: MPI_Allreduce(st->sbuf, st->rbuf, count, MPI_DOUBLE, MPI_SUM, comm); break;
+    }
+}
+
+CB_API int cc_acheck(void *s, int a, long long size, int inject, char *why, size_t cap)
+{
+    cc_astate *st = s;
+    cb_ctx *ctx = st->ctx;
+    int count = (int)(size / 8);
+    for (int i = 0; i < count; i++) {
+        st->sbuf[i] = cc_avalue(ctx->rank, i);
+        st->rbuf[i] = -1.0;
+    }
+    MPI_Allreduce(st->sbuf, st->ref, count, MPI_DOUBLE, MPI_SUM, ctx->comm);
+    cc_acall(s, a, size, NULL);
+    if (inject && count && ctx->rank == ctx->size - 1) st->rbuf[count - 1] += 1.0;
+    for (int i = 0; i < count; i++)
+        if (st->rbuf[i] != st->ref[i]) {
+            snprintf(why, cap, "element %d is %.17g, MPI_Allreduce gives %.17g", i, st->rbuf[i],
+                     st->ref[i]);
+            return 0;
+        }
+    for (int i = 0; i < count; i++)
+        if (st->sbuf[i] != cc_avalue(ctx->rank, i)) {
+            snprintf(why, cap, "the send buffer was modified (element %d)", i);
+            return 0;
+        }
+    return 1;
+}
+
+CB_API int cc_allreduce_main(cb_ctx *ctx, const char *name, cc_user_allreduce user)
+{
+    const cb_optspec *spec = CC_ALLREDUCE_OPTIONS;
+    if (cb_parse(ctx, name, spec)) return CB_BAD_OPTIONS;
+    long long sizes[CC_MAX_SIZES], iters, reps, trace, monitor, inject;
+    int nsizes;
+    cc_choice choice;
+    if (cc_parse_sizes(ctx, spec, 8, sizes, &nsizes) ||
+        cc_parse_algorithms(ctx, spec, "allreduce", CC_ALLREDUCE_ALGOS, &choice) ||
+        cb_opt_int(ctx, spec, "iterations", 1, 100000000, &iters) ||
+        cb_opt_int(ctx, spec, "repetitions", 1, 1000, &reps) ||
+        cb_opt_int(ctx, spec, "trace", 0, 1, &trace) ||
+        cb_opt_int(ctx, spec, "monitor", 0, 1, &monitor) ||
+        cb_opt_int(ctx, spec, "inject-error", 0, 1, &inject))
+        return CB_BAD_OPTIONS;
+    for (int a = 0; a < choice.n; a++)
+        if (choice.index[a] == 2 && user == NULL) {
+            cb_printf(ctx, "# result: ERROR: algorithm 'mine' exists only in the exercise "
+                      "(kernels_c/exercises/butterfly_skeleton.c)\n");
+            return CB_BAD_OPTIONS;
+        }
+    long long smax = 0;
+    for (int i = 0; i < nsizes; i++) smax = sizes[i] > smax ? sizes[i] : smax;
+
+    cc_astate st = {ctx, &choice, NULL, NULL, NULL, NULL, user};
+    cc_bench b = {"allreduce", &choice, sizes, nsizes, iters, reps, (int)trace, (int)monitor,
+                  (int)inject, &st, cc_acall, cc_acheck};
+    cb_header(ctx, name);
+    cc_print_header(ctx, &b, CC_ALLREDUCE_ALGOS, 0);
+    cb_printf(ctx, "# operation: MPI_SUM of doubles holding whole numbers (exact in any order)\n");
+    size_t bytes = (size_t)smax + 8;
+    st.sbuf = cb_alloc(bytes, 0);
+    st.rbuf = cb_alloc(bytes, 0);
+    st.tmp = cb_alloc(bytes, 0);
+    st.ref = cb_alloc(bytes, 0);
+    int rc;
+    if (!cb_all_ok(ctx, st.sbuf && st.rbuf && st.tmp && st.ref)) {
+        cb_printf(ctx, "# result: ERROR: cannot allocate four buffers of %lld bytes\n", smax);
+        rc = CB_BAD_OPTIONS;
+    } else {
+        rc = cc_run(ctx, &b);
+    }
+    free(st.sbuf);
+    free(st.rbuf);
+    free(st.tmp);
+    free(st.ref);
+    return rc;
 }
 
 #endif /* COLLECTIVES_ALGOS_H */
