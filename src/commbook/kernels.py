@@ -451,3 +451,114 @@ def output_text(out: KernelOutput) -> str:
     buf = io.StringIO()
     out.table.to_string(buf, index=False)
     return buf.getvalue()
+
+
+# --- ring and matrix addition (chapters ring.md, matrix_add.md) --------------------------
+
+from argparse import SUPPRESS as _HIDDEN  # noqa: E402  testing options stay out of --help
+
+
+def _ring_summary(out: KernelOutput) -> str:
+    rows = out.table
+    if rows.empty:
+        return ""
+    r = rows.iloc[0]
+    return (f"ring of {int(r['np'])} ranks ({out.meta.get('algorithm', '')}), {int(r['size_bytes'])} B: "
+            f"{r['t_median_us']:.2f} µs per ring, {r['t_step_us']:.3f} µs per step (median)")
+
+
+def _matrix_summary(out: KernelOutput) -> str:
+    if out.table.empty:
+        return ""
+    r = out.table.iloc[0]
+    speedup = r["t_serial_add_us"] / r["t_median_us"] if r["t_median_us"] > 0 else float("nan")
+    return (f"grid {r['grid']}, shape {r['shape']}: scatter {r['t_scatter_median_us']:.0f} µs, "
+            f"add {r['t_add_median_us']:.0f} µs, gather {r['t_gather_median_us']:.0f} µs, "
+            f"total {r['t_median_us']:.0f} µs; serial add {r['t_serial_add_us']:.0f} µs "
+            f"(speedup {speedup:.2f})")
+
+
+register(KernelSpec(
+    "ring", "ring", "messages both ways round a periodic 1-D Cartesian ring, P steps per ring",
+    [Option("--size", "size", "message size in bytes, or MIN:MAX (powers of two; at least 4)", "4"),
+     Option("--nonblocking", "nonblocking", "use MPI_Isend/MPI_Irecv instead of MPI_Sendrecv",
+            flag_only=True),
+     Option("--repetitions", "repetitions", "timed repetitions", 10),
+     Option("--iterations", "iterations", "rings per repetition (small messages)", 200),
+     Option("--inject-error", "inject-error", _HIDDEN)],
+    summary=_ring_summary))
+
+register(KernelSpec(
+    "matrix-add", "matrix_add", "C = A + B on 3-D matrices: scatter, add, gather over a process grid",
+    [Option("--grid", "grid", "process grid AxBxC (0 = let MPI choose)", "0x1x1"),
+     Option("--shape", "shape", "matrix extents NXxNYxNZ (odd sizes allowed)", "100x100x100"),
+     Option("--repetitions", "repetitions", "timed repetitions", 5),
+     Option("--inject-error", "inject-error", _HIDDEN)],
+    summary=_matrix_summary))
+
+
+# --- collectives (chapter collectives.md) ---------------------------------------------------
+# The prepare hooks turn --algorithm library:ID into the MPI library's environment; the import
+# is inside the hook because commbook.collectives imports this module.
+
+def _collective_prepare(op: str):
+    def prepare(options: dict) -> tuple[dict, dict]:
+        from .collectives import prepare_for
+        return prepare_for(op)(options)
+    return prepare
+
+
+def _collective_summary(op: str):
+    def summary(out: KernelOutput) -> str:
+        from . import collectives
+        lines = []
+        _, choice = collectives.parse_algorithms(op, out.meta.get("algorithm", "library"))
+        lines.append(collectives.check_selection(out, op, choice))
+        trace = collectives.parse_trace(out)
+        for alg in dict.fromkeys(trace.algorithm):
+            lines.append(f"communication diagram of {alg} (P = {out.meta.get('np')}):")
+            lines.append(collectives.communication_diagram(trace, alg))
+        if "messages" in out.meta:
+            msgs = collectives.parse_messages(out)
+            for alg, g in msgs.groupby("algorithm", sort=False):
+                pairs = ", ".join(f"{r.src}->{r.dst}" + (f" x{r.count}" if r.count > 1 else "")
+                                  for r in g.itertuples() if r.count > 0) or "none"
+                lines.append(f"messages the library counted in one {alg} call: {pairs}")
+        return "\n".join(lines)
+    return summary
+
+
+_COLL_HIDDEN = "==SUPPRESS=="  # argparse.SUPPRESS: the error-injection switch stays out of --help
+
+
+def _collective_options(op: str, default_sizes: str, default_algorithms: str) -> list:
+    opts = [
+        Option("--sizes", "sizes", "sizes in bytes: MIN:MAX (doubling) or a list a,b,c"
+               + (" (multiples of 8)" if op == "allreduce" else ""), default_sizes),
+        Option("--algorithm", "algorithm", "comma list of hand-written algorithms and library "
+               "or library:ID (Open MPI coll_tuned number or name; MPICH algorithm name)",
+               default_algorithms),
+        Option("--repetitions", "repetitions", "timed repetitions per size and algorithm", 5),
+        Option("--iterations", "iterations", "calls per repetition for small messages", 200),
+        Option("--trace", "trace", "print each hand-written algorithm's messages, step by step",
+               flag_only=True),
+        Option("--monitor", "monitor", "print the messages the library counted in one call "
+               "(Open MPI pml monitoring)", flag_only=True),
+        Option("--inject-error", "inject-error", _COLL_HIDDEN),
+    ]
+    if op != "allreduce":
+        opts.insert(2, Option("--root", "root", "root rank", 0))
+    if op == "bcast":
+        opts.insert(3, Option("--segment", "segment", "segment size of the pipelined chain", "16K"))
+    return opts
+
+
+for _op, _sizes, _algs, _help in [
+        ("bcast", "0:1M", "linear,chain,pipeline,binary,binomial,library",
+         "broadcast by hand (linear, chain, pipeline, binary, binomial) against MPI_Bcast"),
+        ("gather", "0:256K", "linear,binomial,library",
+         "gather by hand (linear, binomial) against MPI_Gather"),
+        ("allreduce", "0:1M", "butterfly-lh,butterfly-hl,library",
+         "butterfly allreduce (recursive doubling, both bit orders) against MPI_Allreduce")]:
+    register(KernelSpec(_op, _op, _help, _collective_options(_op, _sizes, _algs),
+                        prepare=_collective_prepare(_op), summary=_collective_summary(_op)))
