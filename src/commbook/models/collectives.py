@@ -17,6 +17,7 @@ core-to-core latency L[i, j]: :func:`latency_map_time` with the same schedules.
 """
 from __future__ import annotations
 
+import functools
 import math
 from dataclasses import dataclass, field
 
@@ -107,8 +108,16 @@ def schedule(op: str, algorithm: str, P: int, segments: int | None = None) -> Sc
     if algorithm == "pipeline":
         if segments is None:
             raise ValueError("the pipeline schedule needs a segment count k")
-        return _pipeline(P, _check_segments(segments))
-    return _SCHEDULES[op, algorithm](P)
+        segments = _check_segments(segments)
+    else:
+        segments = None
+    return [list(step) for step in _cached_schedule(op, algorithm, P, segments)]
+
+
+@functools.lru_cache(maxsize=512)
+def _cached_schedule(op, algorithm, P, segments):
+    steps = _pipeline(P, segments) if algorithm == "pipeline" else _SCHEDULES[op, algorithm](P)
+    return tuple(tuple(step) for step in steps)
 
 
 def _check_segments(k) -> int:
@@ -271,13 +280,15 @@ def schedule_time(steps: Schedule, n, lam: float, b: float, gamma: float = 0.0,
     beta = 1.0 / b
     total = np.zeros_like(n)
     for step in steps:
-        factors = beta_factor(step) if beta_factor else [1.0] * len(step)
-        worst = np.full_like(n, -np.inf)
-        for m, f in zip(step, factors):
-            extra = extra_us(m) if extra_us else 0.0
-            t = lam + extra + m.frac * n * (beta * f + (gamma if m.combine else 0.0))
-            worst = np.maximum(worst, t)
-        total += worst
+        factors = np.asarray(beta_factor(step) if beta_factor else 1.0, float)
+        frac = np.array([m.frac for m in step], float)
+        comb = np.array([m.combine for m in step], float)
+        slope = frac * (beta * factors + gamma * comb)  # us per byte of n, per message
+        if extra_us is None:
+            total += lam + slope.max() * n  # n >= 0: the steepest message is the slowest
+        else:
+            start = lam + np.array([extra_us(m) for m in step], float)
+            total += np.max(start[:, None] + slope[:, None] * n.reshape(1, -1), axis=0).reshape(n.shape)
     return total if total.ndim else float(total)
 
 
@@ -296,6 +307,8 @@ def predict(op: str, algorithm: str, P: int, n, lam: float, b: float, gamma: flo
     P = _check_P(P)
     _check_params(lam, b, gamma)
     n_arr = np.asarray(n, float)
+    if P == 1:  # nothing to send
+        return np.zeros_like(n_arr) if n_arr.ndim else 0.0
     extra_us = beta_factor = None
     if topology is not None:
         extra_us, beta_factor = _topology_terms(topology, P, placement, t_h, contention)
@@ -306,11 +319,12 @@ def predict(op: str, algorithm: str, P: int, n, lam: float, b: float, gamma: flo
         out = np.empty_like(flat)
         for i, size in enumerate(flat):
             k = _pipeline_k(P, size, lam, b, segments, segment_bytes)
-            out[i] = schedule_time(schedule(op, algorithm, P, k), size, lam, b, gamma,
+            out[i] = schedule_time(_cached_schedule(op, algorithm, P, k), size, lam, b, gamma,
                                    extra_us, beta_factor)
         out = out.reshape(n_arr.shape)
         return out if out.ndim else float(out)
-    return schedule_time(schedule(op, algorithm, P), n_arr, lam, b, gamma, extra_us, beta_factor)
+    steps = _cached_schedule(op, algorithm, P, None)
+    return schedule_time(steps, n_arr, lam, b, gamma, extra_us, beta_factor)
 
 
 def _pipeline_k(P, n, lam, b, segments, segment_bytes) -> int:
