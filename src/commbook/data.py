@@ -180,6 +180,30 @@ def measurement_path(name: str) -> Path:
     return base / machine.name() / f"{name}.csv"
 
 
+REFERENCE_DIR = Path(__file__).resolve().parents[2] / "data" / "reference"
+
+
+def load_reference(benchmark: str, machine_name: str | None = None) -> Measurements:
+    """A measurement shipped in data/reference/<machine>/<benchmark>*.csv (the first machine
+    folder that has one, unless machine_name is given)."""
+    folders = [REFERENCE_DIR / machine_name] if machine_name else sorted(
+        p for p in REFERENCE_DIR.glob("*") if p.is_dir())
+    for folder in folders:
+        files = sorted(folder.glob(f"{benchmark}*.csv"))
+        if files:
+            m = read_measurements(files[0])
+            m.meta.setdefault("file", str(files[0].relative_to(REFERENCE_DIR.parent.parent)))
+            return m
+    raise DataFormatError(REFERENCE_DIR, 0, f"no reference measurement of '{benchmark}'"
+                          + (f" for machine '{machine_name}'" if machine_name else ""))
+
+
+def describe(meta: dict, keys=("file", "machine", "cpu", "cores", "mpi_library", "date",
+                              "command")) -> str:
+    """The metadata lines that say where a measurement comes from, one per line."""
+    return "\n".join(f"{k}: {meta[k]}" for k in keys if meta.get(k) not in (None, ""))
+
+
 def params_to_dict(params: str) -> dict:
     """'L=64;sweeps=10' -> {'L': '64', 'sweeps': '10'}."""
     out = {}

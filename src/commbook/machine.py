@@ -50,6 +50,14 @@ def local_mapping(np: int) -> str:
     return "core" if sockets() == 1 else "unknown"
 
 
+def load_average() -> str:
+    """The 1-minute load when the measurement was taken: other work on the cores shows here."""
+    try:
+        return f"{os.getloadavg()[0]:.2f}"
+    except OSError:
+        return "unknown"
+
+
 def describe() -> dict:
     return {
         "machine": name(),
@@ -58,4 +66,5 @@ def describe() -> dict:
         "sockets": sockets(),
         "os": f"{platform.system()} {platform.release()}",
         "transparent_hugepages": transparent_hugepages(),
+        "load_average_1min": load_average(),
     }
