@@ -562,3 +562,4 @@ for _op, _sizes, _algs, _help in [
          "butterfly allreduce (recursive doubling, both bit orders) against MPI_Allreduce")]:
     register(KernelSpec(_op, _op, _help, _collective_options(_op, _sizes, _algs),
                         prepare=_collective_prepare(_op), summary=_collective_summary(_op)))
+# --- end collectives ---

@@ -1,0 +1,478 @@
+"""Collective operations: the library's algorithm chosen explicitly, kernel traces, measurements.
+
+The kernels ``bcast``, ``gather`` and ``allreduce`` (``kernels_c/``) time hand-written
+algorithms and the library's own collective side by side. An algorithm NAME is one of
+:data:`HAND_ALGORITHMS` or ``library[:ID]``:
+
+* ``library``: the collective as the MPI library chooses it;
+* ``library:ID`` (Open MPI): ``coll_tuned``'s algorithm number ID (the numbers of the ORFEO job
+  scripts, ``--mca coll_tuned_bcast_algorithm 6``) or its name (``library:binomial``), with
+  optional ``:key=value`` parameters of that algorithm (``library:2:chain_fanout=1``);
+* ``library:NAME`` (MPICH): ``MPIR_CVAR_<OP>_INTRA_ALGORITHM=NAME``.
+
+The selection is made through environment variables read when MPI starts (:func:`library_env`),
+so one run can hold one forced library algorithm. The kernel refuses a label the environment
+does not back, prints the value the library itself reports for the variable (MPI_T control
+variable, ``# library_cvar:``) and, on Open MPI with ``--monitor 1``, the messages the library
+counted per pair of ranks for one call (``# messages:``). :func:`check_selection` compares what
+was asked with what the library reports, so nothing here names an algorithm that did not run.
+
+Traces (``--trace 1``) list each hand-written algorithm's sends step by step
+(``# trace: ALG step S: SRC -> DST bytes=B phase=P``); :func:`communication_diagram` prints
+them the way the butterfly homework (seeds/004) does: "Communication from i to j".
+"""
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from . import kernels, mpi_env
+
+OPS = ("bcast", "gather", "allreduce")
+
+# The hand-written algorithms of each kernel (same names and order as the C tables).
+HAND_ALGORITHMS = {
+    "bcast": {
+        "linear": "root sends to every rank in turn with MPI_Send (repeated point-to-point)",
+        "chain": "each rank receives the whole message from rank-1 and sends it to rank+1",
+        "pipeline": "chain in segments of --segment bytes, so all links work at once",
+        "binary": "binary tree: rank v receives from (v-1)/2, sends to 2v+1 and 2v+2",
+        "binomial": "binomial tree: the ranks holding the data double every step",
+    },
+    "gather": {
+        "linear": "every rank sends its block to the root, which receives them in rank order",
+        "binomial": "binomial tree: in step s ranks with lowest bit 2^(s-1) send all they hold",
+    },
+    "allreduce": {
+        "butterfly-lh": "recursive doubling, partners differ in bit 1, 2, 4, ... (low to high)",
+        "butterfly-hl": "recursive doubling, partners differ in the highest bit first (high to low)",
+    },
+}
+
+# Kernel algorithm -> name in commbook.models.collectives.
+MODEL_NAMES = {
+    ("bcast", "linear"): "linear", ("bcast", "chain"): "chain", ("bcast", "pipeline"): "pipeline",
+    ("bcast", "binary"): "binary_tree", ("bcast", "binomial"): "binomial",
+    ("gather", "linear"): "linear", ("gather", "binomial"): "binomial",
+    ("allreduce", "butterfly-lh"): "recursive_doubling",
+    ("allreduce", "butterfly-hl"): "recursive_doubling",
+}
+
+# Open MPI coll_tuned algorithm numbers. Read from `ompi_info --param coll tuned --level 9` of
+# Open MPI 5.0.11 (the "Valid values" lines); for bcast and gather they are the numbers of
+# Open MPI 4.1.5 used on ORFEO (4.1 lacks allreduce 6, rabenseifner). 0 lets the library decide.
+OMPI_ALGORITHMS = {
+    "bcast": {0: "ignore", 1: "basic_linear", 2: "chain", 3: "pipeline", 4: "split_binary_tree",
+              5: "binary_tree", 6: "binomial", 7: "knomial", 8: "scatter_allgather",
+              9: "scatter_allgather_ring"},
+    "gather": {0: "ignore", 1: "basic_linear", 2: "binomial", 3: "linear_sync"},
+    "allreduce": {0: "ignore", 1: "basic_linear", 2: "nonoverlapping", 3: "recursive_doubling",
+                  4: "ring", 5: "segmented_ring", 6: "rabenseifner"},
+}
+# Parameters of a forced algorithm: OMPI_MCA_coll_tuned_<op>_algorithm_<key>.
+OMPI_PARAMETERS = {
+    "bcast": ("segmentsize", "tree_fanout", "chain_fanout", "knomial_radix"),
+    "gather": ("segmentsize", "tree_fanout", "chain_fanout"),
+    "allreduce": ("segmentsize", "tree_fanout", "chain_fanout"),
+}
+# MPICH 5.0.2 MPIR_CVAR_<OP>_INTRA_ALGORITHM values (from `mpivars`), "auto" excluded.
+MPICH_ALGORITHMS = {
+    "bcast": ("binomial", "nb", "smp", "scatter_recursive_doubling_allgather",
+              "scatter_ring_allgather", "pipelined_tree", "tree"),
+    "gather": ("binomial", "nb"),
+    "allreduce": ("nb", "smp", "recursive_doubling", "recursive_multiplying",
+                  "reduce_scatter_allgather", "tree", "recexch", "ring",
+                  "k_reduce_scatter_allgather", "ccl"),
+}
+
+
+class SelectionError(ValueError):
+    """An algorithm name that cannot be selected, or a selection the library did not apply."""
+
+
+def _check_op(op: str) -> str:
+    if op not in OPS:
+        raise SelectionError(f"unknown collective '{op}'; valid: {', '.join(OPS)}")
+    return op
+
+
+# ---------------------------------------------------------------------------------------
+# Choosing the library's algorithm
+
+
+@dataclass(frozen=True)
+class LibraryChoice:
+    op: str
+    label: str       # as the kernel prints it: library, library:6, library:2:chain_fanout=1
+    flavour: str     # openmpi | mpich
+    algorithm: str   # the library's own name for it ("binomial"), "" for the default
+    env: dict        # what to put in the environment of mpiexec
+
+
+def library_env(op: str, label: str, flavour: str | None = None) -> LibraryChoice:
+    """The environment that makes the MPI library run `label` ("library", "library:6",
+    "library:binomial", "library:2:chain_fanout=1") for `op`; names become numbers on Open MPI.
+
+    Raises SelectionError naming what is wrong and the valid choices."""
+    _check_op(op)
+    flavour = flavour or mpi_env.detect().flavour
+    if label == "library":
+        return LibraryChoice(op, label, flavour, "", {})
+    if not label.startswith("library:") or label == "library:":
+        raise SelectionError(f"'{label}' is not library or library:ID")
+    parts = label.split(":")[1:]
+    ident, extras = parts[0], parts[1:]
+    if flavour == "openmpi":
+        table = OMPI_ALGORITHMS[op]
+        by_name = {v: k for k, v in table.items()}
+        if ident.isdigit() and int(ident) in table:
+            number = int(ident)
+        elif ident in by_name:
+            number = by_name[ident]
+        else:
+            valid = ", ".join(f"{k} ({v})" for k, v in table.items())
+            raise SelectionError(f"Open MPI has no {op} algorithm '{ident}'; valid: {valid}")
+        env = {"OMPI_MCA_coll_tuned_use_dynamic_rules": "1",
+               f"OMPI_MCA_coll_tuned_{op}_algorithm": str(number),
+               # coll/han (Open MPI 5) takes collectives over on multi-node runs and ignores
+               # coll/tuned's forced algorithm; on one node it steps aside by itself.
+               "OMPI_MCA_coll": "^han"}
+        canonical = [f"library:{number}"]
+        for kv in extras:
+            key, eq, value = kv.partition("=")
+            if not eq or key not in OMPI_PARAMETERS[op] or not value.isdigit():
+                raise SelectionError(
+                    f"'{kv}' in {label}: parameters are key=integer with key one of "
+                    f"{', '.join(OMPI_PARAMETERS[op])}")
+            env[f"OMPI_MCA_coll_tuned_{op}_algorithm_{key}"] = value
+            canonical.append(f"{key}={value}")
+        return LibraryChoice(op, ":".join(canonical), flavour, table[number], env)
+    if flavour == "mpich":
+        if extras:
+            raise SelectionError(f"{label}: algorithm parameters are supported for Open MPI only")
+        if ident not in MPICH_ALGORITHMS[op]:
+            raise SelectionError(f"MPICH has no {op} algorithm '{ident}'; valid: "
+                                 f"{', '.join(MPICH_ALGORITHMS[op])} (names, not numbers)")
+        env = {f"MPIR_CVAR_{op.upper()}_INTRA_ALGORITHM": ident,
+               # without this MPICH ignores the variable above, silently
+               "MPIR_CVAR_DEVICE_COLLECTIVES": "none",
+               # an algorithm that cannot handle the arguments fails instead of falling back
+               "MPIR_CVAR_COLLECTIVE_FALLBACK": "error"}
+        return LibraryChoice(op, f"library:{ident}", flavour, ident, env)
+    raise SelectionError(f"choosing the library's algorithm needs Open MPI or MPICH, not {flavour}")
+
+
+def parse_algorithms(op: str, text: str, flavour: str | None = None):
+    """'chain,library:binomial' -> (['chain', 'library:6'], LibraryChoice or None)."""
+    _check_op(op)
+    names = [a.strip() for a in str(text).split(",") if a.strip()]
+    if not names:
+        raise SelectionError("no algorithm given")
+    out, choice = [], None
+    for name in names:
+        if name in HAND_ALGORITHMS[op]:
+            out.append(name)
+        elif name == "library" or name.startswith("library:"):
+            c = library_env(op, name, flavour)
+            if choice is not None and (c.label != choice.label):
+                raise SelectionError(f"one run can use one library algorithm, not {choice.label} "
+                                     f"and {c.label} (the environment chooses it when MPI starts)")
+            choice = c
+            out.append(c.label)
+        else:
+            raise SelectionError(f"unknown {op} algorithm '{name}'; valid: "
+                                 f"{', '.join(HAND_ALGORITHMS[op])}, library, library:ID")
+    return out, choice
+
+
+def prepare_for(op: str):
+    """The KernelSpec.prepare hook of `op`: rewrites --algorithm and returns the environment."""
+    def prepare(options: dict) -> tuple[dict, dict]:
+        options = dict(options)
+        names, choice = parse_algorithms(op, options.get("algorithm") or "library")
+        options["algorithm"] = ",".join(names)
+        env = dict(choice.env) if choice else {}
+        if str(options.get("monitor", 0)) == "1" and mpi_env.detect().flavour == "openmpi":
+            env["OMPI_MCA_pml_monitoring_enable"] = "1"
+        return options, env
+    return prepare
+
+
+# ---------------------------------------------------------------------------------------
+# Reading what the kernel printed
+
+_TRACE = re.compile(r"^# trace: (\S+) step (\d+): (\d+) -> (\d+) bytes=(\d+) phase=(\S+)\s*$")
+_MESSAGES = re.compile(r"^# messages: (\S+) (\d+) -> (\d+) count=(\d+) bytes=(\d+)\s*$")
+_UNAVAILABLE = re.compile(r"^# messages: (\S+) unavailable: (.*)$")
+_NONE = re.compile(r"^# messages: (\S+) none\s*$")
+_CVAR = re.compile(r"^# library_cvar: (\S+) = (\S+)(?: \((.*)\))?\s*$")
+
+
+def _text(out) -> str:
+    return out.text if isinstance(out, kernels.KernelOutput) else str(out)
+
+
+def parse_trace(out) -> pd.DataFrame:
+    """The '# trace:' lines as a table: algorithm, step, src, dst, bytes, phase (sorted)."""
+    rows = []
+    for line in _text(out).splitlines():
+        m = _TRACE.match(line.strip())
+        if m:
+            a, s, i, j, b, p = m.groups()
+            rows.append((a, int(s), int(i), int(j), int(b), p))
+    df = pd.DataFrame(rows, columns=["algorithm", "step", "src", "dst", "bytes", "phase"])
+    return df.sort_values(["algorithm", "step", "src", "dst"], kind="stable").reset_index(drop=True)
+
+
+def parse_messages(out) -> pd.DataFrame:
+    """The '# messages:' lines (messages the library counted for one call): algorithm, src,
+    dst, count, bytes. Raises SelectionError if the library could not count them."""
+    rows, missing = [], []
+    for line in _text(out).splitlines():
+        s = line.strip()
+        m = _MESSAGES.match(s)
+        if m:
+            a, i, j, c, b = m.groups()
+            rows.append((a, int(i), int(j), int(c), int(b)))
+        elif _NONE.match(s):
+            rows.append((_NONE.match(s).group(1), -1, -1, 0, 0))  # ran, sent nothing
+        elif _UNAVAILABLE.match(s):
+            missing.append(_UNAVAILABLE.match(s).groups())
+    if missing and not rows:
+        raise SelectionError(f"the library did not count messages: {missing[0][1]}")
+    df = pd.DataFrame(rows, columns=["algorithm", "src", "dst", "count", "bytes"])
+    return df  # an algorithm that sent nothing has one row with src = dst = -1, count 0
+
+
+def message_matrix(messages: pd.DataFrame, algorithm: str, P: int) -> np.ndarray:
+    """M[i, j] = messages rank i sent to rank j in one call of `algorithm`."""
+    M = np.zeros((P, P), dtype=np.int64)
+    for r in messages[(messages.algorithm == algorithm) & (messages["count"] > 0)].itertuples():
+        M[r.src, r.dst] += r.count
+    return M
+
+
+def library_cvars(out) -> dict:
+    """{'coll_tuned_bcast_algorithm': ('6', 'binomial'), ...} as the library reported them."""
+    found = {}
+    for line in _text(out).splitlines():
+        m = _CVAR.match(line.strip())
+        if m:
+            found[m.group(1)] = (m.group(2), m.group(3) or "")
+    return found
+
+
+def check_selection(out, op: str, choice: LibraryChoice | None) -> str:
+    """Confirm that the library reports the forced algorithm; return a one-line statement.
+
+    Raises SelectionError when the library's own control variable disagrees with what was
+    asked (e.g. MPICH without MPIR_CVAR_DEVICE_COLLECTIVES=none, or a misspelt variable)."""
+    if choice is None or choice.label == "library":
+        return "library: the MPI library's own choice (nothing forced)"
+    cvars = library_cvars(out)
+    var = (f"coll_tuned_{op}_algorithm" if choice.flavour == "openmpi"
+           else f"MPIR_CVAR_{op.upper()}_INTRA_ALGORITHM")
+    if var not in cvars:
+        raise SelectionError(f"{choice.label}: the kernel did not report {var}; cannot confirm "
+                             f"that the library applied it")
+    value, name = cvars[var]
+    if choice.flavour == "openmpi":
+        ok = value == choice.label.split(":")[1] and name in ("", choice.algorithm)
+        said = f"{value} ({name or 'no name'})"
+    else:
+        # MPICH reports these enum variables as the index of the value in its own list
+        # (`mpivars`): auto first, then the order of MPICH_ALGORITHMS.
+        names = ("auto",) + MPICH_ALGORITHMS[op]
+        got = name or (names[int(value)] if value.isdigit() and int(value) < len(names) else value)
+        dc_value, dc_name = cvars.get("MPIR_CVAR_DEVICE_COLLECTIVES", ("", ""))
+        dc = dc_name or {"0": "all", "1": "none", "2": "percoll"}.get(dc_value, dc_value)
+        ok = got == choice.algorithm and dc == "none"
+        said = f"{value} ({got}), MPIR_CVAR_DEVICE_COLLECTIVES = {dc}"
+    if not ok:
+        raise SelectionError(f"{choice.label} was asked for, but the library reports {var} = "
+                             f"{said}: the selection did not take effect")
+    return f"{choice.label}: the library reports {var} = {said}"
+
+
+def communication_diagram(trace: pd.DataFrame, algorithm: str) -> str:
+    """The homework's listing: per step, 'Communication from i to j' for every message."""
+    t = trace[trace.algorithm == algorithm]
+    if t.empty:
+        raise ValueError(f"no trace for '{algorithm}' (run with trace=True; library algorithms "
+                         f"have none, see the messages counted with monitor=True)")
+    lines = []
+    for step, group in t.groupby("step", sort=True):
+        phases = ", ".join(sorted(set(group.phase)))
+        lines.append(f"step {step} ({phases}):")
+        lines += [f"  Communication from {r.src} to {r.dst}" for r in group.itertuples()]
+    return "\n".join(lines)
+
+
+# ---------------------------------------------------------------------------------------
+# Measuring
+
+
+def measure(op: str, algorithms="library", np: int = 2, sizes="0:1M", cluster=None,
+            repetitions: int = 5, iterations: int = 200, trace: bool = False,
+            monitor: bool = False, timeout: float = 300.0, **options) -> kernels.KernelOutput:
+    """Run the `op` kernel with the given algorithms and return its output.
+
+    Runs on `cluster` (a commbook.cluster.MPICluster with np engines) when one is given and
+    nothing needs the environment; a forced library algorithm or the monitor need variables
+    set before MPI starts, so those runs go through mpiexec. A forced selection is checked
+    against what the library reports (check_selection) before the output is returned.
+    """
+    _check_op(op)
+    if isinstance(algorithms, (list, tuple)):
+        algorithms = ",".join(algorithms)
+    opts = {"sizes": sizes, "algorithm": algorithms, "repetitions": repetitions,
+            "iterations": iterations, "trace": int(bool(trace)), "monitor": int(bool(monitor)),
+            **options}
+    opts, env = prepare_for(op)(opts)
+    _, choice = parse_algorithms(op, opts["algorithm"])
+    if cluster is not None and not env and cluster.n == np:
+        out = cluster.run(op, opts, timeout=timeout)
+    else:
+        out = kernels.run_mpiexec(op, np, opts, timeout=timeout, env=env)
+    check_selection(out, op, choice)
+    return out
+
+
+def tidy(outputs, **labels) -> pd.DataFrame:
+    """Kernel outputs as one tidy table (commbook.data schema)."""
+    if isinstance(outputs, kernels.KernelOutput):
+        outputs = [outputs]
+    return kernels.tidy_all(outputs, **labels)
+
+
+def ratio_table(table: pd.DataFrame, numerator: str, denominator: str) -> pd.DataFrame:
+    """Per (np, size): median time of `numerator` over `denominator`, with the ratio's range
+    from the spreads (worst case min/max and max/min)."""
+    keys = ["np", "size_bytes"]
+    a = table[table.algorithm == numerator].set_index(keys)
+    b = table[table.algorithm == denominator].set_index(keys)
+    both = a.index.intersection(b.index)
+    if both.empty:
+        raise ValueError(f"no (np, size) measured for both {numerator} and {denominator}")
+    a, b = a.loc[both], b.loc[both]
+    return pd.DataFrame({
+        f"{numerator}_us": a.t_us, f"{denominator}_us": b.t_us,
+        "ratio": a.t_us / b.t_us,
+        "ratio_low": a.t_min_us / b.t_max_us, "ratio_high": a.t_max_us / b.t_min_us,
+    }).reset_index()
+
+
+# ---------------------------------------------------------------------------------------
+# The butterfly exercise
+
+
+def exercise_path(path=None) -> Path:
+    """The reader's file: an absolute path, a path from here, or from the repository root."""
+    root = kernels.kernels_dir().parent
+    if path is None:
+        return kernels.kernels_dir() / "exercises" / "butterfly_skeleton.c"
+    p = Path(path)
+    for candidate in (p, root / p):
+        if candidate.exists():
+            return candidate.resolve()
+    raise FileNotFoundError(f"no file {p} (looked here and in {root})")
+
+
+def check_exercise(path=None, nps=range(1, 9), sizes: str = "0,8,56,8200",
+                   timeout: float = 120.0, stop_at_first: bool = True) -> bool:
+    """Compile the reader's butterfly (kernels_c/exercises/butterfly_skeleton.c or a copy) and
+    compare it with MPI_Allreduce on every rank, for every P in `nps` and every size.
+
+    Prints one line per P and returns True when all pass. The compiler's message is printed
+    as it is when the file does not compile."""
+    src = exercise_path(path)
+    try:
+        kernels.compile_kernel(src, "executable")
+    except kernels.CompileError as e:
+        print(f"[butterfly] does not compile:\n{e}")
+        return False
+    all_ok = True
+    for P in nps:
+        try:
+            kernels.run_mpiexec(src, P, {"algorithm": "mine", "sizes": sizes,
+                                         "iterations": 3, "repetitions": 1}, timeout=timeout)
+            print(f"[butterfly] P = {P}: equals MPI_Allreduce at sizes {sizes} bytes")
+        except kernels.ValidationFailed as e:
+            detail = next((l.split(": ", 2)[-1] for l in e.stderr.splitlines()
+                           if l.startswith("commbook kernel:")), "")
+            print(f"[butterfly] P = {P}: WRONG. {e.output.result if e.output else e} "
+                  f"First difference: {detail}")
+            all_ok = False
+        except kernels.KernelTimeout:
+            print(f"[butterfly] P = {P}: did not finish in {timeout:g} s (a deadlock? two ranks "
+                  f"both in MPI_Send or MPI_Recv waiting for each other)")
+            all_ok = False
+        except kernels.KernelFailed as e:
+            print(f"[butterfly] P = {P}: failed: {e}")
+            all_ok = False
+        if not all_ok and stop_at_first:
+            print("[butterfly] stopped at the first failing P.")
+            break
+    if all_ok:
+        print(f"[butterfly] correct for every P in {list(nps)}.")
+    return all_ok
+
+
+# ---------------------------------------------------------------------------------------
+# Models next to measurements
+
+
+def model_name(op: str, algorithm: str) -> str:
+    """The commbook.models.collectives name of a kernel algorithm (or a library label)."""
+    if (op, algorithm) in MODEL_NAMES:
+        return MODEL_NAMES[op, algorithm]
+    if algorithm.startswith("library:"):
+        ident = algorithm.split(":")[1]
+        name = OMPI_ALGORITHMS[op].get(int(ident), "") if ident.isdigit() else ident
+        name = {"basic_linear": "linear", "binary_tree": "binary_tree"}.get(name, name)
+        from .models import collectives as mc
+        if name in mc.ALGORITHMS[op]:
+            return name
+    raise ValueError(f"no model for {op} algorithm '{algorithm}'")
+
+
+def predict_table(op: str, algorithms, P, sizes, lam: float, b: float, gamma: float = 0.0,
+                  segment_bytes: int | None = None) -> pd.DataFrame:
+    """Model times (us) for kernel algorithm names at every (P, size): algorithm, np,
+    size_bytes, t_us. Library labels with a known coll_tuned number use its model."""
+    from .models import collectives as mc
+    rows = []
+    for alg in algorithms:
+        name = model_name(op, alg)
+        for p in np.atleast_1d(P):
+            for n in np.atleast_1d(sizes):
+                t = mc.predict(op, name, int(p), float(n), lam, b, gamma,
+                               segment_bytes=segment_bytes if name == "pipeline" else None)
+                rows.append((alg, int(p), int(n), float(t)))
+    return pd.DataFrame(rows, columns=["algorithm", "np", "size_bytes", "t_us"])
+
+
+def crossover_size(P: int, lam: float, b: float, segment_bytes: int, hi: float = 2.0**34) -> float:
+    """Message size (bytes) above which the pipelined chain (segments of segment_bytes) beats
+    the binomial tree for a broadcast to P ranks, in the Hockney model; inf if it never does
+    below `hi`. Found by bracketing on the models' difference (scipy brentq)."""
+    from scipy.optimize import brentq
+
+    from .models import collectives as mc
+
+    def diff(n):
+        return (mc.predict("bcast", "pipeline", P, n, lam, b, segment_bytes=segment_bytes)
+                - mc.predict("bcast", "binomial", P, n, lam, b))
+
+    grid = np.geomspace(1, hi, 200)
+    d = np.array([diff(n) for n in grid])
+    change = np.nonzero((d[:-1] > 0) & (d[1:] <= 0))[0]
+    if len(change) == 0:
+        return float("inf")
+    i = change[0]
+    # the pipeline model jumps where the segment count steps; brentq needs a sign change only
+    return float(brentq(diff, grid[i], grid[i + 1], xtol=1.0))
