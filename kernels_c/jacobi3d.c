@@ -2,10 +2,14 @@
  * jacobi3d.c -- 7-point Jacobi sweeps on an L^3 grid of doubles, domain-decomposed over a
  * 1-D, 2-D or 3-D Cartesian process grid, with a non-blocking halo exchange.
  *
- * Problem: Laplace's equation on the unit cube, fixed (Dirichlet) boundary values of
+ * Problem: Laplace's equation on the unit cube (a box for weak scaling, same spacing h on every
+ * axis), fixed (Dirichlet) boundary values of
  *     u(x, y, z) = x^2 - y^2 + x + 2y - 3z,
  * which is harmonic and whose 7-point discrete Laplacian is exactly zero, so it is also the
  * exact solution of the discrete problem. The interior starts at 0.
+ *
+ * Strong scaling (default): the whole grid is L^3. Weak scaling (--weak 1): every rank holds
+ * L^3 points and the grid is L*A x L*B x L*C for the process grid AxBxC (the report's model).
  *
  * Layout: each rank holds a block (nx+2)(ny+2)(nz+2) with one ghost layer; z is contiguous.
  * Blocks differ by at most one plane per dimension, so L need not be divisible by the grid.
@@ -24,30 +28,35 @@
  * reductions and agree to round-off only.
  *
  * Timing: per sweep, halo exchange and compute are timed separately; a sweep's time is the
- * slowest rank's. MLUP/s = L^3 / t_sweep[us]. Checks run between sweeps, outside the timing.
+ * slowest rank's. MLUP/s = (global grid points) / t_sweep[us]. Checks run between sweeps,
+ * outside the timing.
  */
 #include "commbench.h"
 #include <math.h>
 
 static const cb_optspec CB_OPTIONS[] = {
-    {"L", "64", "grid points per dimension (interior), the whole domain"},
+    {"L", "64", "interior grid points per dimension: of the whole cube, or with --weak 1 of each rank"},
+    {"weak", "0", "1: weak scaling, every rank holds L^3 points (global grid L*A x L*B x L*C)"},
     {"sweeps", "10", "Jacobi sweeps (timed repetitions)"},
     {"grid", "auto", "process grid AxBxC, or auto (MPI_Dims_create)"},
     {"decomp", "3", "with --grid auto: decompose 1, 2 or 3 dimensions"},
+    {"block", "0", "j-block size for spatial blocking (0: none)"},
     {"check", "1", "1: error and residual after every sweep; 0: only first and last"},
-    {"inject", "0", "testing only: 1 corrupts one ghost value on rank 0 after each exchange"},
+    {"inject", "0", "testing only: 1 corrupts a ghost value on rank 0 after each exchange; "
+                    "2 resets rank 0's interior to 0 after the third timed sweep"},
     {NULL, NULL, NULL}};
 
 typedef struct {
     int n[3];          /* interior points of this rank per dimension */
     int start[3];      /* global index (1..L) of the first interior point */
-    long long L;
+    long long G[3];    /* global interior points per dimension */
     size_t X, Y, Z;    /* allocated extents, with ghosts */
     int lo[3], hi[3];  /* neighbour ranks or MPI_PROC_NULL */
     MPI_Datatype send_lo[3], send_hi[3], recv_lo[3], recv_hi[3];
     MPI_Comm cart;
     double *fx, *gy, *hz; /* separable exact solution along each axis, indexed 0..n+1 */
     int inject;
+    long long jblock;
 } domain;
 
 static inline size_t at(const domain *d, size_t i, size_t j, size_t k)
@@ -55,7 +64,7 @@ static inline size_t at(const domain *d, size_t i, size_t j, size_t k)
     return (i * d->Y + j) * d->Z + k;
 }
 
-/* Exact solution in pieces: u = f(x) + g(y) + h(z), x = gi / (L + 1). */
+/* Exact solution in pieces: u = f(x) + g(y) + h(z), x = gi * h. */
 static double f_x(double x) { return x * x + x; }
 static double g_y(double y) { return -y * y + 2.0 * y; }
 static double h_z(double z) { return -3.0 * z; }
@@ -89,15 +98,14 @@ static MPI_Datatype plane_type(const domain *d, int dim, int index)
 /* Fill both arrays: physical boundary = exact values; interior and ghosts = guess. */
 static void initialise(const domain *d, double *u, int from_exact)
 {
-    long long L = d->L;
     for (size_t i = 0; i < d->X; i++) {
         long long gi = d->start[0] - 1 + (long long)i;
         for (size_t j = 0; j < d->Y; j++) {
             long long gj = d->start[1] - 1 + (long long)j;
             for (size_t k = 0; k < d->Z; k++) {
                 long long gk = d->start[2] - 1 + (long long)k;
-                int boundary = gi == 0 || gi == L + 1 || gj == 0 || gj == L + 1 || gk == 0 ||
-                               gk == L + 1;
+                int boundary = gi == 0 || gi == d->G[0] + 1 || gj == 0 || gj == d->G[1] + 1 ||
+                               gk == 0 || gk == d->G[2] + 1;
                 u[at(d, i, j, k)] = (boundary || from_exact) ? exact(d, i, j, k) : 0.0;
             }
         }
@@ -141,12 +149,18 @@ static void stencil_line(double *restrict out, const double *restrict c, size_t 
         out[k] = (c[k - sx] + c[k + sx] + c[k - sy] + c[k + sy] + c[k - 1] + c[k + 1]) * sixth;
 }
 
+/* With jblock > 0 the j loop is blocked so that three planes of one block stay in cache
+ * (the layer condition, for a smaller cache); each point's arithmetic is unchanged. */
 static void sweep(const domain *d, double *restrict unew, const double *restrict u)
 {
-    size_t sx = d->Y * d->Z, sy = d->Z;
-    for (size_t i = 1; i <= (size_t)d->n[0]; i++)
-        for (size_t j = 1; j <= (size_t)d->n[1]; j++)
-            stencil_line(unew + at(d, i, j, 0), u + at(d, i, j, 0), sx, sy, (size_t)d->n[2]);
+    size_t sx = d->Y * d->Z, sy = d->Z, ny = (size_t)d->n[1];
+    size_t jb = d->jblock > 0 ? (size_t)d->jblock : ny;
+    for (size_t j0 = 1; j0 <= ny; j0 += jb) {
+        size_t j1 = j0 + jb - 1 < ny ? j0 + jb - 1 : ny;
+        for (size_t i = 1; i <= (size_t)d->n[0]; i++)
+            for (size_t j = j0; j <= j1; j++)
+                stencil_line(unew + at(d, i, j, 0), u + at(d, i, j, 0), sx, sy, (size_t)d->n[2]);
+    }
 }
 
 /* Sums over this rank's interior: (u - exact)^2 and (u - uold)^2; max |u - exact|. */
@@ -200,11 +214,11 @@ static uint64_t mix64(uint64_t x)
 /* Order-independent checksum of the interior: sum of hashes of (global index, bits). */
 static uint64_t local_checksum(const domain *d, const double *u)
 {
-    uint64_t h = 0, L2 = (uint64_t)d->L + 2;
+    uint64_t h = 0, Gy = (uint64_t)d->G[1] + 2, Gz = (uint64_t)d->G[2] + 2;
     for (size_t i = 1; i <= (size_t)d->n[0]; i++)
         for (size_t j = 1; j <= (size_t)d->n[1]; j++)
             for (size_t k = 1; k <= (size_t)d->n[2]; k++) {
-                uint64_t g = (((uint64_t)(d->start[0] + i - 1) * L2) + (uint64_t)(d->start[1] + j - 1)) * L2 +
+                uint64_t g = ((uint64_t)(d->start[0] + i - 1) * Gy + (uint64_t)(d->start[1] + j - 1)) * Gz +
                              (uint64_t)(d->start[2] + k - 1);
                 uint64_t bits;
                 memcpy(&bits, &u[at(d, i, j, k)], sizeof bits);
@@ -220,7 +234,7 @@ static void global_norms(const domain *d, const double *u, const double *uold, d
     local_norms(d, u, uold, &loc[0], &loc[1], &em);
     MPI_Allreduce(loc, glob, 2, MPI_DOUBLE, MPI_SUM, d->cart);
     MPI_Allreduce(&em, &gem, 1, MPI_DOUBLE, MPI_MAX, d->cart);
-    double npts = (double)d->L * (double)d->L * (double)d->L;
+    double npts = (double)d->G[0] * (double)d->G[1] * (double)d->G[2];
     *err_rms = sqrt(glob[0] / npts);
     *diff_rms = sqrt(glob[1] / npts);
     *errmax = gem;
@@ -231,7 +245,7 @@ static double global_residual_rms(const domain *d, double *u)
     exchange(d, u);
     double r2 = local_residual2(d, u), g;
     MPI_Allreduce(&r2, &g, 1, MPI_DOUBLE, MPI_SUM, d->cart);
-    return sqrt(g / ((double)d->L * (double)d->L * (double)d->L));
+    return sqrt(g / ((double)d->G[0] * (double)d->G[1] * (double)d->G[2]));
 }
 
 /* A value that has stopped falling only because it reached round-off is fine. */
@@ -252,12 +266,14 @@ static void print_history(cb_ctx *ctx, const char *name, const double *v, long l
 static int cb_kernel(MPI_Comm comm, cb_ctx *ctx)
 {
     if (cb_parse(ctx, "jacobi3d", CB_OPTIONS)) return CB_BAD_OPTIONS;
-    long long L, sweeps, decomp, check, inject, gdims[3] = {0, 0, 0};
+    long long L, weak, sweeps, decomp, check, inject, jblock, gdims[3] = {0, 0, 0};
     if (cb_opt_int(ctx, CB_OPTIONS, "L", 1, 1000000, &L) ||
+        cb_opt_int(ctx, CB_OPTIONS, "weak", 0, 1, &weak) ||
         cb_opt_int(ctx, CB_OPTIONS, "sweeps", 1, 100000, &sweeps) ||
         cb_opt_int(ctx, CB_OPTIONS, "decomp", 1, 3, &decomp) ||
         cb_opt_int(ctx, CB_OPTIONS, "check", 0, 1, &check) ||
-        cb_opt_int(ctx, CB_OPTIONS, "inject", 0, 1, &inject))
+        cb_opt_int(ctx, CB_OPTIONS, "block", 0, 1000000, &jblock) ||
+        cb_opt_int(ctx, CB_OPTIONS, "inject", 0, 2, &inject))
         return CB_BAD_OPTIONS;
     const char *grid_text = cb_opt(ctx, CB_OPTIONS, "grid");
     int auto_grid = strcmp(grid_text, "auto") == 0;
@@ -287,7 +303,7 @@ static int cb_kernel(MPI_Comm comm, cb_ctx *ctx)
         }
     }
     for (int i = 0; i < 3; i++)
-        if (dims[i] > L) {
+        if (!weak && dims[i] > L) {
             cb_printf(ctx, "# result: ERROR: --L %lld is smaller than the process grid %dx%dx%d: "
                       "every rank needs at least one plane in each dimension\n", L, dims[0],
                       dims[1], dims[2]);
@@ -296,15 +312,16 @@ static int cb_kernel(MPI_Comm comm, cb_ctx *ctx)
 
     domain d;
     memset(&d, 0, sizeof d);
-    d.L = L;
-    d.inject = (int)inject;
+    for (int i = 0; i < 3; i++) d.G[i] = weak ? L * dims[i] : L;
+    d.inject = inject == 1;
+    d.jblock = jblock;
     int periods[3] = {0, 0, 0}, coords[3];
     MPI_Cart_create(comm, 3, dims, periods, 0, &d.cart);
     int crank;
     MPI_Comm_rank(d.cart, &crank);
     MPI_Cart_coords(d.cart, crank, 3, coords);
     for (int i = 0; i < 3; i++) {
-        split(L, dims[i], coords[i], &d.n[i], &d.start[i]);
+        split(d.G[i], dims[i], coords[i], &d.n[i], &d.start[i]);
         MPI_Cart_shift(d.cart, i, 1, &d.lo[i], &d.hi[i]);
     }
     d.X = (size_t)d.n[0] + 2;
@@ -339,6 +356,9 @@ static int cb_kernel(MPI_Comm comm, cb_ctx *ctx)
     cb_printf(ctx, "# problem: Laplace on the unit cube, boundary u = x^2 - y^2 + x + 2y - 3z "
                    "(also the exact discrete solution), interior starts at 0\n");
     cb_printf(ctx, "# L: %lld\n# sweeps: %lld\n", L, sweeps);
+    cb_printf(ctx, "# scaling: %s\n# global: %lldx%lldx%lld\n", weak ? "weak (L^3 per rank)" : "strong (L^3 in all)",
+              d.G[0], d.G[1], d.G[2]);
+    if (jblock) cb_printf(ctx, "# blocking: j loop in blocks of %lld\n", jblock);
     cb_printf(ctx, "# grid: %dx%dx%d (%s)\n", dims[0], dims[1], dims[2],
               auto_grid ? "MPI_Dims_create" : "given");
     cb_printf(ctx, "# local_max: %dx%dx%d\n", nmax[0], nmax[1], nmax[2]);
@@ -348,8 +368,10 @@ static int cb_kernel(MPI_Comm comm, cb_ctx *ctx)
     cb_printf(ctx, "# memory_per_rank_MB: %.1f\n", bytes_per_rank / 1e6);
     cb_printf(ctx, "# repetitions: %lld\n", sweeps);
     cb_printf(ctx, "# time: one sweep (halo exchange + compute) of the slowest rank, "
-                   "microseconds; MLUP/s = L^3 / t\n");
-    if (inject) cb_printf(ctx, "# inject: one ghost value on rank 0 corrupted after each exchange\n");
+                   "microseconds; MLUP/s = global points / t\n");
+    if (inject)
+        cb_printf(ctx, "# inject: %s\n", inject == 1 ? "one ghost value on rank 0 corrupted after "
+                  "each exchange" : "rank 0's interior reset to 0 after the third timed sweep");
 
     double *u = NULL, *v = NULL, *tsw = NULL, *tco = NULL, *tha = NULL, *err = NULL, *res = NULL;
     d.fx = malloc(sizeof(double) * d.X);
@@ -371,9 +393,14 @@ static int cb_kernel(MPI_Comm comm, cb_ctx *ctx)
         rc = CB_BAD_OPTIONS;
         goto done;
     }
-    for (size_t i = 0; i < d.X; i++) d.fx[i] = f_x((double)(d.start[0] - 1 + (long long)i) / (double)(L + 1));
-    for (size_t j = 0; j < d.Y; j++) d.gy[j] = g_y((double)(d.start[1] - 1 + (long long)j) / (double)(L + 1));
-    for (size_t k = 0; k < d.Z; k++) d.hz[k] = h_z((double)(d.start[2] - 1 + (long long)k) / (double)(L + 1));
+    /* one spacing h for all axes (a box, not a stretched cube): the equal-weight stencil is
+     * the Laplacian only for equal spacings, and only then is u exact */
+    long long gmax = d.G[0] > d.G[1] ? d.G[0] : d.G[1];
+    gmax = gmax > d.G[2] ? gmax : d.G[2];
+    double hstep = 1.0 / (double)(gmax + 1);
+    for (size_t i = 0; i < d.X; i++) d.fx[i] = f_x((double)(d.start[0] - 1 + (long long)i) * hstep);
+    for (size_t j = 0; j < d.Y; j++) d.gy[j] = g_y((double)(d.start[1] - 1 + (long long)j) * hstep);
+    for (size_t k = 0; k < d.Z; k++) d.hz[k] = h_z((double)(d.start[2] - 1 + (long long)k) * hstep);
 
     /* 1. fixed point (also the warm-up): the exact solution must survive two sweeps */
     initialise(&d, u, 1);
@@ -411,6 +438,10 @@ static int cb_kernel(MPI_Comm comm, cb_ctx *ctx)
         tha[s] = t1 - t0;
         tco[s] = t2 - t1;
         double *t = u; u = v; v = t;
+        if (inject == 2 && ctx->rank == 0 && s == (ns < 3 ? ns - 1 : 2))
+            for (size_t i = 1; i <= (size_t)d.n[0]; i++)
+                for (size_t j = 1; j <= (size_t)d.n[1]; j++)
+                    memset(&u[at(&d, i, j, 1)], 0, sizeof(double) * (size_t)d.n[2]);
         if (check || s + 1 == ns) {
             double diff_rms;
             global_norms(&d, u, v, &err[s + 1], &diff_rms, &e_max);
@@ -441,7 +472,7 @@ static int cb_kernel(MPI_Comm comm, cb_ctx *ctx)
     cb_summary(tsw, (int)ns, &tmin, &tmed, &tmax);
     cb_summary(tco, (int)ns, &cmin, &cmed, &cmax);
     cb_summary(tha, (int)ns, &hmin, &hmed, &hmax);
-    double lups = (double)L * (double)L * (double)L;
+    double lups = (double)d.G[0] * (double)d.G[1] * (double)d.G[2];
 
     if (check) {
         print_history(ctx, "error_rms_history", err, (long long)ns + 1);
@@ -449,11 +480,11 @@ static int cb_kernel(MPI_Comm comm, cb_ctx *ctx)
     }
     cb_printf(ctx, "# checksum: order-independent hash of the final field's bits (equal for "
                    "every decomposition)\n");
-    cb_printf(ctx, "# columns: np size_bytes L sweeps grid t_min_us t_median_us t_max_us "
+    cb_printf(ctx, "# columns: np size_bytes L weak sweeps grid t_min_us t_median_us t_max_us "
                    "compute_us halo_us mlups mlups_best residual_rms error_rms error0_rms "
                    "checksum\n");
-    cb_printf(ctx, "%d %lld %lld %lld %dx%dx%d %.3f %.3f %.3f %.3f %.3f %.4f %.4f %.17g %.17g "
-                   "%.17g %016llx\n", ctx->size, busiest[2], L, sweeps, dims[0], dims[1], dims[2],
+    cb_printf(ctx, "%d %lld %lld %lld %lld %dx%dx%d %.3f %.3f %.3f %.3f %.3f %.4f %.4f %.17g %.17g "
+                   "%.17g %016llx\n", ctx->size, busiest[2], L, weak, sweeps, dims[0], dims[1], dims[2],
               tmin * 1e6, tmed * 1e6, tmax * 1e6, cmed * 1e6, hmed * 1e6, lups / (tmed * 1e6),
               lups / (tmin * 1e6), res[ns], err[ns], err[0], (unsigned long long)hsum);
 
@@ -466,9 +497,10 @@ static int cb_kernel(MPI_Comm comm, cb_ctx *ctx)
                   "wrong\n", fe_max);
         rc = CB_VALIDATION_FAILED;
     } else {
+        long long b = bad_sweep > 0 ? bad_sweep : 1;
         cb_printf(ctx, "# result: VALIDATION FAILED: error or residual did not fall at sweep "
-                  "%lld (error %.6e -> %.6e): the iteration is not Jacobi's\n", bad_sweep,
-                  err[bad_sweep > 0 ? bad_sweep - 1 : 0], err[bad_sweep > 0 ? bad_sweep : 0]);
+                  "%lld (error %.6e -> %.6e, residual %.6e -> %.6e): the iteration is not "
+                  "Jacobi's\n", b, err[b - 1], err[b], res[b - 1], res[b]);
         rc = CB_VALIDATION_FAILED;
     }
 
