@@ -351,7 +351,8 @@ static int cb_kernel(MPI_Comm comm, cb_ctx *ctx)
     double bytes_per_rank = 2.0 * 8.0 * (double)(d.X * d.Y * d.Z);
     cb_header(ctx, "jacobi3d");
     cb_printf(ctx, "# benchmark: jacobi\n");
-    cb_printf(ctx, "# algorithm: 7-point Jacobi; halo exchange MPI_Irecv/MPI_Isend of subarray "
+    cb_printf(ctx, "# algorithm: nonblocking-halo\n");
+    cb_printf(ctx, "# method: 7-point Jacobi; halo exchange MPI_Irecv/MPI_Isend of subarray "
                    "datatypes + MPI_Waitall, then compute (no overlap)\n");
     cb_printf(ctx, "# problem: Laplace on the unit cube, boundary u = x^2 - y^2 + x + 2y - 3z "
                    "(also the exact discrete solution), interior starts at 0\n");

@@ -109,10 +109,10 @@ static int cb_kernel(MPI_Comm comm, cb_ctx *ctx)
     size_t n = (size_t)bytes / sizeof(double);
 
     cb_header(ctx, "stream");
-    cb_printf(ctx, "# benchmark: stream\n# algorithm: STREAM-like, every rank on its own arrays\n");
+    cb_printf(ctx, "# benchmark: stream\n# method: STREAM-like, every rank on its own arrays\n");
     cb_printf(ctx, "# array_bytes: %lld per array per rank (%zu doubles)\n", (long long)(n * 8), n);
     cb_printf(ctx, "# allocation: %s, first touch by the owning rank\n", cb_alloc_name(0));
-    cb_printf(ctx, "# repetitions: %lld (after 1 untimed warm-up)\n", reps);
+    cb_printf(ctx, "# repetitions: %lld\n# warm-up: 1 untimed repetition first\n", reps);
     cb_printf(ctx, "# time: one kernel over the arrays, slowest rank, microseconds; bandwidth: "
                    "np * bytes / t_min in 1e6 B/s (bandwidth_wa_MBps counts write-allocate)\n");
 

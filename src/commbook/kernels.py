@@ -563,3 +563,39 @@ for _op, _sizes, _algs, _help in [
     register(KernelSpec(_op, _op, _help, _collective_options(_op, _sizes, _algs),
                         prepare=_collective_prepare(_op), summary=_collective_summary(_op)))
 # --- end collectives ---
+
+
+# --- jacobi ---
+def _jacobi_summary(out: KernelOutput) -> str:
+    from .models.jacobi import summary_line
+    return summary_line(out)
+
+
+def _stream_summary(out: KernelOutput) -> str:
+    rows = out.table.set_index("algorithm")
+    parts = [f"{name} {rows.loc[name, 'bandwidth_MBps']:,.0f} MB/s" for name in rows.index]
+    return (f"stream on {out.meta.get('np')} ranks, {out.meta.get('array_bytes', '').split(' (')[0]}"
+            f" (best of {out.meta.get('repetitions')}, STREAM byte counting): " + ", ".join(parts))
+
+
+register(KernelSpec(
+    "jacobi", "jacobi3d", "7-point Jacobi sweeps on an L^3 grid over a Cartesian process grid",
+    [Option("--L", "L", "grid points per dimension (whole grid; per rank with --weak)", 64),
+     Option("--sweeps", "sweeps", "Jacobi sweeps (timed repetitions)", 10),
+     Option("--grid", "grid", "process grid AxBxC (default: MPI_Dims_create)"),
+     Option("--decomp", "decomp", "with the default grid: decompose 1, 2 or 3 dimensions"),
+     Option("--weak", "weak", "weak scaling: every rank holds L^3 points", flag_only=True),
+     Option("--block", "block", "j-block size for spatial blocking (0: none)"),
+     Option("--no-check", "check", "check error and residual only at the start and end",
+            flag_only=True, set_value=0),
+     Option("--inject", "inject", "testing only: 1 corrupt a ghost value, 2 reset rank 0")],
+    summary=_jacobi_summary))
+
+register(KernelSpec(
+    "stream", "stream", "STREAM-like memory bandwidth (copy, scale, add, triad) on every rank",
+    [Option("--size", "size", "bytes per array per rank (K/M/G); 3 arrays >> last-level cache",
+            "128M"),
+     Option("--repetitions", "repetitions", "timed repetitions after one warm-up", 10),
+     Option("--kernels", "kernels", "comma list of copy,scale,add,triad", "copy,scale,add,triad")],
+    default_np=1, summary=_stream_summary))
+# --- end jacobi ---
