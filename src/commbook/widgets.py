@@ -102,7 +102,265 @@ def hockney_explorer(measured=None, presets: dict | None = None):
 
 # --- ring ----------------------------------------------------------------------------------
 
+RING_CLASSES = ("core", "socket", "node")
+
+
+def _show(fig):
+    """Draw a figure into the current ipywidgets Output and free it (plt.show(fig) is not an
+    API: outside the inline backend it raises)."""
+    import matplotlib.pyplot as plt
+    from IPython.display import display
+
+    display(fig)
+    plt.close(fig)
+RING_P_MAX = 1024
+RING_SIZES = [4 * 2 ** k for k in range(25)]  # 4 B .. 64 MiB
+
+
+def ring_figure(lambda_us: dict, bandwidth_MBps: dict, cores_per_socket: int = 12,
+                sockets_per_node: int = 2, P_max: int = 48, n_bytes: int = 4,
+                messages_per_step: float = 2.0, measured=(), title=None):
+    """The ring model T(P) = m·P·max(λ_c + n/b_c) for P = 1..P_max over measured series, with
+    the placement's boundaries (where a dearer link class enters the ring) marked."""
+    import numpy as np
+
+    from . import plots
+    from .models.hockney import Hockney
+    from .models.ring import Placement, ring_time
+
+    links = {}
+    for c in RING_CLASSES:
+        lam = lambda_us[c]
+        if lam != 0:
+            positive(f"λ_{c} (µs)", lam)
+        links[c] = Hockney(lam, positive(f"b_{c} (MB/s)", bandwidth_MBps[c]))
+    P_max = int(positive("P_max", P_max))
+    if P_max > RING_P_MAX:
+        raise ValueError(f"P_max must be at most {RING_P_MAX}, not {P_max}")
+    if not 1 <= messages_per_step <= 2:
+        raise ValueError(f"messages per step must be between 1 and 2, not {messages_per_step}")
+    placement = Placement(int(cores_per_socket), int(sockets_per_node))
+    P = np.arange(1, P_max + 1)
+    t = ring_time(P, float(n_bytes), links, placement, messages_per_step)
+    shown = [(label, df[df["np"] <= P_max]) for label, df in measured]
+    fig = plots.plot_ring(
+        shown, [(f"{messages_per_step:g}·P·max(λ + n/b), n = {n_bytes:,} B", P, t)],
+        placement.boundaries(P_max),
+        title=title or (f"Ring model: {cores_per_socket} cores/socket x {sockets_per_node} "
+                        f"sockets/node, map by core"))
+    fig.axes[0].set_xlim(0, P_max + 1)
+    return fig
+
+
+def ring_explorer(measured=(), presets: dict | None = None):
+    """Sliders for λ and b of each link class, the node layout, P and n, over measured rings.
+    presets: {label: {"lambda_us": {...}, "bandwidth_MBps": {...}, "cores_per_socket": .,
+    "sockets_per_node": .}}. Every slider is bounded, so no impossible value can be set."""
+    import ipywidgets as w
+
+    presets = dict(presets or {})
+    style = {"description_width": "90px"}
+    lam = {c: w.FloatLogSlider(value={"core": 0.2, "socket": 0.4, "node": 1.0}[c], base=10, min=-2,
+                               max=3, step=0.01, description=f"λ {c} (µs)", readout_format=".3g",
+                               continuous_update=False, style=style) for c in RING_CLASSES}
+    bw = {c: w.FloatLogSlider(value={"core": 6000, "socket": 5000, "node": 12000}[c], base=10,
+                              min=0, max=6, step=0.01, description=f"b {c} (MB/s)",
+                              readout_format=",.0f", continuous_update=False, style=style)
+          for c in RING_CLASSES}
+    cps = w.IntSlider(value=12, min=1, max=128, description="cores/socket", continuous_update=False,
+                      style=style)
+    spn = w.IntSlider(value=2, min=1, max=8, description="sockets/node", continuous_update=False,
+                      style=style)
+    pmax = w.IntSlider(value=48, min=2, max=256, description="P up to", continuous_update=False,
+                       style=style)
+    size = w.SelectionSlider(options=[(f"{s:,} B", s) for s in RING_SIZES], value=4,
+                             description="message n", continuous_update=False, style=style)
+    m = w.FloatSlider(value=2.0, min=1.0, max=2.0, step=0.1, description="messages/step",
+                      continuous_update=False, style=style)
+    choice = w.Dropdown(options=["(sliders)"] + list(presets), description="preset",
+                        layout=w.Layout(width="95%"))
+    out = w.Output()
+
+    def apply_preset(change):
+        p = presets.get(change["new"])
+        if p:
+            for c in RING_CLASSES:
+                lam[c].value = p["lambda_us"][c]
+                bw[c].value = p["bandwidth_MBps"][c]
+            cps.value, spn.value = p["cores_per_socket"], p["sockets_per_node"]
+
+    def redraw(*_):
+        with out:
+            out.clear_output(wait=True)
+            try:
+                fig = ring_figure({c: lam[c].value for c in RING_CLASSES},
+                                  {c: bw[c].value for c in RING_CLASSES}, cps.value, spn.value,
+                                  pmax.value, size.value, m.value, measured)
+            except ValueError as e:
+                print(f"cannot draw: {e}")
+                return
+            _show(fig)
+
+    choice.observe(apply_preset, names="value")
+    for s in [*lam.values(), *bw.values(), cps, spn, pmax, size, m]:
+        s.observe(redraw, names="value")
+    redraw()
+    return w.VBox([choice, w.HBox([w.VBox(list(lam.values())), w.VBox(list(bw.values()))]),
+                   w.HBox([w.VBox([cps, spn]), w.VBox([pmax, size, m])]), out])
+
+
 # --- matrix addition -------------------------------------------------------------------------
+
+MATRIX_MAX_ELEMENTS = 1 << 34
+
+
+def parse_shape(text: str) -> tuple[int, int, int]:
+    """'2400x100x100' -> (2400, 100, 100); a clear ValueError for anything else."""
+    from .models.matrix import _dims
+
+    shape = _dims("shape", str(text).strip())
+    if shape[0] * shape[1] * shape[2] > MATRIX_MAX_ELEMENTS:
+        raise ValueError(f"shape {text} has more than {MATRIX_MAX_ELEMENTS:,} elements")
+    return shape
+
+
+def matrix_figure(shape, P: int, grid, lambda_us: float, bandwidth_MBps: float, add_rate: float,
+                  algorithm: str = "linear", measured: dict | None = None, title=None):
+    """Left: model phases (scatter, add, gather) for every grid of P processes that fits the
+    matrix, the chosen grid outlined, measured totals as markers. Right: model speedup against
+    one core as P grows (1-D grids), next to the ideal P."""
+    import numpy as np
+
+    from . import plots
+    from .models import matrix as M
+    from .models.hockney import Hockney
+
+    shape = parse_shape(shape) if isinstance(shape, str) else M._dims("shape", shape)
+    link = Hockney(lambda_us if lambda_us == 0 else positive("λ (µs)", lambda_us),
+                   positive("b (MB/s)", bandwidth_MBps))
+    positive("add rate", add_rate)
+    P = int(positive("P", P))
+    grid = M.check_grid(shape, grid)[1]
+    if int(np.prod(grid)) != P:
+        raise ValueError(f"grid {M.grid_name(grid)} does not have {P} processes")
+    gs = [g for g in M.grids(P) if all(a <= b for a, b in zip(g, shape))]
+    preds = {g: M.predict(shape, g, link, add_rate, algorithm=algorithm) for g in gs}
+    fig, (a1, a2) = plots.plt.subplots(1, 2, figsize=(11, 4.0), gridspec_kw={"width_ratios": [3, 2]})
+    x = np.arange(len(gs))
+    bottom = np.zeros(len(gs))
+    for phase in ("scatter", "add", "gather"):
+        v = np.array([getattr(preds[g], phase) for g in gs]) / 1e3
+        bars = a1.bar(x, v, 0.6, bottom=bottom, color=plots.PHASE_COLORS[phase],
+                      label=f"{phase} (model)")
+        bottom += v
+        for i, g in enumerate(gs):
+            if g == grid:
+                bars[i].set_edgecolor("k")
+                bars[i].set_linewidth(2)
+    if measured:
+        names = [M.grid_name(g) for g in gs]
+        mx = [names.index(k) for k in measured if k in names]
+        a1.plot(mx, [measured[names[i]] / 1e3 for i in mx], "ko", ms=5, label="measured total")
+    a1.set_xticks(x, [M.grid_name(g) for g in gs], rotation=60 if len(gs) > 8 else 0, fontsize=8)
+    a1.set_ylabel("time (ms)")
+    a1.set_title(title or f"{M.grid_name(shape)} on {P} processes, {algorithm} scatter/gather "
+                 f"(model)", fontsize=10)
+    a1.grid(True, axis="y", alpha=0.3)
+    a1.legend(fontsize=8)
+    chosen = preds[grid]
+    a2.annotate(f"{M.grid_name(grid)}: total {chosen.total / 1e3:.3g} ms, speedup "
+                f"{chosen.speedup:.2f}\nhalo per exchange: {M.halo_elements(shape, grid):,} elements\n"
+                f"(least: {M.grid_name(M.best_grid(shape, P))}, "
+                f"{M.halo_elements(shape, M.best_grid(shape, P)):,})",
+                (0.02, 0.98), xycoords="axes fraction", va="top", fontsize=8,
+                bbox=dict(boxstyle="round", fc="white", ec="0.8"))
+    Ps = np.array([p for p in range(1, max(2 * P, 32) + 1) if p <= shape[0]])
+    sp = [M.predict(shape, (int(p), 1, 1), link, add_rate, algorithm=algorithm).speedup for p in Ps]
+    plots.model_line(a2, Ps, sp, label=f"speedup, {algorithm} scatter/gather (model)", color="C3")
+    a2.plot(Ps, Ps, ":", color="0.5", label="ideal: speedup = P")
+    a2.axhline(1, color="k", lw=0.8)
+    a2.set_yscale("log")
+    a2.set_xlabel("processes P")
+    a2.set_ylabel("serial add / distributed total")
+    a2.grid(True, which="both", alpha=0.3)
+    a2.legend(fontsize=8)
+    fig.tight_layout()
+    return fig
+
+
+def matrix_explorer(measured: dict | None = None, presets: dict | None = None,
+                    shape: str = "2400x100x100", P: int = 24, add_rate: float = 500.0):
+    """Matrix shape (validated text), P, grid (only grids that fit), λ, b, add rate and the
+    scatter algorithm -> predicted phases and speedup. presets: {label: (λ µs, b MB/s)}."""
+    import ipywidgets as w
+
+    from .models import matrix as M
+
+    presets = dict(presets or {})
+    style = {"description_width": "90px"}
+    shape_box = w.Text(value=shape, description="matrix", continuous_update=False, style=style)
+    procs = w.IntSlider(value=P, min=1, max=256, description="processes P", continuous_update=False,
+                        style=style)
+    grid = w.Dropdown(description="grid", style=style)
+    lam = w.FloatLogSlider(value=0.4, base=10, min=-2, max=3, step=0.01, description="λ (µs)",
+                           readout_format=".3g", continuous_update=False, style=style)
+    bw = w.FloatLogSlider(value=5000, base=10, min=0, max=6, step=0.01, description="b (MB/s)",
+                          readout_format=",.0f", continuous_update=False, style=style)
+    rate = w.FloatLogSlider(value=add_rate, base=10, min=0, max=5, step=0.01,
+                            description="add (elem/µs)", readout_format=",.0f",
+                            continuous_update=False, style=style)
+    alg = w.ToggleButtons(options=list(M.ALGORITHMS), description="scatter", style=style)
+    choice = w.Dropdown(options=["(sliders)"] + list(presets), description="link preset",
+                        layout=w.Layout(width="95%"), style=style)
+    msg = w.HTML()
+    out = w.Output()
+    busy = [False]
+
+    def refill(*_):
+        try:
+            s = parse_shape(shape_box.value)
+        except ValueError as e:
+            msg.value = f"<b>{e}</b>"
+            return False
+        gs = [M.grid_name(g) for g in M.grids(procs.value) if all(a <= b for a, b in zip(g, s))]
+        if not gs:
+            msg.value = f"<b>no grid of {procs.value} processes fits {M.grid_name(s)}</b>"
+            return False
+        msg.value = ""
+        busy[0] = True
+        keep = grid.value if grid.value in gs else M.grid_name(M.best_grid(s, procs.value))
+        grid.options = gs
+        grid.value = keep
+        busy[0] = False
+        return True
+
+    def redraw(*_):
+        if busy[0]:
+            return
+        with out:
+            out.clear_output(wait=True)
+            if not refill():
+                return
+            try:
+                fig = matrix_figure(shape_box.value, procs.value, grid.value, lam.value, bw.value,
+                                    rate.value, alg.value,
+                                    measured if procs.value == P and shape_box.value == shape else None)
+            except ValueError as e:
+                print(f"cannot draw: {e}")
+                return
+            _show(fig)
+
+    def apply_preset(change):
+        if change["new"] in presets:
+            lam.value, bw.value = presets[change["new"]]
+
+    choice.observe(apply_preset, names="value")
+    for s in (shape_box, procs, grid, lam, bw, rate, alg):
+        s.observe(redraw, names="value")
+    refill()
+    redraw()
+    return w.VBox([choice, w.HBox([w.VBox([shape_box, procs, grid]), w.VBox([lam, bw, rate])]),
+                   alg, msg, out])
 
 # --- collectives and topology ---------------------------------------------------------------
 
