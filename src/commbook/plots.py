@@ -428,23 +428,26 @@ def draw_topology(graph, messages=None, ax=None, placement=None, routed=True, ti
     span = max(np.ptp(xs), np.ptp([p[1] for p in pos.values()]), 1.0)
     for u, v, d in G.edges(data=True):
         (x1, y1), (x2, y2) = pos[u], pos[v]
-        if d.get("wrap"):
-            ax.add_patch(FancyArrowPatch((x1, y1), (x2, y2), arrowstyle="-", color="0.75", lw=1,
-                                         connectionstyle="arc3,rad=0.25", zorder=1))
+        if d.get("wrap"):  # a stub out of each side of the grid instead of a line across it
+            dx, dy = np.sign(x1 - x2) * 0.35, np.sign(y1 - y2) * 0.35
+            for (x, y), sgn in (((x1, y1), 1), ((x2, y2), -1)):
+                ax.plot([x, x + sgn * dx], [y, y + sgn * dy], color="0.6", lw=1.2, ls="--", zorder=1)
         else:
             style = {"socket": dict(lw=2.0, color="0.55"), "node": dict(lw=3.0, color="0.35")}
             ax.plot([x1, x2], [y1, y2], zorder=1, **style.get(d.get("link"), dict(lw=1.2, color="0.7")))
     procs = topo.processors(G)
     switches = [u for u in G if u not in set(procs)]
     small = len(procs) > 24
-    ax.scatter([pos[u][0] for u in procs], [pos[u][1] for u in procs], s=40 if small else 260,
+    dense = G.graph.get("kind") == "cluster" or len(procs) > 16
+    ax.scatter([pos[u][0] for u in procs], [pos[u][1] for u in procs],
+               s=40 if small else 130 if dense else 260,
                c="white", edgecolors="C0", linewidths=1.5, zorder=3)
     if switches:
         ax.scatter([pos[u][0] for u in switches], [pos[u][1] for u in switches], marker="s",
                    s=90, c="0.85", edgecolors="0.4", zorder=3)
     if labels and not small:
         for u in procs:
-            ax.text(*pos[u], str(u), ha="center", va="center", fontsize=8, zorder=4)
+            ax.text(*pos[u], str(u), ha="center", va="center", fontsize=6 if dense else 8, zorder=4)
     steps = _steps_of(messages)
     cmap = plt.get_cmap("viridis" if len(steps) > 10 else "tab10")
     handles = []
@@ -453,10 +456,11 @@ def draw_topology(graph, messages=None, ax=None, placement=None, routed=True, ti
         color = cmap(s / max(len(steps) - 1, 1)) if len(steps) > 10 else cmap(s % 10)
         for j, (a, b) in enumerate(step):
             pa, pb = (place[a], place[b]) if place else (a, b)
-            hopsegs = list(zip(path := topo.route(G, pa, pb), path[1:])) if routed else [(pa, pb)]
+            path = topo.route(G, pa, pb) if routed else [pa, pb]
+            hopsegs = list(zip(path, path[1:]))
             for k, (u, v) in enumerate(hopsegs):
                 last = k == len(hopsegs) - 1
-                rad = 0.12 + 0.05 * (j % 3) if routed else 0.25
+                rad = 0.08 + 0.04 * (j % 3) if routed else 0.25
                 ax.add_patch(FancyArrowPatch(
                     pos[u], pos[v], arrowstyle="-|>" if last else "-", mutation_scale=12,
                     color=color, lw=1.8, alpha=0.85, shrinkA=9 if k == 0 else 2,
@@ -469,7 +473,8 @@ def draw_topology(graph, messages=None, ax=None, placement=None, routed=True, ti
     ax.set_xlim(xs.min() - pad, xs.max() + pad)
     ys = [p[1] for p in pos.values()]
     ax.set_ylim(min(ys) - pad, max(ys) + pad)
-    ax.set_aspect("equal", adjustable="datalim")
+    if G.graph.get("kind") in ("linear", "ring", "mesh", "torus", "hypercube"):
+        ax.set_aspect("equal", adjustable="box")
     ax.axis("off")
     if title is not None:
         ax.set_title(title, fontsize=10)

@@ -364,4 +364,93 @@ def matrix_explorer(measured: dict | None = None, presets: dict | None = None,
 
 # --- collectives and topology ---------------------------------------------------------------
 
+# topology part (book/topology.md). Sizes are offered from menus, so only valid p can be chosen.
+TOPOLOGY_SIZES = {
+    "linear": ["4", "8", "12", "16"],
+    "ring": ["4", "8", "12", "16"],
+    "mesh": ["4", "9", "16", "25", "36"],
+    "torus": ["9", "16", "25", "36"],
+    "hypercube": ["4", "8", "16", "32"],
+    "tree": ["7", "15", "31"],
+    "switch_tree": ["4", "8", "16"],
+    "fat_tree": ["2x2", "2x3", "2x4", "4x2"],
+    "cluster": ["1x2x4", "2x2x4", "2x2x12"],
+}
+TOPOLOGY_OVERLAYS = {
+    "(none)": None,
+    "bcast binomial": ("bcast", "binomial"),
+    "bcast chain": ("bcast", "chain"),
+    "bcast binary tree": ("bcast", "binary_tree"),
+    "gather binomial": ("gather", "binomial"),
+    "allreduce recursive doubling": ("allreduce", "recursive_doubling"),
+}
+
+
+def topology_figure(kind: str = "torus", size: str = "16", overlay: str = "(none)"):
+    """Static figure: the topology drawn with an algorithm's messages (one colour per step)
+    and its metrics computed from the graph next to the lecture's formulas."""
+    from . import plots
+    from . import topology as topo
+    from .models import collectives as coll
+
+    if kind not in TOPOLOGY_SIZES:
+        raise ValueError(f"unknown topology '{kind}'; valid: {', '.join(TOPOLOGY_SIZES)}")
+    if overlay not in TOPOLOGY_OVERLAYS:
+        raise ValueError(f"unknown overlay '{overlay}'; valid: {', '.join(TOPOLOGY_OVERLAYS)}")
+    G = topo.parse_topology(f"{kind}:{size}")
+    p = G.graph["p"]
+    messages = None
+    if TOPOLOGY_OVERLAYS[overlay]:
+        messages = coll.schedule(*TOPOLOGY_OVERLAYS[overlay], p)
+    fig, (ax, tx) = plots.plt.subplots(1, 2, figsize=(10, 4.2), gridspec_kw=dict(width_ratios=[2.2, 1]))
+    plots.draw_topology(G, messages, ax=ax, title=f"{kind}, p = {p}" + (f": {overlay}" if messages else ""))
+    m = topo.metrics(G)
+    formulas = topo.CLOSED_FORM_TEXT[kind]
+    bis = f"{m['bisection']}" + ("" if m["bisection_exact"] else " (upper bound)")
+    rows = [("", "graph", "formula"),
+            ("diameter", str(m["diameter"]), f"{formulas[0]} = {m['diameter_formula']}"),
+            ("bisection", bis, f"{formulas[1]} = {m['bisection_formula']}"),
+            ("links", str(m["links"]), f"{formulas[2]} = {m['links_formula']}")]
+    if messages:
+        loads = [max(topo.link_loads(G, [(a.src, a.dst) for a in step]).values()) for step in messages]
+        rows.append(("steps", str(len(messages)), f"busiest link: {max(loads)} msg"))
+    tx.axis("off")
+    table = tx.table(cellText=[list(r) for r in rows[1:]], colLabels=list(rows[0]),
+                     loc="center", cellLoc="left", colWidths=[0.3, 0.3, 0.6])
+    table.auto_set_font_size(False)
+    table.set_fontsize(8)
+    table.scale(1.0, 1.5)
+    fig.tight_layout()
+    return fig
+
+
+def topology_explorer():
+    """Pick a topology, its size (from valid sizes only) and an algorithm to overlay."""
+    import ipywidgets as w
+    import matplotlib.pyplot as plt
+    from IPython.display import display
+
+    kind = w.Dropdown(options=list(TOPOLOGY_SIZES), value="torus", description="topology")
+    size = w.Dropdown(options=TOPOLOGY_SIZES["torus"], value="16", description="p")
+    overlay = w.Dropdown(options=list(TOPOLOGY_OVERLAYS), value="(none)", description="messages",
+                         layout=w.Layout(width="45%"))
+    out = w.Output()
+
+    def new_kind(change):
+        size.options = TOPOLOGY_SIZES[change["new"]]
+        size.value = size.options[min(1, len(size.options) - 1)]
+
+    def redraw(*_):
+        with out:
+            out.clear_output(wait=True)
+            fig = topology_figure(kind.value, size.value, overlay.value)
+            display(fig)
+            plt.close(fig)
+
+    kind.observe(new_kind, names="value")
+    for c in (kind, size, overlay):
+        c.observe(redraw, names="value")
+    redraw()
+    return w.VBox([w.HBox([kind, size, overlay]), out])
+
 # --- jacobi --------------------------------------------------------------------------------
