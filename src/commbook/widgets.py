@@ -454,3 +454,136 @@ def topology_explorer():
     return w.VBox([w.HBox([kind, size, overlay]), out])
 
 # --- jacobi --------------------------------------------------------------------------------
+
+JACOBI_DECOMPOSITIONS = {"1-D (slabs)": 1, "2-D (pencils)": 2, "3-D (cubes)": 3}
+
+
+def jacobi_presets(seed) -> dict:
+    """Placements from the jacobi_seed table: {label: (T_l µs, B MB/s, T_s s at L = 1200)},
+    with B = 2 x the report's B/2, its full-duplex assumption."""
+    presets, ts = {}, {}
+    for _, r in seed[seed["quantity"] == "T_s"].iterrows():
+        ts[r["machine"]] = float(r["value"])
+    rows = seed[seed["quantity"].isin(["T_l", "B/2"])]
+    for conf, g in rows.groupby("configuration", sort=False):
+        q = dict(zip(g["quantity"], g["value"]))
+        machine = g["machine"].iloc[0]
+        if "T_l" in q and "B/2" in q and machine in ts:
+            presets[f"ORFEO {conf}"] = (float(q["T_l"]), 2.0 * float(q["B/2"]), ts[machine])
+    return presets
+
+
+def jacobi_figure(L: int, N: int, decomposition: int, lambda_us: float, bandwidth_MBps: float,
+                  T_s: float, measured=(), scaling: str = "weak", N_max: int = 48,
+                  periodic: bool = False, title=None):
+    """Predicted MLUP/s against N (1..N_max) for the given parameters, the selected N marked,
+    over measured series [(label, N, mlups)]; a second panel shows the communication share."""
+    import matplotlib.pyplot as plt
+    import numpy as np
+
+    from . import plots
+    from .models import jacobi as jm
+
+    L, N, N_max = int(positive("L", L)), int(positive("N", N)), int(positive("N up to", N_max))
+    if scaling not in ("weak", "strong"):
+        raise ValueError(f"scaling must be 'weak' or 'strong', not {scaling!r}")
+    if decomposition not in (1, 2, 3):
+        raise ValueError(f"decomposition must be 1, 2 or 3 dimensions, not {decomposition!r}")
+    positive("T_s (s)", T_s)
+    positive("B (MB/s)", bandwidth_MBps)
+    if not (lambda_us == 0 or positive("λ (µs)", lambda_us)):
+        raise ValueError("λ must be >= 0")
+    N_max = max(N_max, N)
+
+    def predict(n):
+        grid = jm.dims_create(n, decomposition)
+        if scaling == "weak":
+            m = jm.JacobiModel(L, n, T_s, bandwidth_MBps, lambda_us, decomposition, periodic)
+            return m.mlups, m.comm_share, grid
+        if any(p > L for p in grid):
+            return float("nan"), float("nan"), grid
+        p = jm.strong_mlups(L, grid, T_s, bandwidth_MBps, lambda_us, periodic)
+        t_comp = T_s * np.prod([jm.local_extent(L, q) for q in grid]) / float(L) ** 3
+        return p, 1 - t_comp / (1e-6 * float(L) ** 3 / p), grid
+
+    Ns = np.arange(1, N_max + 1)
+    pred = [predict(int(n)) for n in Ns]
+    P = np.array([p for p, _, _ in pred])
+    share = np.array([s for _, s, _ in pred])
+    p1 = 1e-6 * float(L) ** 3 / T_s
+    pN, sN, gN = predict(N)
+    fig, (ax, ax2) = plt.subplots(1, 2, figsize=(11, 4.0), gridspec_kw={"width_ratios": [3, 2]})
+    plots.plot_jacobi_scaling(
+        measured, [(f"P(L,N), {scaling} scaling, {decomposition}-D (model)", Ns, P),
+                   ("N x P(L,1), no communication (model)", Ns, Ns * p1)],
+        ax=ax, highlight=(N, pN))
+    ax.set_title(title or f"L = {L}, T_s = {T_s:.3g} s, λ = {lambda_us:.3g} µs, B = "
+                 f"{bandwidth_MBps:,.0f} MB/s", fontsize=9)
+    ax2.semilogy(Ns[1:], share[1:], color="C1", lw=1.6, label="communication share (model)")
+    ax2.plot([N], [max(sN, 1e-12)], marker="*", ms=12, color="C3", lw=0)
+    ax2.set_xlabel("processes N")
+    ax2.set_ylabel("T_c / (T_s + T_c)")
+    ax2.grid(True, which="both", alpha=0.3)
+    eff = pN / (N * p1)
+    ax2.set_title(f"N = {N} ({'x'.join(map(str, gN))}): {pN:,.0f} MLUP/s, efficiency "
+                  f"{eff:.2%}, comm {sN:.2%}", fontsize=8.5)
+    ax2.legend(fontsize=8)
+    fig.tight_layout()
+    return fig
+
+
+def jacobi_explorer(measured=(), presets: dict | None = None, L: int = 1200, T_s: float = 15.24,
+                    N_max: int = 48):
+    """Sliders for L, N, decomposition, placement (presets set λ, B, T_s), λ, B, T_s and the
+    scaling mode, over measured series. Changing L rescales T_s by (L_new / L_old)^3 (same
+    speed per point). Every slider is bounded, so no impossible value can be set."""
+    import ipywidgets as w
+
+    presets = dict(presets or {})
+    style = {"description_width": "110px"}
+    Ls = w.IntSlider(value=L, min=8, max=4000, step=8, description="L", continuous_update=False,
+                     style=style)
+    Ns = w.IntSlider(value=min(24, N_max), min=1, max=max(N_max, 256), description="N",
+                     continuous_update=False, style=style)
+    dec = w.Dropdown(options=list(JACOBI_DECOMPOSITIONS.items()), value=3,
+                     description="decomposition", style=style)
+    scaling = w.ToggleButtons(options=["weak", "strong"], value="weak", description="scaling",
+                              style=style)
+    lam = w.FloatLogSlider(value=1.0, base=10, min=-2, max=3, step=0.01, description="λ = T_l (µs)",
+                           readout_format=".3g", continuous_update=False, style=style)
+    bw = w.FloatLogSlider(value=24000.0, base=10, min=1, max=6, step=0.01, description="B (MB/s)",
+                          readout_format=",.0f", continuous_update=False, style=style)
+    ts = w.FloatLogSlider(value=T_s, base=10, min=-6, max=4, step=0.01, description="T_s (s)",
+                          readout_format=".3g", continuous_update=False, style=style)
+    choice = w.Dropdown(options=["(sliders)"] + list(presets), description="placement",
+                        style=style, layout=w.Layout(width="95%"))
+    out = w.Output()
+    state = {"L": L}
+
+    def apply_preset(change):
+        p = presets.get(change["new"])
+        if p:
+            lam.value, bw.value = p[0], p[1]
+            ts.value = p[2] * (Ls.value / 1200) ** 3 if len(p) < 4 else p[2] * (Ls.value / p[3]) ** 3
+
+    def rescale(change):
+        ts.value = min(max(ts.value * (change["new"] / state["L"]) ** 3, 1e-6), 1e4)
+        state["L"] = change["new"]
+
+    def redraw(*_):
+        with out:
+            out.clear_output(wait=True)
+            try:
+                fig = jacobi_figure(Ls.value, Ns.value, dec.value, lam.value, bw.value, ts.value,
+                                    measured, scaling.value, N_max=max(N_max, Ns.value))
+            except ValueError as e:
+                print(f"cannot draw: {e}")
+                return
+            _show(fig)
+
+    choice.observe(apply_preset, names="value")
+    Ls.observe(rescale, names="value")
+    for s in (Ls, Ns, dec, scaling, lam, bw, ts):
+        s.observe(redraw, names="value")
+    redraw()
+    return w.VBox([choice, w.HBox([w.VBox([Ls, Ns, dec, scaling]), w.VBox([lam, bw, ts])]), out])
