@@ -181,3 +181,13 @@ def test_metrics_table_and_positions():
         assert set(pos) == set(G.nodes)
         assert len({tuple(np.round(v, 6)) for v in pos.values()}) == G.number_of_nodes()
     assert math.isclose(T.closed_form(T.torus(36))["bisection"], 12)
+
+
+@pytest.mark.parametrize("G", [T.linear_array(64), T.ring(64), T.mesh(64), T.torus(64), T.hypercube(64),
+                               T.binary_tree(63), T.torus(100)], ids=lambda G: f"{G.graph['kind']}{G.graph['p']}")
+def test_large_graphs_upper_bound_reaches_the_formula(G):
+    # no exact search here: the bound must still find a cut as small as the known optimum
+    b = T.bisection(G)
+    assert not b.exact and b.width == T.closed_form(G)["bisection"]
+    assert len(b.half) == G.graph["p"] // 2 or len(b.half) == G.graph["p"] - G.graph["p"] // 2
+    assert nx.cut_size(G, b.half) == b.width

@@ -336,8 +336,9 @@ def bisection(G: nx.Graph) -> Bisection:
 
     Exact by enumeration of every balanced split when p <= 20 (direct networks; the cut is
     counted for all splits at once with numpy) or p <= 12 (switched: one max-flow per split).
-    Larger graphs get an upper bound, the best of the "natural halves" (processors 0..p/2-1
-    against the rest) and, for direct networks, Kernighan-Lin refinements; exact=False then.
+    Larger graphs get an upper bound, exact=False: the best of the "natural halves"
+    (processors 0..p/2-1 against the rest) and, for direct networks, halves of a depth-first
+    postorder and of a breadth-first order, each also refined by Kernighan-Lin.
     """
     procs = sorted(processors(G))
     p = len(procs)
@@ -352,13 +353,18 @@ def bisection(G: nx.Graph) -> Bisection:
     best = Bisection(_cut_with_switches(G, natural, procs) if switched else nx.cut_size(G, natural),
                      False, "natural halves (upper bound)", natural)
     if not switched:
-        for seed in range(4):
-            a, _ = nx.algorithms.community.kernighan_lin_bisection(G, seed=seed, max_iter=20)
-            a = frozenset(a)
-            if len(a) in (p // 2, p - p // 2):
-                cut = nx.cut_size(G, a)
-                if cut < best.width:
-                    best = Bisection(cut, False, "Kernighan-Lin (upper bound)", a)
+        # other first-half candidates: depth-first postorder (whole subtrees first) and
+        # breadth-first order from a far node (mesh rows), each refined by Kernighan-Lin
+        far = max(nx.single_source_shortest_path_length(G, procs[0]).items(), key=lambda kv: kv[1])[0]
+        orders = [procs, list(nx.dfs_postorder_nodes(G, procs[0])), list(nx.bfs_tree(G, far))]
+        for order in orders:
+            a = frozenset(order[: p // 2])
+            refined, _ = nx.algorithms.community.kernighan_lin_bisection(
+                G, partition=(set(a), set(G) - a), max_iter=20, seed=0)
+            for cand in (a, frozenset(refined)):
+                cut = nx.cut_size(G, cand)
+                if len(cand) in (p // 2, p - p // 2) and cut < best.width:
+                    best = Bisection(cut, False, "best candidate split (upper bound)", cand)
     return best
 
 
@@ -453,7 +459,7 @@ CLOSED_FORM_TEXT = {
     "tree": ("2 log2((p+1)/2)", "1", "p-1"),
     "switch_tree": ("2 log2 p", "1", "2(p-1)"),
     "fat_tree": ("2n = 2 log_k p", "p/2", "n p"),
-    "cluster": ("6 (2 for one socket)", "-", "cores + sockets + nodes"),
+    "cluster": ("6 (several nodes)", "-", "cores + sockets + nodes"),
 }
 
 

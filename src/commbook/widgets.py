@@ -406,11 +406,12 @@ def topology_figure(kind: str = "torus", size: str = "16", overlay: str = "(none
     plots.draw_topology(G, messages, ax=ax, title=f"{kind}, p = {p}" + (f": {overlay}" if messages else ""))
     m = topo.metrics(G)
     formulas = topo.CLOSED_FORM_TEXT[kind]
-    bis = f"{m['bisection']}" + ("" if m["bisection_exact"] else " (upper bound)")
+    bis = ("" if m["bisection_exact"] else "<= ") + str(m["bisection"])  # <=: an upper bound
+    cell = lambda text, value: text if value is None else f"{text} = {value}"  # noqa: E731
     rows = [("", "graph", "formula"),
-            ("diameter", str(m["diameter"]), f"{formulas[0]} = {m['diameter_formula']}"),
-            ("bisection", bis, f"{formulas[1]} = {m['bisection_formula']}"),
-            ("links", str(m["links"]), f"{formulas[2]} = {m['links_formula']}")]
+            ("diameter", str(m["diameter"]), cell(formulas[0], m["diameter_formula"])),
+            ("bisection", bis, cell(formulas[1], m["bisection_formula"])),
+            ("links", str(m["links"]), cell(formulas[2], m["links_formula"]))]
     if messages:
         loads = [max(topo.link_loads(G, [(a.src, a.dst) for a in step]).values()) for step in messages]
         rows.append(("steps", str(len(messages)), f"busiest link: {max(loads)} msg"))
