@@ -273,3 +273,30 @@ def test_cli_measure_writes_tidy_file(tmp_path, capsys):
     assert "grid=2x1x1" in row.params and "mlups=" in row.params
     assert m.meta["benchmark"] == "jacobi"
     assert math.isfinite(row.t_us) and row.t_us > 0
+
+
+def test_predict_run_and_orfeo_comparison():
+    import pandas as pd
+
+    from commbook import orfeo
+    # one process: points / (t_lup * points)
+    assert jm.predict_run((100, 100, 100), "1x1x1", 1e-8, 1000, 1) == pytest.approx(100.0)
+    # weak 2x1x1 run of 700^3 per process = the report's formula with consistent units
+    weak = jm.predict_run((1400, 700, 700), "2x1x1", 15.24 / 1200**3, 24120, 0.99, periodic=True)
+    assert weak == pytest.approx(jm.performance_mlups(700, 2, 15.24 * (700 / 1200) ** 3, 2, 24120, 0.99))
+    seed = orfeo.summary_table("jacobi_seed")
+    assert jm.seed_parameters(seed)[("orfeo-thin", "node")] == (15.24, 0.99, 12060)
+    runs = pd.DataFrame([
+        {"benchmark": "jacobi", "machine": "orfeo-thin", "mapping": "node", "np": 24,
+         "t_us": 1.728e9 / 2655.0, "params": "grid=4x3x2;L=1200x1200x1200", "source": "a"},
+        {"benchmark": "jacobi", "machine": "orfeo-thin", "mapping": "node", "np": 48,
+         "t_us": 1e6, "params": "user_s=1;system_s=2", "source": "b"},
+        {"benchmark": "jacobi", "machine": "orfeo-fat", "mapping": "node", "np": 2,
+         "t_us": 1e6, "params": "grid=2x1x1;L=8x8x8", "source": "c"}])
+    cmp = jm.orfeo_comparison(runs, seed)
+    assert len(cmp) == 1 and cmp.attrs["skipped"] == 1
+    row = cmp.iloc[0]
+    assert row.measured_mlups == pytest.approx(2655.0)
+    assert row.report_mlups == pytest.approx(2290.55, abs=0.01)
+    assert row.formula_mlups == pytest.approx(2720.2, abs=0.1)
+    assert row.scaling == "strong" and 1.0 < row.model_over_measured < 1.05

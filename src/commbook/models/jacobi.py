@@ -355,3 +355,104 @@ def summary_line(out) -> str:
             f"per sweep {r['t_median_us']:.1f} µs = compute {r['compute_us']:.1f} + halo "
             f"{r['halo_us']:.1f} ({share:.0%}); residual {r['residual_rms']:.6e}, error vs exact "
             f"{r['error_rms']:.6e} (from {r['error0_rms']:.6e}); checksum {r['checksum']}")
+
+
+# --------------------------------------------------------------------------------------------
+# The ORFEO runs against the model
+
+#: which row of data/orfeo/jacobi_seed.csv gives T_l and B/2 for runs on (machine, mapping).
+#: The report gives one pair for the GPU node (its runs stayed inside one node); we use it for
+#: every mapping there: the communication term is about 1/1000 of a sweep, so this choice does
+#: not show in the predictions.
+SEED_CONFIGURATIONS = {
+    ("orfeo-thin", "core"): "1 THIN node map by core (ucx)",
+    ("orfeo-thin", "socket"): "1 THIN node map by socket (ucx)",
+    ("orfeo-thin", "node"): "2 THIN nodes map by node (ucx)",
+    ("orfeo-gpu", "node"): "1 GPU node map by node (ucx)",
+    ("orfeo-gpu", "core"): "1 GPU node map by node (ucx)",
+    ("orfeo-gpu", "socket"): "1 GPU node map by node (ucx)",
+}
+REPORT_L = 1200  # the grid of the report's runs: 1200^3 split over the processes
+
+
+def seed_parameters(seed) -> dict:
+    """{(machine, mapping): (T_s s at L = 1200, T_l µs, B/2 MB/s)} from the jacobi_seed table."""
+    ts = {r["machine"]: float(r["value"]) for _, r in seed[seed["quantity"] == "T_s"].iterrows()}
+    out = {}
+    for key, conf in SEED_CONFIGURATIONS.items():
+        rows = seed[seed["configuration"] == conf]
+        q = dict(zip(rows["quantity"], rows["value"]))
+        if "T_l" in q and "B/2" in q and key[0] in ts:
+            out[key] = (ts[key[0]], float(q["T_l"]), float(q["B/2"]))
+    return out
+
+
+def predict_run(global_dims, grid, t_lup_s: float, bandwidth_MBps: float, latency_us: float,
+                periodic: bool = False) -> float:
+    """MLUP/s of one run of any shape: the busiest process sweeps its block at t_lup_s seconds
+    per point, then exchanges its faces (both directions counted, as the report's c):
+
+        t = t_lup * block + 2 * bytes_sent / B + k T_l,    P = points / t
+    """
+    G = [_count("global grid extent", g) for g in global_dims]
+    dims = parse_grid(grid)
+    t_lup = _positive("time per lattice update (s)", t_lup_s)
+    if any(p > g for p, g in zip(dims, G)):
+        raise ValueError(f"process grid {dims} does not fit the grid {G}")
+    ext = [-(-g // p) for g, p in zip(G, dims)]
+    sent = 0.0
+    for d, p in enumerate(dims):
+        nb = (2 if p > 1 else 0) if periodic else min(p - 1, 2)
+        sent += nb * math.prod(ext) / ext[d] * BYTES_PER_DOUBLE
+    k = faces(dims, periodic)
+    Tc = 2 * sent / (_positive("bandwidth B (MB/s)", bandwidth_MBps) * 1e6) + k * _positive(
+        "latency T_l (µs)", latency_us, allow_zero=True) * 1e-6 if math.prod(dims) > 1 else 0.0
+    return 1e-6 * math.prod(G) / (t_lup * math.prod(ext) + Tc)
+
+
+def orfeo_comparison(runs, seed, periodic: bool = True):
+    """The ORFEO Jacobi runs (tidy rows, benchmark jacobi, params with grid= and L=AxBxC) next to:
+
+    * report_mlups: the report's tabulated arithmetic (1200^3 runs only, see report_expected_mlups);
+    * formula_mlups: the report's formula P(1200, N) with consistent units;
+    * model_mlups: :func:`predict_run` for the run's real shape (strong or weak scaling), with
+      the time per point T_s / 1200^3 of the same node type.
+    Runs on a (machine, mapping) the report gave no link parameters for are left out, and so are
+    rows without grid= and L= (counted in ``df.attrs["skipped"]``).
+    """
+    import pandas as pd
+
+    from ..data import params_to_dict
+
+    params = seed_parameters(seed)
+    rows, skipped = [], 0
+    for _, r in runs.iterrows():
+        key = (r["machine"], r["mapping"])
+        if r["benchmark"] != "jacobi" or key not in params:
+            continue
+        p = params_to_dict(r["params"])
+        if "grid" not in p or "L" not in p:
+            skipped += 1  # not a sweep timing (e.g. a /usr/bin/time line of the same job)
+            continue
+        G = parse_grid(p["L"])
+        grid = parse_grid(p["grid"])
+        N = int(r["np"])
+        T_s, T_l, B_half = params[key]
+        measured = 1e-6 * math.prod(G) / (float(r["t_us"]) * 1e-6)
+        k = faces(grid, periodic)
+        cube = G[0] == G[1] == G[2] == REPORT_L
+        row = {"machine": r["machine"], "mapping": r["mapping"], "np": N,
+               "grid": "x".join(map(str, grid)), "global": "x".join(map(str, G)),
+               "scaling": "strong" if cube else "weak",
+               "measured_mlups": measured,
+               "report_mlups": report_expected_mlups(REPORT_L, N, T_s, k, B_half, T_l) if cube else float("nan"),
+               "formula_mlups": performance_mlups(REPORT_L, N, T_s, k, 2 * B_half, T_l) if cube else float("nan"),
+               "model_mlups": predict_run(G, grid, T_s / REPORT_L ** 3, 2 * B_half, T_l, periodic),
+               "source": r.get("source", "")}
+        rows.append(row)
+    df = pd.DataFrame(rows)
+    if len(df):
+        df["model_over_measured"] = df["model_mlups"] / df["measured_mlups"]
+        df = df.sort_values(["machine", "scaling", "mapping", "np"]).reset_index(drop=True)
+    df.attrs["skipped"] = skipped
+    return df
