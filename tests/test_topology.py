@@ -191,3 +191,26 @@ def test_large_graphs_upper_bound_reaches_the_formula(G):
     assert not b.exact and b.width == T.closed_form(G)["bisection"]
     assert len(b.half) == G.graph["p"] // 2 or len(b.half) == G.graph["p"] - G.graph["p"] // 2
     assert nx.cut_size(G, b.half) == b.width
+
+
+def test_drawing_one_arrow_per_hop_and_widget_figure():
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    from matplotlib.patches import FancyArrowPatch
+
+    from commbook import plots, widgets
+    from commbook.models import collectives as C
+
+    steps = C.schedule("allreduce", "recursive_doubling", 8)
+    for routed, expect in ((True, 8 * (1 + 2 + 4)), (False, 24)):
+        ax = plots.draw_topology(T.ring(8), steps, routed=routed)
+        assert sum(isinstance(p, FancyArrowPatch) for p in ax.patches) == expect
+        assert len(ax.get_legend().get_texts()) == 3
+        plt.close(ax.figure)
+    fig = widgets.topology_figure("fat_tree", "2x3", "bcast binomial")
+    plt.close(fig)
+    with pytest.raises(ValueError, match="unknown overlay"):
+        widgets.topology_figure("ring", "8", "alltoall")
+    with pytest.raises(ValueError, match="unknown topology 'donut'"):
+        widgets.topology_figure("donut", "8")

@@ -425,7 +425,6 @@ def draw_topology(graph, messages=None, ax=None, placement=None, routed=True, ti
         _, ax = plt.subplots(figsize=(width, 4.2))
     pos = nx.get_node_attributes(G, "pos") or nx.spring_layout(G, seed=1)
     xs = np.array([p[0] for p in pos.values()])
-    span = max(np.ptp(xs), np.ptp([p[1] for p in pos.values()]), 1.0)
     for u, v, d in G.edges(data=True):
         (x1, y1), (x2, y2) = pos[u], pos[v]
         if d.get("wrap"):  # a stub out of each side of the grid instead of a line across it
@@ -469,10 +468,10 @@ def draw_topology(graph, messages=None, ax=None, placement=None, routed=True, ti
     if handles and legend:
         ax.legend(handles=handles, fontsize=7, loc="upper left", bbox_to_anchor=(1.0, 1.0),
                   frameon=False, ncol=1 if len(handles) <= 12 else 2)
-    pad = 0.08 * span
-    ax.set_xlim(xs.min() - pad, xs.max() + pad)
-    ys = [p[1] for p in pos.values()]
-    ax.set_ylim(min(ys) - pad, max(ys) + pad)
+    ys = np.array([p[1] for p in pos.values()])
+    xpad, ypad = 0.05 * np.ptp(xs) + 0.5, 0.08 * np.ptp(ys) + 0.5
+    ax.set_xlim(xs.min() - xpad, xs.max() + xpad)
+    ax.set_ylim(ys.min() - ypad, ys.max() + ypad)
     if G.graph.get("kind") in ("linear", "ring", "mesh", "torus", "hypercube"):
         ax.set_aspect("equal", adjustable="box")
     ax.axis("off")
@@ -489,26 +488,34 @@ def plot_routing_modes(t_s: float, t_h: float, t_w: float, sizes=(64, 4096, 6553
 
     if ax is None:
         _, ax = plt.subplots(figsize=(6.4, 4.0))
+    from matplotlib.lines import Line2D
+
     hops = np.arange(1, max_hops + 1)
     for i, n in enumerate(sizes):
         for routing, ls in (("store-and-forward", "--"), ("cut-through", "-")):
             t = topo.message_time(n, hops, t_s, t_h, t_w, routing)
-            model_line(ax, hops, t, label=f"{routing}, n = {size_label(n)} (model)", color=f"C{i}", ls=ls)
+            ax.plot(hops, t, color=f"C{i}", ls=ls, **MODEL_STYLE,
+                    label=f"n = {size_label(n)} B" if ls == "-" else None)
+    styles = [Line2D([], [], color="k", ls="-", label="cut-through (model)"),
+              Line2D([], [], color="k", ls="--", label="store-and-forward (model)")]
+    first = ax.legend(fontsize=7, loc="upper left", bbox_to_anchor=(1.0, 1.0), frameon=False)
+    ax.add_artist(first)
+    ax.legend(handles=styles, fontsize=7, loc="lower left", bbox_to_anchor=(1.0, 0.0), frameon=False)
     ax.set_yscale("log")
     ax.set_xlabel("links on the path l")
     ax.set_ylabel("message time (µs)")
     ax.set_title(f"t_s = {t_s:g} µs, t_h = {t_h:g} µs, t_w = {t_w:,.0f} MB/s", fontsize=10)
     ax.grid(True, which="both", alpha=0.3)
-    ax.legend(fontsize=7, ncol=2)
+    ax.figure.tight_layout()
     return ax
 
 
-def plot_latency_matrix(L, ax=None, title="core-to-core latency", boundaries=()):
+def plot_latency_matrix(L, ax=None, title="core-to-core latency", boundaries=(), vmax=None):
     """Heat map of a P x P latency matrix in µs; `boundaries` draws lines between sockets/nodes."""
     L = np.asarray(L, float)
     if ax is None:
         _, ax = plt.subplots(figsize=(5.2, 4.4))
-    im = ax.imshow(L, cmap="magma_r", origin="upper", interpolation="nearest")
+    im = ax.imshow(L, cmap="magma_r", origin="upper", interpolation="nearest", vmin=0, vmax=vmax)
     plt.colorbar(im, ax=ax, label="latency (µs)", shrink=0.85)
     for b in boundaries:
         ax.axhline(b - 0.5, color="w", lw=1)
