@@ -487,7 +487,7 @@ def plot_routing_modes(t_s: float, t_h: float, t_w: float, sizes=(64, 4096, 6553
     from . import topology as topo
 
     if ax is None:
-        _, ax = plt.subplots(figsize=(6.4, 4.0))
+        _, ax = plt.subplots(figsize=(7.4, 4.0))
     from matplotlib.lines import Line2D
 
     hops = np.arange(1, max_hops + 1)
@@ -495,7 +495,7 @@ def plot_routing_modes(t_s: float, t_h: float, t_w: float, sizes=(64, 4096, 6553
         for routing, ls in (("store-and-forward", "--"), ("cut-through", "-")):
             t = topo.message_time(n, hops, t_s, t_h, t_w, routing)
             ax.plot(hops, t, color=f"C{i}", ls=ls, **MODEL_STYLE,
-                    label=f"n = {size_label(n)} B" if ls == "-" else None)
+                    label=f"n = {size_label(n)} B (model)" if ls == "-" else None)
     styles = [Line2D([], [], color="k", ls="-", label="cut-through (model)"),
               Line2D([], [], color="k", ls="--", label="store-and-forward (model)")]
     first = ax.legend(fontsize=7, loc="upper left", bbox_to_anchor=(1.0, 1.0), frameon=False)
