@@ -147,7 +147,7 @@ def ring_figure(lambda_us: dict, bandwidth_MBps: dict, cores_per_socket: int = 1
         shown, [(f"{messages_per_step:g}·P·max(λ + n/b), n = {n_bytes:,} B", P, t)],
         placement.boundaries(P_max),
         title=title or (f"Ring model: {cores_per_socket} cores/socket x {sockets_per_node} "
-                        f"sockets/node, map by core"))
+                        f"sockets/node, map by core"), legend="upper left")
     fig.axes[0].set_xlim(0, P_max + 1)
     return fig
 
