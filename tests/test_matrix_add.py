@@ -162,3 +162,31 @@ def test_bad_shapes_and_grids_are_refused():
         M.block_sizes("4x0x4", "1x1x1")
     with pytest.raises(ValueError, match="add_rate"):
         M.predict("4x4x4", "1x1x1", Hockney(1, 1), add_rate=0)
+
+
+def test_speedup_limit_from_both_sides():
+    link = Hockney(0.0, 5420.0)
+    # memory-bound add: 24 bytes move slower than one element is added -> never pays
+    lim = M.speedup_limit(5420.0, 500.0)
+    assert lim == pytest.approx(5420 / (24 * 500))
+    sp = [M.predict("4800x10x10", (p, 1, 1), link, add_rate=500.0).speedup for p in (2, 24, 480)]
+    assert 1 > sp[0] > sp[1] > sp[2] > lim
+    assert sp[2] == pytest.approx(lim, rel=0.01)
+    # an expensive operation per element (r small): speedup climbs towards the limit
+    lim = M.speedup_limit(5420.0, 5.0)
+    sp = [M.predict("4800x10x10", (p, 1, 1), link, add_rate=5.0).speedup for p in (2, 24, 480)]
+    assert 1 < sp[0] < sp[1] < sp[2] < lim
+    assert sp[1] == pytest.approx(24 / ((24 * 5 / 5420) * 23 + 1))
+
+
+def test_grid_rows_reads_both_student_spellings():
+    import pandas as pd
+    tidy = pd.DataFrame({
+        "params": ["distribution=2400x100x100;topology=6x4;runtime_sec=0.54",
+                   "grid=24x1x1;matrix=2400x100x100", "matrix=800x300x100"],
+        "np": [24, 24, 24], "t_us": [5.2e5, 1.08e5, 1.2e5], "algorithm": ["", "virtual_topology", ""],
+        "source": ["MatteoScorcia/x@1:t.csv", "Francesc0rtu/y@2:r.csv", "Francesc0rtu/y@2:r.csv"]})
+    rows = M.grid_rows(tidy)
+    assert list(rows.grid) == ["6x4x1", "24x1x1"]  # the row without a grid is dropped
+    assert list(rows.matrix) == ["2400x100x100", "2400x100x100"]
+    assert list(rows.source_label) == ["MatteoScorcia", "Francesc0rtu"]

@@ -199,3 +199,37 @@ def grid_name(grid) -> str:
 def grid_dimensionality(grid) -> int:
     """1, 2 or 3: how many axes the grid splits (a 1x1x1 grid counts as 1-D)."""
     return max(1, sum(x > 1 for x in _dims("grid", grid)))
+
+
+def speedup_limit(bandwidth_MBps: float, add_rate: float) -> float:
+    """Speedup of scatter-add-gather as P grows, without latency and copies: the root moves
+    3·8·N·(P−1)/P bytes at b B/µs, each core adds N/P elements at r per µs, so
+
+        speedup(P) = P / (a·(P − 1) + 1),   a = 24·r / b,   -> 1/a = b / (24 r).
+
+    If the limit is below 1 (moving an element's 24 bytes takes longer than adding it),
+    distributing never pays, at any P > 1; otherwise speedup(P) climbs towards the limit."""
+    if not (bandwidth_MBps > 0 and add_rate > 0):
+        raise ValueError("bandwidth and add rate must be positive")
+    return bandwidth_MBps / (3 * BYTES_PER_ELEMENT * add_rate)
+
+
+def grid_rows(tidy):
+    """Matrix-addition rows of a tidy table (e.g. ORFEO data from commbook.orfeo.load) with
+    their process grid and matrix shape as columns ``grid``, ``matrix`` (both AxBxC) and the
+    repository owner as ``source_label``. Rows that do not name both are dropped. The students
+    called them grid/matrix or topology/distribution in their params."""
+    import pandas as pd
+
+    from ..data import params_to_dict
+
+    rows = []
+    for r in tidy.itertuples(index=False):
+        p = params_to_dict(r.params)
+        grid, shape = p.get("grid") or p.get("topology"), p.get("matrix") or p.get("distribution")
+        if not grid or not shape:
+            continue
+        rows.append({"grid": grid_name(grid), "matrix": grid_name(shape), "np": r.np,
+                     "t_us": r.t_us, "algorithm": r.algorithm,
+                     "source_label": str(r.source).split("/")[0]})
+    return pd.DataFrame(rows, columns=["grid", "matrix", "np", "t_us", "algorithm", "source_label"])
