@@ -300,3 +300,13 @@ def test_predict_run_and_orfeo_comparison():
     assert row.report_mlups == pytest.approx(2290.55, abs=0.01)
     assert row.formula_mlups == pytest.approx(2720.2, abs=0.1)
     assert row.scaling == "strong" and 1.0 < row.model_over_measured < 1.05
+    # a file that recorded only MLUP/s and compute times: shape inferred, weak 1200^3 per rank
+    t = 15.4e6
+    inferred = pd.DataFrame([{
+        "benchmark": "jacobi", "machine": "orfeo-thin", "mapping": "core", "np": 4, "t_us": t,
+        "params": f"mlups={4 * 1200**3 / t:.3f};jacobimin=15.0;jacobimax=15.1", "source": "d"}])
+    row = jm.orfeo_comparison(inferred, seed).iloc[0]
+    assert (row.grid, row["global"]) == ("2x2x1", "2400x2400x1200")
+    assert not row.grid_recorded and row.scaling == "weak"
+    assert row.noncompute_s == pytest.approx(0.3) and row.imbalance_s == pytest.approx(0.1)
+    assert 0 < row.model_Tc_s < 0.01

@@ -655,3 +655,19 @@ def plot_jacobi_report_check(labels, measured_mlups, report_mlups, consistent_ml
     ax.grid(True, axis="x", alpha=0)
     fig.tight_layout()
     return fig
+
+
+def plot_jacobi_noncompute(labels, noncompute_s, imbalance_s, model_tc_s,
+                           title="Per sweep: time outside the stencil against the model's T_c"):
+    """Measured time per sweep outside the slowest rank's stencil, the compute imbalance
+    between ranks, and the model's communication time, per run (log scale)."""
+    fig, ax = new_axes(title, "", "seconds per sweep", logy=True, figsize=(9, 3.8))
+    x = np.arange(len(labels))
+    ax.bar(x - 0.27, noncompute_s, 0.27, color="C1", label="sweep - slowest compute (measured)")
+    ax.bar(x, imbalance_s, 0.27, color="C4", label="slowest - fastest compute (measured)")
+    ax.bar(x + 0.27, model_tc_s, 0.27, color="0.6", label="T_c = c/B + k T_l (model)")
+    ax.set_xticks(x, labels, fontsize=8, rotation=30, ha="right")
+    ax.legend(fontsize=8, loc="upper right")
+    ax.grid(True, axis="x", alpha=0)
+    fig.tight_layout()
+    return fig

@@ -387,16 +387,16 @@ def seed_parameters(seed) -> dict:
     return out
 
 
-def predict_run(global_dims, grid, t_lup_s: float, bandwidth_MBps: float, latency_us: float,
-                periodic: bool = False) -> float:
-    """MLUP/s of one run of any shape: the busiest process sweeps its block at t_lup_s seconds
-    per point, then exchanges its faces (both directions counted, as the report's c):
-
-        t = t_lup * block + 2 * bytes_sent / B + k T_l,    P = points / t
-    """
+def run_times(global_dims, grid, t_lup_s: float, bandwidth_MBps: float, latency_us: float,
+              periodic: bool = False) -> tuple[float, float]:
+    """(compute, communication) seconds per sweep of the busiest process of any run shape:
+    its block at t_lup_s seconds per point, then its faces (both directions counted, as the
+    report's c): T_c = 2 * bytes_sent / B + k T_l."""
     G = [_count("global grid extent", g) for g in global_dims]
     dims = parse_grid(grid)
     t_lup = _positive("time per lattice update (s)", t_lup_s)
+    B = _positive("bandwidth B (MB/s)", bandwidth_MBps)
+    Tl = _positive("latency T_l (µs)", latency_us, allow_zero=True)
     if any(p > g for p, g in zip(dims, G)):
         raise ValueError(f"process grid {dims} does not fit the grid {G}")
     ext = [-(-g // p) for g, p in zip(G, dims)]
@@ -404,21 +404,51 @@ def predict_run(global_dims, grid, t_lup_s: float, bandwidth_MBps: float, latenc
     for d, p in enumerate(dims):
         nb = (2 if p > 1 else 0) if periodic else min(p - 1, 2)
         sent += nb * math.prod(ext) / ext[d] * BYTES_PER_DOUBLE
-    k = faces(dims, periodic)
-    Tc = 2 * sent / (_positive("bandwidth B (MB/s)", bandwidth_MBps) * 1e6) + k * _positive(
-        "latency T_l (µs)", latency_us, allow_zero=True) * 1e-6 if math.prod(dims) > 1 else 0.0
-    return 1e-6 * math.prod(G) / (t_lup * math.prod(ext) + Tc)
+    Tc = 2 * sent / (B * 1e6) + faces(dims, periodic) * Tl * 1e-6 if math.prod(dims) > 1 else 0.0
+    return t_lup * math.prod(ext), Tc
+
+
+def predict_run(global_dims, grid, t_lup_s: float, bandwidth_MBps: float, latency_us: float,
+                periodic: bool = False) -> float:
+    """MLUP/s of one run of any shape (strong or weak scaling): points / (compute + T_c) of the
+    busiest process, see :func:`run_times`."""
+    compute, comm = run_times(global_dims, grid, t_lup_s, bandwidth_MBps, latency_us, periodic)
+    return 1e-6 * math.prod(parse_grid(global_dims) if isinstance(global_dims, str) else global_dims) \
+        / (compute + comm)
+
+
+def _shape_of(params: dict, np_: int, t_us: float):
+    """(global dims, grid, recorded?) of a run: from grid= and L= when the file recorded them,
+    else inferred from its MLUP/s (points = MLUP/s x t): 1200^3 in all (strong) or per process
+    (weak), with the grid MPI_Dims_create gives, which is what the course code uses."""
+    if "grid" in params and "L" in params:
+        return parse_grid(params["L"]), parse_grid(params["grid"]), True
+    try:
+        points = float(params["mlups"]) * t_us
+    except (KeyError, ValueError):
+        return None
+    grid = dims_create(np_)
+    if abs(points / REPORT_L ** 3 - 1) < 0.02:
+        return (REPORT_L,) * 3, grid, False
+    if abs(points / (np_ * REPORT_L ** 3) - 1) < 0.02:
+        return tuple(REPORT_L * p for p in grid), grid, False
+    return None
 
 
 def orfeo_comparison(runs, seed, periodic: bool = True):
-    """The ORFEO Jacobi runs (tidy rows, benchmark jacobi, params with grid= and L=AxBxC) next to:
+    """The ORFEO Jacobi runs (tidy rows of benchmark jacobi) next to:
 
     * report_mlups: the report's tabulated arithmetic (1200^3 runs only, see report_expected_mlups);
-    * formula_mlups: the report's formula P(1200, N) with consistent units;
+    * formula_mlups: the report's formula P(1200, N) with consistent units (1200^3 runs only);
     * model_mlups: :func:`predict_run` for the run's real shape (strong or weak scaling), with
       the time per point T_s / 1200^3 of the same node type.
+
+    The shape comes from the file (grid= and L= in params) or, for files that only recorded
+    MLUP/s, is inferred (``grid_recorded`` False). When a run recorded its compute time
+    (jacobimin/jacobimax, seconds), ``noncompute_s`` = sweep - slowest compute and
+    ``imbalance_s`` = slowest - fastest compute sit next to the model's ``model_Tc_s``.
     Runs on a (machine, mapping) the report gave no link parameters for are left out, and so are
-    rows without grid= and L= (counted in ``df.attrs["skipped"]``).
+    rows with no recognisable shape (counted in ``df.attrs["skipped"]``).
     """
     import pandas as pd
 
@@ -431,24 +461,30 @@ def orfeo_comparison(runs, seed, periodic: bool = True):
         if r["benchmark"] != "jacobi" or key not in params:
             continue
         p = params_to_dict(r["params"])
-        if "grid" not in p or "L" not in p:
+        N, t_us = int(r["np"]), float(r["t_us"])
+        shape = _shape_of(p, N, t_us)
+        if shape is None:
             skipped += 1  # not a sweep timing (e.g. a /usr/bin/time line of the same job)
             continue
-        G = parse_grid(p["L"])
-        grid = parse_grid(p["grid"])
-        N = int(r["np"])
+        G, grid, recorded = shape
         T_s, T_l, B_half = params[key]
-        measured = 1e-6 * math.prod(G) / (float(r["t_us"]) * 1e-6)
         k = faces(grid, periodic)
         cube = G[0] == G[1] == G[2] == REPORT_L
+        t_lup = T_s / REPORT_L ** 3
+        compute, comm = run_times(G, grid, t_lup, 2 * B_half, T_l, periodic)
         row = {"machine": r["machine"], "mapping": r["mapping"], "np": N,
-               "grid": "x".join(map(str, grid)), "global": "x".join(map(str, G)),
-               "scaling": "strong" if cube else "weak",
-               "measured_mlups": measured,
+               "grid": "x".join(map(str, grid)), "grid_recorded": recorded,
+               "global": "x".join(map(str, G)), "scaling": "strong" if cube else "weak",
+               "measured_mlups": 1e-6 * math.prod(G) / (t_us * 1e-6),
                "report_mlups": report_expected_mlups(REPORT_L, N, T_s, k, B_half, T_l) if cube else float("nan"),
                "formula_mlups": performance_mlups(REPORT_L, N, T_s, k, 2 * B_half, T_l) if cube else float("nan"),
-               "model_mlups": predict_run(G, grid, T_s / REPORT_L ** 3, 2 * B_half, T_l, periodic),
+               "model_mlups": 1e-6 * math.prod(G) / (compute + comm),
+               "model_Tc_s": comm,
+               "noncompute_s": float("nan"), "imbalance_s": float("nan"),
                "source": r.get("source", "")}
+        if "jacobimax" in p and "jacobimin" in p:
+            row["noncompute_s"] = t_us * 1e-6 - float(p["jacobimax"])
+            row["imbalance_s"] = float(p["jacobimax"]) - float(p["jacobimin"])
         rows.append(row)
     df = pd.DataFrame(rows)
     if len(df):
