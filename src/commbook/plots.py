@@ -589,11 +589,13 @@ def plot_jacobi_roofline(L, mlups, bandwidth_MBps, mlups_min=None, mlups_max=Non
         edge = (size / 16) ** (1 / 3)  # two arrays of L^3 doubles
         if L.min() / 1.3 < edge < L.max() * 1.3:
             ax.axvline(edge, color="0.5", ls=":", lw=1)
-            ax.annotate(f"2 grids > {name}", (edge, 1.0), xycoords=("data", "axes fraction"),
-                        xytext=(3, -12), textcoords="offset points", fontsize=8, rotation=90,
-                        va="top", color="0.4")
+            ax.annotate(f"2 grids > {name}", (edge, 0.0), xycoords=("data", "axes fraction"),
+                        xytext=(3, 6), textcoords="offset points", fontsize=8, rotation=90,
+                        va="bottom", color="0.4")
     ax.set_ylim(bottom=0)
-    ax.legend(fontsize=7.5, loc="upper right")
+    ax.legend(fontsize=7.5, loc="upper center", bbox_to_anchor=(0.5, -0.16), ncol=2)
+    fig.set_size_inches(6.4, 5.0)
+    fig.tight_layout()
     return fig
 
 
@@ -613,7 +615,7 @@ def plot_jacobi_time_split(labels, compute_us, halo_us, title="Where a sweep's t
 
 
 def plot_jacobi_scaling(series=(), models=(), title="Jacobi: MLUP/s against processes",
-                        ax=None, highlight=None, logy=False):
+                        ax=None, highlight=None, logy=False, legend_loc="upper left"):
     """MLUP/s against N: series [(label, N, mlups)] as points, models [(label, N, mlups)] as
     lines (labelled model), highlight = (N, mlups) of the selected point."""
     if ax is None:
@@ -633,7 +635,7 @@ def plot_jacobi_scaling(series=(), models=(), title="Jacobi: MLUP/s against proc
                 label=f"N = {highlight[0]}: {highlight[1]:,.0f} MLUP/s (model)")
     ax.set_xlim(left=0)
     ax.set_ylim(bottom=0)
-    ax.legend(fontsize=8, loc="upper left")
+    ax.legend(fontsize=8, loc=legend_loc)
     return fig
 
 
@@ -663,6 +665,12 @@ def plot_jacobi_noncompute(labels, noncompute_s, imbalance_s, model_tc_s,
     between ranks, and the model's communication time, per run (log scale)."""
     fig, ax = new_axes(title, "", "seconds per sweep", logy=True, figsize=(9, 3.8))
     x = np.arange(len(labels))
+
+    def shown(v):  # nothing to draw for zero (one process has no imbalance and no T_c)
+        v = np.asarray(v, float)
+        return np.where(v > 0, v, np.nan)
+
+    noncompute_s, imbalance_s, model_tc_s = shown(noncompute_s), shown(imbalance_s), shown(model_tc_s)
     ax.bar(x - 0.27, noncompute_s, 0.27, color="C1", label="sweep - slowest compute (measured)")
     ax.bar(x, imbalance_s, 0.27, color="C4", label="slowest - fastest compute (measured)")
     ax.bar(x + 0.27, model_tc_s, 0.27, color="0.6", label="T_c = c/B + k T_l (model)")
