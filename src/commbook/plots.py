@@ -327,7 +327,7 @@ def plot_matrix_phases(rows, model=None, title="Matrix addition: where the time 
     keyed like rows[label_col].
     """
     if ax is None:
-        fig, ax = plt.subplots(figsize=(7.2, 4.0))
+        fig, ax = plt.subplots(figsize=(8.6, 4.0))
     else:
         fig = ax.figure
     labels = [str(v) for v in rows[label_col]]
@@ -351,15 +351,16 @@ def plot_matrix_phases(rows, model=None, title="Matrix addition: where the time 
     ax.set_xlabel(label_col)
     ax.set_title(title)
     ax.grid(True, axis="y", alpha=0.3)
-    ax.legend(fontsize=8)
+    ax.legend(fontsize=8, loc="upper left", bbox_to_anchor=(1.01, 1.0))
     fig.tight_layout()
     return fig
 
 
 def plot_orfeo_matrix(table, value="t_us", title="ORFEO, 24 processes: time per process grid",
-                      ax=None):
-    """One marker per (grid, matrix shape): table with columns grid, matrix, t_us (µs), source
-    label. Grids are ordered 1-D, 2-D, 3-D so a trend with dimensionality would show."""
+                      ax=None, models=None):
+    """One marker per (grid, matrix shape): table with columns grid, matrix, t_us (µs),
+    source_label. Grids are ordered 1-D, 2-D, 3-D so a trend with dimensionality would show.
+    models: {label: µs} drawn as horizontal lines (the model does not depend on the grid)."""
     from .models.matrix import grid_dimensionality
 
     if ax is None:
@@ -372,6 +373,9 @@ def plot_orfeo_matrix(table, value="t_us", title="ORFEO, 24 processes: time per 
     for i, ((src, shape), g) in enumerate(table.groupby(["source_label", "matrix"], sort=False)):
         ax.plot([pos[v] for v in g["grid"]], g[value] / 1e3, markers[i % 5], ms=5, ls="none",
                 label=f"{src}: {shape}", color=f"C{i}")
+    for j, (label, t) in enumerate((models or {}).items()):
+        ax.axhline(t / 1e3, color="k", lw=1.2, ls=["-", "--", ":"][j % 3],
+                   label=label if "model" in label.lower() else f"{label} (model)")
     dims = [grid_dimensionality(g) for g in grids]
     for d in (2, 3):
         if d in dims:
