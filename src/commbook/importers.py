@@ -36,6 +36,7 @@ import statistics
 from collections import Counter
 from pathlib import Path
 
+import numpy as np
 import pandas as pd
 
 from .data import COLUMNS, MAPPINGS, DataFormatError, dict_to_params, normalise
@@ -463,23 +464,33 @@ class Collector:
             params.append(";".join(f"{k}={_fmt(v)}" for k, v in p.items()))
         t = [r["t_us"] for r in rows]
         reps_forced = h.get("reps")
+        try:
+            ints = {c: np.asarray(v, dtype=np.int64) for c, v in (
+                ("np", nps),
+                ("size_bytes", [r["size_bytes"] if r.get("size_bytes") is not None else size_default
+                                for r in rows]),
+                ("reps", [reps_forced or r.get("reps") or 1 for r in rows]))}
+        except (TypeError, ValueError) as e:
+            raise Refused(self.path, 0, f"a process count, size or repetition count is not an integer ({e})") from None
+        text = lambda v: [str(x) for x in v]  # noqa: E731
+        # Built with the schema's types directly (data.normalise is slow on many small files;
+        # tests check that normalise leaves these tables unchanged).
         df = pd.DataFrame({
             "benchmark": benches, "algorithm": algs,
             "mapping": [m or "unknown" for m, _ in maps],
-            "transport": pick("transport", facts.get("transport"), named.get("transport"), ""),
-            "np": nps,
-            "size_bytes": [r["size_bytes"] if r.get("size_bytes") is not None else size_default
-                           for r in rows],
-            "t_us": t,
-            "t_min_us": [r.get("t_min_us", r["t_us"]) for r in rows],
-            "t_max_us": [r.get("t_max_us", r["t_us"]) for r in rows],
-            "reps": [reps_forced or r.get("reps") or 1 for r in rows],
-            "machine": pick("machine", facts.get("machine"), named.get("machine"), ""),
-            "mpi_library": [h.get("mpi_library") or facts.get("mpi_library") or ""] * n,
-            "source": [h.get("source") or str(self.path)] * n,
+            "transport": text(pick("transport", facts.get("transport"), named.get("transport"), "")),
+            "np": ints["np"], "size_bytes": ints["size_bytes"],
+            "t_us": np.asarray(t, dtype=float),
+            "t_min_us": np.asarray([r.get("t_min_us", r["t_us"]) for r in rows], dtype=float),
+            "t_max_us": np.asarray([r.get("t_max_us", r["t_us"]) for r in rows], dtype=float),
+            "reps": ints["reps"],
+            "machine": text(pick("machine", facts.get("machine"), named.get("machine"), "")),
+            "mpi_library": [str(h.get("mpi_library") or facts.get("mpi_library") or "")] * n,
+            "source": [str(h.get("source") or self.path)] * n,
             "params": params,
         }, columns=COLUMNS)
-        df = normalise(df, self.path)
+        if not np.isfinite(df[["t_us", "t_min_us", "t_max_us"]].to_numpy()).all():
+            raise Refused(self.path, 0, "a time is not a finite number")
         bad = ~df["mapping"].isin(MAPPINGS)
         if bad.any():
             df.loc[bad, "mapping"] = "unknown"
@@ -1072,6 +1083,8 @@ FORMATS = {
     "jacobi": parse_jacobi, "rank-times": parse_rank_times, "pairs": parse_pairs,
     "time": parse_time_line, "matrix-text": parse_matrix_text,
 }
+NOT_DATA = {".md", ".rst", ".pdf", ".png", ".jpg", ".jpeg", ".svg", ".ipynb", ".py", ".c", ".h",
+            ".sh", ".job", ".slurm", ".xlsx", ".zip", ".gz"}
 FORMAT_ALIASES = {"csv": "table", "long": "table", "short": "table", "wide": "table",
                   "ring": "rank-times", "usr-bin-time": "time"}
 
@@ -1084,6 +1097,8 @@ def import_file(path, fmt: str | None = None, hints: dict | None = None,
     hints = dict(hints or {})
     if hints.get("skip"):
         raise Refused(path, 0, f"left out: {hints['skip']}")
+    if path.suffix.lower() in NOT_DATA or path.name.upper().startswith(("LICENSE", "README", "PROVENANCE")):
+        raise Refused(path, 0, f"documentation or code ({path.name}), not benchmark output")
     text = read_text(path)
     try:
         if fmt:
