@@ -15,6 +15,7 @@ static const cb_optspec CB_OPTIONS[] = {
     {"repetitions", "5", "timed repetitions per size (summarised as min/median/max)"},
     {"validate", "1", "1: check the payload on both sides before timing each size"},
     {"hugepages", "0", "1: ask for transparent huge pages on the buffers"},
+    {"inject-error", "0", "1: corrupt one received byte (to test that validation catches it)"},
     {NULL, NULL, NULL}};
 
 static unsigned char pattern(long long i, long long size, int salt)
@@ -51,7 +52,7 @@ static void round_trips(cb_ctx *ctx, char *sbuf, char *rbuf, int count, long lon
 }
 
 /* Rank 0 sends a pattern, rank 1 checks it and answers with a second pattern. */
-static int validate_size(cb_ctx *ctx, char *sbuf, char *rbuf, int count)
+static int validate_size(cb_ctx *ctx, char *sbuf, char *rbuf, int count, int inject)
 {
     int ok = 1;
     int peer = ctx->size == 1 ? 0 : 1;
@@ -59,6 +60,7 @@ static int validate_size(cb_ctx *ctx, char *sbuf, char *rbuf, int count)
         for (long long i = 0; i < count; i++) sbuf[i] = (char)pattern(i, count, 1);
     memset(rbuf, 0, (size_t)count + 1);
     if (ctx->rank <= 1) half_trip(ctx, sbuf, rbuf, count, 0, peer);
+    if (inject && ctx->rank == peer && count > 0) rbuf[count / 2] ^= 0x10;
     if (ctx->rank == peer) {
         for (long long i = 0; i < count && ok; i++)
             if ((unsigned char)rbuf[i] != pattern(i, count, 1)) {
@@ -88,12 +90,13 @@ static int cb_kernel(MPI_Comm comm, cb_ctx *ctx)
 {
     (void)comm;
     if (cb_parse(ctx, "pingpong", CB_OPTIONS)) return CB_BAD_OPTIONS;
-    long long smin, smax, iters, reps, check, huge;
+    long long smin, smax, iters, reps, check, huge, inject;
     if (cb_opt_range(ctx, CB_OPTIONS, "sizes", &smin, &smax) ||
         cb_opt_int(ctx, CB_OPTIONS, "iterations", 1, 100000000, &iters) ||
         cb_opt_int(ctx, CB_OPTIONS, "repetitions", 1, 1000, &reps) ||
         cb_opt_int(ctx, CB_OPTIONS, "validate", 0, 1, &check) ||
-        cb_opt_int(ctx, CB_OPTIONS, "hugepages", 0, 1, &huge))
+        cb_opt_int(ctx, CB_OPTIONS, "hugepages", 0, 1, &huge) ||
+        cb_opt_int(ctx, CB_OPTIONS, "inject-error", 0, 1, &inject))
         return CB_BAD_OPTIONS;
     if (smax > (1LL << 30)) {
         cb_printf(ctx, "# result: ERROR: largest size %lld exceeds 1 GiB\n", smax);
@@ -124,7 +127,7 @@ static int cb_kernel(MPI_Comm comm, cb_ctx *ctx)
     for (long long size = smin;; size = size ? size * 2 : 1) {
         if (size > smax) break;
         int count = (int)size;
-        if (check && !validate_size(ctx, sbuf, rbuf, count)) {
+        if (check && !validate_size(ctx, sbuf, rbuf, count, (int)inject)) {
             cb_printf(ctx, "# result: VALIDATION FAILED: payload of %d bytes arrived corrupted\n",
                       count);
             rc = CB_VALIDATION_FAILED;

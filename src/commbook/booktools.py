@@ -55,11 +55,11 @@ def fetch_orfeo(root: Path) -> None:
         print("book: no ORFEO mirror at hand; chapters use the shipped summary tables")
         return
     os.environ["COMMBOOK_ORFEO_MIRROR"] = mirror
+    from .cli import main as cli_main
     try:
-        from .cli import main as cli_main
-    except ImportError:
-        return
-    rc = cli_main(["data", "fetch", "orfeo", "--mirror", mirror])
+        rc = cli_main(["data", "fetch", "orfeo", "--mirror", mirror])
+    except SystemExit as e:  # argparse: the command is not there
+        rc = e.code
     if rc != 0:
         print(f"book: fetching ORFEO data from {mirror} failed (exit {rc}); "
               "chapters fall back to the shipped tables")

@@ -25,6 +25,7 @@ import subprocess
 import sys
 import time
 import weakref
+from pathlib import Path
 
 from . import kernels, mpi_env
 from .kernels import KernelOutput, KernelTimeout
@@ -50,20 +51,34 @@ def _engine_pid_and_rank():
     return [_os.getpid()], MPI.COMM_WORLD.Get_rank(), MPI.COMM_WORLD.Get_size()
 
 
-def _children(pids) -> list[int]:
-    """Child processes of pids (an engine's nanny would otherwise linger for seconds)."""
-    pids, found = set(pids), []
-    for stat in os.scandir("/proc") if os.path.isdir("/proc") else []:
-        if not stat.name.isdigit():
-            continue
-        try:
-            with open(f"/proc/{stat.name}/stat") as f:
-                ppid = int(f.read().rsplit(")", 1)[1].split()[1])
-        except (OSError, ValueError, IndexError):
-            continue
-        if ppid in pids:
-            found.append(int(stat.name))
-    return found
+def _parents() -> dict[int, int]:
+    out = {}
+    for entry in os.scandir("/proc") if os.path.isdir("/proc") else []:
+        if entry.name.isdigit():
+            try:
+                with open(f"/proc/{entry.name}/stat") as f:
+                    out[int(entry.name)] = int(f.read().rsplit(")", 1)[1].split()[1])
+            except (OSError, ValueError, IndexError):
+                continue
+    return out
+
+
+def _descendants(pids) -> list[int]:
+    """All processes below pids (an engine's nanny, a controller's schedulers, mpiexec's ranks)."""
+    parents, found, frontier = _parents(), set(), set(pids)
+    while frontier:
+        frontier = {p for p, pp in parents.items() if pp in frontier and p not in found}
+        found |= frontier
+    return sorted(found)
+
+
+def alive(pid: int) -> bool:
+    """True while pid exists and is not a zombie."""
+    try:
+        with open(f"/proc/{pid}/stat") as f:
+            return f.read().rsplit(")", 1)[1].split()[0] != "Z"
+    except (OSError, IndexError):
+        return False
 
 
 def _engine_call(library, options):
@@ -76,7 +91,7 @@ class MPICluster:
 
     def __init__(self, n: int | None = None, engines: str | None = None,
                  start_timeout: float = 120.0, default_timeout: float = 300.0):
-        self.n = int(n or mpi_env.cores())
+        self.n = int(mpi_env.cores() if n is None else n)
         if self.n < 1:
             raise ValueError(f"a cluster needs at least one engine, not {n}")
         self.engines = engines or os.environ.get("COMMBOOK_ENGINES", "mpi")
@@ -141,11 +156,12 @@ class MPICluster:
         """Stop engines and controller; kill anything that does not stop by itself."""
         if self._cluster is None:
             return
+        pids = self.pids()  # before stopping: orphans are no longer found as descendants
         try:
             self._cluster.stop_cluster_sync()
         except Exception:
             pass
-        self._force_stop()
+        self._force_stop(pids)
 
     def restart(self, n: int | None = None) -> "MPICluster":
         self.stop()
@@ -153,13 +169,29 @@ class MPICluster:
             self.n = int(n)
         return self.start()
 
-    def _force_stop(self) -> None:
-        for pid in self._engine_pids + _children(self._engine_pids):
-            try:
-                os.kill(pid, signal.SIGKILL)
-            except (ProcessLookupError, PermissionError):
-                pass
-        cluster, self._cluster = self._cluster, None
+    def pids(self) -> list[int]:
+        """Every process of this cluster: launchers, controller, engines and their children."""
+        roots = list(self._engine_pids)
+        cluster = self._cluster
+        if cluster is not None:
+            for launcher in list(getattr(cluster, "engines", {}).values()) + [
+                    getattr(cluster, "controller", None)]:
+                proc = getattr(launcher, "process", None)
+                pid = getattr(proc, "pid", None) or getattr(launcher, "pid", None)
+                if pid:
+                    roots.append(pid)
+        return sorted(set(roots) | set(_descendants(roots)))
+
+    def _force_stop(self, pids: list[int] | None = None) -> None:
+        """SIGKILL every process of the cluster (processes blocked in MPI ignore SIGTERM)."""
+        pids = self.pids() if pids is None else pids
+        for pid in pids:
+            if alive(pid):
+                try:
+                    os.kill(pid, signal.SIGKILL)
+                except (ProcessLookupError, PermissionError):
+                    pass
+        self._cluster = None
         if self._client is not None:
             try:
                 self._client.close()
@@ -167,19 +199,6 @@ class MPICluster:
                 pass
         self._client = None
         self._engine_pids = []
-        if cluster is not None:
-            for launcher in list(getattr(cluster, "engines", {}).values()) + [
-                    getattr(cluster, "controller", None)]:
-                proc = getattr(launcher, "process", None)
-                pid = getattr(proc, "pid", None) or getattr(launcher, "pid", None)
-                if pid:
-                    try:
-                        os.killpg(os.getpgid(pid), signal.SIGKILL)
-                    except (ProcessLookupError, PermissionError, OSError):
-                        try:
-                            os.kill(pid, signal.SIGKILL)
-                        except (ProcessLookupError, PermissionError):
-                            pass
 
     def __enter__(self) -> "MPICluster":
         return self.start()
@@ -222,7 +241,7 @@ class MPICluster:
         codes = [rc for _, (rc, _) in by_rank]
         text = by_rank[0][1][1]
         out = kernels.parse_output(text)
-        return kernels.check_output(out, max(codes))
+        return kernels.check_output(out, max(codes), name=Path(str(kernel)).stem)
 
     def sweep(self, kernel: str, values: list, option: str, options: dict | None = None,
               timeout: float | None = None, label: str = "") -> list[KernelOutput]:

@@ -253,7 +253,7 @@ def parse_output(text: str) -> KernelOutput:
     return KernelOutput(meta, table, result, text)
 
 
-def check_output(out: KernelOutput, returncode: int, stderr: str = "") -> KernelOutput:
+def check_output(out: KernelOutput, returncode: int, stderr: str = "", name: str = "") -> KernelOutput:
     """Raise the right error for a failed run, with the kernel's own words."""
     if returncode == 0 and out.ok:
         return out
@@ -262,7 +262,7 @@ def check_output(out: KernelOutput, returncode: int, stderr: str = "") -> Kernel
     # adds nothing, so it is kept only when the kernel said nothing at all.
     own = [l for l in stderr.splitlines() if l.startswith("commbook kernel:")]
     tail = "\n".join(own[-15:] if own or out.result else stderr.strip().splitlines()[-15:])
-    msg = f"kernel {out.meta.get('commbook-kernel', '')!s} failed: {why}".replace("  ", " ")
+    msg = f"kernel {name or out.meta.get('commbook-kernel', '')} failed: {why}".replace("  ", " ")
     if tail:
         msg += "\n--- stderr (last lines) ---\n" + tail
     if out.result.startswith("VALIDATION FAILED") or returncode == 2:
@@ -341,7 +341,7 @@ def run_mpiexec(kernel: str | os.PathLike, np: int, options: dict | None = None,
         out = parse_output(text)
     except KernelError as e:
         raise KernelFailed(f"{e}\n--- stderr ---\n{stderr[-2000:]}", None, stderr) from None
-    return check_output(out, proc.returncode, stderr)
+    return check_output(out, proc.returncode, stderr, Path(str(kernel)).stem)
 
 
 # ---------------------------------------------------------------------------------------

@@ -189,10 +189,11 @@ def plot_residuals(fit, sizes, times=None, *, others=None, title="Relative resid
     fig.tight_layout()
     return fig
 
-def plot_link_classes(seed, here_fit=None, here_label="this machine", figsize=(11, 4.2)):
-    """Latency and bandwidth per placement and transport (a summary table such as ORFEO's
-    pingpong_seed), with this machine's fitted values as a reference line."""
-    rows = seed.copy()
+def plot_link_classes(seed, here_fit=None, here_label="this machine", machine="orfeo-thin",
+                      figsize=(11, 4.2)):
+    """Latency and bandwidth per placement and transport of one machine in a summary table
+    (such as ORFEO's pingpong_seed), with this machine's fitted values as reference lines."""
+    rows = seed[seed["machine"] == machine].copy()
     rows["bw"] = rows["bandwidth_fit_MBps"].fillna(rows.get("bandwidth_asymptotic_MBps"))
     rows["label"] = rows["transport"] + " (" + rows["mpi_library"].str.replace(r" [\d.]+$", "", regex=True) + ")"
     mappings = [m for m in ("core", "socket", "node") if m in set(rows["mapping"])]

@@ -36,7 +36,9 @@ def main(argv: list[str] | None = None) -> int:
     from ..kernels import KernelError
 
     parser = build_parser()
+    argv = sys.argv[1:] if argv is None else list(argv)
     args = parser.parse_args(argv)
+    args.argv = argv  # for the `# command:` line of the files we write
     try:
         return int(args.func(args) or 0)
     except (CLIError, DataFormatError, KernelError, FileNotFoundError, ValueError) as e:

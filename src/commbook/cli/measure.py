@@ -62,7 +62,7 @@ def run(args) -> int:
         print(f"commbook: VALIDATION FAILED: {spec.name}: {e.output.result if e.output else e}",
               file=sys.stderr)
         return 3
-    command = "commbook " + " ".join(shlex.quote(a) for a in sys.argv[1:])
+    command = "commbook " + " ".join(shlex.quote(a) for a in args.argv)
     tidy = out.to_tidy(machine=args.machine or machine.name(),
                        mapping=args.mapping or machine.local_mapping(args.np),
                        transport=args.transport, source=args.out or "stdout")

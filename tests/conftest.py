@@ -1,0 +1,34 @@
+"""Shared fixtures. MPI tests use the environment's own mpiexec (commbook.mpi_env)."""
+import os
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parents[1]
+os.environ.setdefault("IPP_NONINTERACTIVE", "1")
+
+
+@pytest.fixture(scope="session")
+def repo() -> Path:
+    return REPO
+
+
+@pytest.fixture(scope="session")
+def orfeo_mirror() -> Path:
+    """The raw ORFEO files (../shared/orfeo beside the repo, or $COMMBOOK_ORFEO_MIRROR)."""
+    env = os.environ.get("COMMBOOK_ORFEO_MIRROR")
+    path = Path(env) if env else REPO.parent / "shared" / "orfeo"
+    if not path.is_dir():
+        pytest.skip(f"ORFEO mirror not found at {path} (set COMMBOOK_ORFEO_MIRROR)")
+    return path
+
+
+@pytest.fixture(scope="session")
+def mpi_cluster():
+    """One 2-engine MPI cluster for the session, always stopped (as ipyparallel's own tests do)."""
+    from commbook.cluster import MPICluster
+    cluster = MPICluster(n=2)
+    try:
+        yield cluster.start()
+    finally:
+        cluster.stop()

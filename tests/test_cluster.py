@@ -1,0 +1,64 @@
+"""The ipyparallel MPI cluster: kernels through ctypes on every engine, timeouts, clean stop."""
+import time
+
+import pytest
+
+from commbook import kernels
+from commbook.cluster import MPICluster, alive
+
+pytestmark = pytest.mark.mpi
+
+
+def test_kernel_runs_on_engines_with_their_communicator(mpi_cluster):
+    out = mpi_cluster.run("pingpong", {"sizes": "0:1K", "repetitions": 3, "iterations": 50})
+    assert out.ok and out.meta["np"] == 2
+    assert out.meta["peers"] == "rank 0 and rank 1"
+    assert len(out.table) == 12
+
+
+def test_validation_failure_on_engines(mpi_cluster):
+    with pytest.raises(kernels.ValidationFailed):
+        mpi_cluster.run("pingpong", {"sizes": "4:4", "inject-error": 1})
+    # the engines are still usable afterwards
+    assert mpi_cluster.run("pingpong", {"sizes": "8:8", "repetitions": 1}).ok
+
+
+def test_sweep_gives_one_output_per_value(mpi_cluster):
+    outs = mpi_cluster.sweep("pingpong", ["0:0", "1K:1K"], "sizes", {"repetitions": 2})
+    tidy = kernels.tidy_all(outs, machine="test")
+    assert list(tidy["size_bytes"]) == [0, 1024]
+
+
+def test_timeout_kills_engines_and_next_run_restarts():
+    cluster = MPICluster(n=2)
+    try:
+        cluster.start()
+        hung = cluster.pids()
+        with pytest.raises(kernels.KernelTimeout, match="engines were killed"):
+            cluster.run("examples/deadlock", timeout=4)
+        assert not cluster.running
+        assert cluster.run("pingpong", {"sizes": "8:8", "repetitions": 1}).ok
+        assert cluster.running
+        second = cluster.pids()
+    finally:
+        cluster.stop()
+    time.sleep(2)
+    assert hung and second
+    assert [p for p in hung + second if alive(p)] == []
+
+
+def test_context_manager_always_stops():
+    with pytest.raises(RuntimeError, match="boom"):
+        with MPICluster(n=2) as cluster:
+            assert cluster.running
+            pids = cluster.pids()
+            raise RuntimeError("boom")
+    assert not cluster.running
+    time.sleep(2)
+    assert len(pids) >= 4  # controller, mpiexec, two engines (and their helpers)
+    assert [p for p in pids if alive(p)] == []
+
+
+def test_refuses_zero_engines():
+    with pytest.raises(ValueError, match="at least one engine"):
+        MPICluster(n=0)

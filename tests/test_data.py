@@ -1,0 +1,70 @@
+"""The tidy schema: normalising, atomic writes, and clear errors for malformed files."""
+import pandas as pd
+import pytest
+
+from commbook import data
+
+
+def table(**over):
+    row = dict(benchmark="pingpong", np=2, size_bytes=8, t_us=0.5)
+    row.update(over)
+    return pd.DataFrame([row])
+
+
+def test_round_trip_keeps_rows_and_metadata(tmp_path):
+    path = tmp_path / "m.csv"
+    data.write_measurements(path, table(), {"machine": "box", "command": "commbook measure x"})
+    m = data.read_measurements(path)
+    assert m.meta == {"machine": "box", "command": "commbook measure x"}
+    assert list(m.table.columns) == data.COLUMNS
+    row = m.table.iloc[0]
+    assert (row["t_min_us"], row["t_max_us"], row["reps"]) == (0.5, 0.5, 1)
+
+
+def test_malformed_number_names_file_and_line(tmp_path):
+    path = tmp_path / "bad.csv"
+    data.write_measurements(path, pd.concat([table(), table(size_bytes=16)]), {"machine": "m"})
+    text = path.read_text().replace("pingpong,,,,2,16,0.5", "pingpong,,,,2,16,fast")
+    path.write_text(text)
+    with pytest.raises(data.DataFormatError) as err:
+        data.read_measurements(path)
+    assert str(err.value).startswith(f"{path}:4:")
+    assert "'fast'" in str(err.value)
+
+
+def test_ragged_row_names_line(tmp_path):
+    path = tmp_path / "ragged.csv"
+    path.write_text("# machine: m\nbenchmark,np,t_us\npingpong,2,0.5\npingpong,2\n")
+    with pytest.raises(data.DataFormatError, match=r"ragged.csv:4: 2 fields but the header has 3"):
+        data.read_measurements(path)
+
+
+def test_unknown_column_and_missing_file(tmp_path):
+    path = tmp_path / "x.csv"
+    path.write_text("benchmark,np,t_us,colour\npingpong,2,1,red\n")
+    with pytest.raises(data.DataFormatError, match="unknown column"):
+        data.read_measurements(path)
+    with pytest.raises(data.DataFormatError, match="no such file"):
+        data.read_measurements(tmp_path / "nope.csv")
+
+
+def test_atomic_write_leaves_old_file_when_interrupted(tmp_path, monkeypatch):
+    path = tmp_path / "m.csv"
+    data.write_measurements(path, table(), {"machine": "old"})
+    before = path.read_text()
+
+    def boom(*a, **k):
+        raise OSError("disk full")
+    monkeypatch.setattr(data.os, "replace", boom)
+    with pytest.raises(OSError, match="disk full"):
+        data.write_measurements(path, table(t_us=9.0), {"machine": "new"})
+    assert path.read_text() == before
+    assert [p.name for p in tmp_path.iterdir()] == ["m.csv"]  # no temporary left behind
+
+
+def test_reference_pingpong_is_shipped_with_provenance():
+    ref = data.load_reference("pingpong")
+    for key in ("machine", "cpu", "mpi_library", "date", "command"):
+        assert ref.meta.get(key), key
+    assert ref.table["size_bytes"].max() >= 64 * 2**20
+    assert (ref.table["t_us"] > 0).all()

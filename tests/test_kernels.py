@@ -1,0 +1,93 @@
+"""Compiling and running kernels under mpiexec: results, validation, errors, timeouts."""
+import pytest
+
+from commbook import kernels
+
+pytestmark = pytest.mark.mpi
+
+
+@pytest.mark.parametrize("np", [1, 2])
+def test_pingpong_runs_and_validates(np):
+    out = kernels.run_mpiexec("pingpong", np, {"sizes": "0:64K", "repetitions": 3,
+                                               "iterations": 50})
+    assert out.ok
+    assert out.meta["validation"] == "on"
+    assert out.meta["np"] == np
+    assert out.meta["repetitions"] == 3
+    t = out.table
+    assert list(t["size_bytes"]) == [0] + [2**k for k in range(17)]
+    assert (t["t_min_us"] <= t["t_median_us"]).all() and (t["t_median_us"] <= t["t_max_us"]).all()
+    assert (t["t_median_us"] > 0).all()
+    # 64 KiB takes longer than 0 B on any real machine
+    assert t["t_median_us"].iloc[-1] > t["t_median_us"].iloc[0]
+
+
+@pytest.mark.parametrize("np", [1, 2])
+def test_corrupted_payload_is_caught(np):
+    with pytest.raises(kernels.ValidationFailed) as err:
+        kernels.run_mpiexec("pingpong", np, {"sizes": "0:16", "inject-error": 1})
+    assert "VALIDATION FAILED" in str(err.value)
+    assert "byte" in err.value.stderr  # the rank that saw it says which byte
+
+
+def test_bad_option_is_one_clear_error():
+    with pytest.raises(kernels.KernelFailed) as err:
+        kernels.run_mpiexec("pingpong", 2, {"sizes": "9:1"})
+    assert "--sizes '9:1' is not a size range" in str(err.value)
+    assert "prterun" not in str(err.value) and "HYDRA" not in str(err.value)
+
+
+def test_unknown_kernel_lists_the_known_ones():
+    with pytest.raises(kernels.KernelError, match="known: .*pingpong"):
+        kernels.source_path("no_such_kernel")
+
+
+def test_compile_error_carries_compiler_message(tmp_path):
+    bad = tmp_path / "bad.c"
+    bad.write_text('#include "commbench.h"\nstatic int cb_kernel(MPI_Comm c, cb_ctx *x) { return oops; }\n')
+    with pytest.raises(kernels.CompileError) as err:
+        kernels.compile_kernel(bad)
+    assert "oops" in str(err.value) and "bad.c" in str(err.value)
+
+
+def test_compile_is_cached_by_source(tmp_path):
+    src = tmp_path / "k.c"
+    body = kernels.source_path("examples/deadlock").read_text()
+    src.write_text(body)
+    first = kernels.compile_kernel(src)
+    assert kernels.compile_kernel(src) == first
+    src.write_text(body + "\n/* changed */\n")
+    assert kernels.compile_kernel(src) != first
+
+
+def test_hanging_job_is_killed_and_reported():
+    with pytest.raises(kernels.KernelTimeout, match="did not finish in 3 s and was killed"):
+        kernels.run_mpiexec("examples/deadlock", 2, timeout=3)
+    import time
+    time.sleep(1)
+    from commbook.cluster import leftover_processes
+    assert not [p for p in leftover_processes() if "deadlock" in p]
+
+
+def test_parse_output_rejects_rows_before_columns():
+    with pytest.raises(kernels.KernelError, match="line 2"):
+        kernels.parse_output("# commbook-kernel: x\n1 2 3\n")
+
+
+def test_parse_output_rejects_ragged_rows():
+    with pytest.raises(kernels.KernelError, match="2 fields for 3 columns"):
+        kernels.parse_output("# columns: a b c\n1 2\n")
+
+
+def test_to_tidy_maps_columns_and_keeps_the_rest_in_params():
+    out = kernels.parse_output(
+        "# commbook-kernel: pingpong\n# benchmark: pingpong\n# algorithm: blocking\n"
+        "# mpi_library: Open MPI v5.0.11, package: x\n# np: 2\n# repetitions: 5\n"
+        "# columns: size_bytes iterations t_min_us t_median_us t_max_us\n"
+        "8 1000 0.1 0.2 0.3\n# result: ok\n")
+    tidy = out.to_tidy(machine="m", mapping="core")
+    row = tidy.iloc[0]
+    assert (row["benchmark"], row["algorithm"], row["np"], row["size_bytes"]) == ("pingpong", "blocking", 2, 8)
+    assert (row["t_us"], row["t_min_us"], row["t_max_us"], row["reps"]) == (0.2, 0.1, 0.3, 5)
+    assert row["mpi_library"] == "Open MPI 5.0.11"
+    assert row["params"] == "iterations=1000"
