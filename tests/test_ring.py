@@ -219,3 +219,21 @@ def _walk(w):
     yield w
     for c in getattr(w, "children", ()):
         yield from _walk(c)
+
+
+# ---------------------------------------------------------------------------------------
+# The chapter's claims on the ORFEO data
+
+
+def test_orfeo_ring_bump_is_where_the_placement_says(orfeo_mirror, tmp_path, monkeypatch):
+    monkeypatch.setenv("COMMBOOK_ORFEO_MIRROR", str(orfeo_mirror))
+    monkeypatch.setenv("COMMBOOK_DATA_CACHE", str(tmp_path))
+    raw, caption = orfeo.load("matteoscorcia/ring")
+    assert "raw data" in caption
+    g = raw.sort_values("np")
+    steps = np.diff(g.t_us.to_numpy())
+    assert int(g.np.iloc[1:][np.argmax(steps)]) == 25 == THIN.boundaries(48)[-1][0]
+    f = fit_ring(g.np, g.t_us, THIN)
+    assert f.lambda_us["node"] == pytest.approx(0.73, abs=0.05)  # the report's "true" λ
+    assert f.lambda_us["core"] == pytest.approx(f.lambda_us["socket"], rel=0.05)  # no socket step
+    assert f.lambda_us["core"] > 2 * 0.20  # well above the core-to-core ping-pong latency
