@@ -232,7 +232,7 @@ def test_orfeo_ring_bump_is_where_the_placement_says(orfeo_mirror, tmp_path, mon
     assert "raw data" in caption
     g = raw.sort_values("np")
     steps = np.diff(g.t_us.to_numpy())
-    assert int(g.np.iloc[1:][np.argmax(steps)]) == 25 == THIN.boundaries(48)[-1][0]
+    assert int(g.np.to_numpy()[1:][np.argmax(steps)]) == 25 == THIN.boundaries(48)[-1][0]
     f = fit_ring(g.np, g.t_us, THIN)
     assert f.lambda_us["node"] == pytest.approx(0.73, abs=0.05)  # the report's "true" λ
     assert f.lambda_us["core"] == pytest.approx(f.lambda_us["socket"], rel=0.05)  # no socket step
