@@ -51,3 +51,133 @@ def test_seed_values_match_the_documents():
     ring = orfeo.summary_table("ring_seed").set_index("quantity").value_us
     assert ring["lambda used in the model"] == pytest.approx(0.99)
     assert ring["lambda fitted to the data"] == pytest.approx(0.73)
+
+
+# ------------------------------------------------------------------ catalog, fetch, load
+import functools  # noqa: E402
+import http.server  # noqa: E402
+import os  # noqa: E402
+import shutil  # noqa: E402
+import threading  # noqa: E402
+from pathlib import Path  # noqa: E402
+
+import pandas as pd  # noqa: E402
+
+from commbook.cli import main  # noqa: E402
+
+REPO = Path(__file__).resolve().parents[1]
+MIRROR = Path(os.environ.get("COMMBOOK_ORFEO_MIRROR") or REPO.parent / "shared" / "orfeo")
+needs_mirror = pytest.mark.skipif(not (MIRROR / "README.md").exists(),
+                                  reason=f"ORFEO mirror not found at {MIRROR} (set COMMBOOK_ORFEO_MIRROR)")
+SMALL = "marcobarrasso1/bcast"  # a dataset of 3 small files for the download tests
+
+
+@pytest.fixture
+def isolated(tmp_path, monkeypatch):
+    """An empty cache and no mirror configured; in-process caches cleared."""
+    monkeypatch.setenv("COMMBOOK_DATA_CACHE", str(tmp_path / "cache"))
+    monkeypatch.delenv("COMMBOOK_ORFEO_MIRROR", raising=False)
+    orfeo._VERIFIED.clear()
+    orfeo._import_entries.cache_clear()
+    yield tmp_path / "cache"
+    orfeo._VERIFIED.clear()
+    orfeo._import_entries.cache_clear()
+
+
+def test_catalog_is_well_formed():
+    cat = orfeo.catalog()
+    assert cat.key.is_unique and len(cat) > 1000
+    assert cat.sha256.str.fullmatch(r"[0-9a-f]{64}").all()
+    assert cat.commit.str.fullmatch(r"[0-9a-f]{40}").all()
+    assert set(cat.role) <= {"raw", "mean", "excluded", "license"}
+    assert (cat[cat.role.isin(["excluded", "license"])].skip != "").all()
+    url = orfeo.raw_url(orfeo.entry("mmunini99/Project_1/output/latency.txt"))
+    assert url.endswith("/Project%201/output/latency.txt") and url.startswith("https://raw.githubusercontent.com/mmunini99/")
+
+
+@needs_mirror
+def test_catalog_matches_the_mirror():
+    """Every data file is catalogued with its hash, and the rules reproduce the catalog."""
+    cat = orfeo.catalog().set_index("key")
+    files = {p.relative_to(MIRROR).as_posix() for p in MIRROR.rglob("*")
+             if p.is_file() and p.name not in ("PROVENANCE.md", "README.md")}
+    assert files == set(cat.index)
+    for key in files:
+        assert orfeo.sha256_of(MIRROR / key) == cat.sha256[key], key
+        assert (MIRROR / key).stat().st_size == int(cat["size"][key])
+    rebuilt = orfeo.build_catalog(MIRROR).set_index("key")
+    committed = orfeo.catalog().set_index("key")
+    pd.testing.assert_frame_equal(rebuilt.astype(str), committed.astype(str).loc[rebuilt.index],
+                                  check_dtype=False)
+
+
+@needs_mirror
+def test_fetch_from_local_mirror_and_raw_dataset(isolated):
+    keys = list(orfeo.catalog().query("dataset == @SMALL").key)
+    assert orfeo.raw_dataset(keys[0]) is None  # nothing cached, no mirror configured
+    paths, errors = orfeo.fetch(keys, mirror=str(MIRROR))
+    assert not errors and len(paths) == len(keys)
+    for key, p in zip(keys, paths):
+        assert p == isolated / key and orfeo.sha256_of(p) == orfeo.entry(key).sha256
+        assert orfeo.raw_dataset(key) == p
+
+
+@pytest.fixture
+def http_mirror(tmp_path):
+    """http.server on 127.0.0.1 serving a copy of one dataset laid out like the mirror."""
+    root = tmp_path / "www"
+    for key in orfeo.catalog().query("dataset == @SMALL").key:
+        (root / key).parent.mkdir(parents=True, exist_ok=True)
+        shutil.copyfile(MIRROR / key, root / key)
+    handler = functools.partial(http.server.SimpleHTTPRequestHandler, directory=str(root))
+    handler.log_message = lambda *a, **k: None
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    yield root, f"http://127.0.0.1:{server.server_address[1]}"
+    server.shutdown()
+    server.server_close()
+
+
+@needs_mirror
+def test_fetch_over_http_checks_hashes(isolated, http_mirror, capsys):
+    root, url = http_mirror
+    assert main(["data", "fetch", "orfeo", "--mirror", url, "--dataset", SMALL]) == 0
+    out = capsys.readouterr().out
+    assert "fetched 3 file(s)" in out and "0 failed" in out
+    key = orfeo.catalog().query("dataset == @SMALL").key.iloc[0]
+    assert orfeo.sha256_of(isolated / key) == orfeo.entry(key).sha256
+    # a mirror whose copy differs from the catalogued commit is refused, with a clear line
+    (isolated / key).unlink()
+    (root / key).write_bytes((root / key).read_bytes() + b"\n9,9.9,9.9,9.9\n")
+    assert main(["data", "fetch", "orfeo", "--mirror", url, "--dataset", SMALL]) == 1
+    captured = capsys.readouterr()
+    assert f"error: {key}: sha256 mismatch" in captured.err and "1 failed" in captured.out
+    assert not (isolated / key).exists()
+
+
+def test_fetch_from_missing_mirror_fails_cleanly(isolated, tmp_path, capsys):
+    (tmp_path / "empty").mkdir()
+    assert main(["data", "fetch", "orfeo", "--mirror", str(tmp_path / "empty"),
+                 "--dataset", SMALL]) == 1
+    assert "not in the mirror" in capsys.readouterr().err
+    assert main(["data", "fetch", "orfeo", "--mirror", str(tmp_path / "nowhere")]) == 2
+
+
+def test_load_falls_back_to_summary_tables(isolated):
+    df, caption = orfeo.load("pingpong")
+    assert "summary table" in caption and "pingpong_seed" in caption
+    assert df[(df.machine == "orfeo-thin") & (df.mapping == "node") & (df.transport == "ucx")].t_us.item() == 0.99
+    with pytest.raises(orfeo.DataUnavailable, match="commbook data fetch orfeo"):
+        orfeo.load("bcast")
+
+
+@needs_mirror
+def test_load_uses_raw_data_from_the_mirror(isolated, monkeypatch):
+    monkeypatch.setenv("COMMBOOK_ORFEO_MIRROR", str(MIRROR))
+    df, caption = orfeo.load(SMALL)
+    assert caption.startswith("ORFEO raw data: 3 file(s)") and "marcobarrasso1" in caption
+    assert set(df.benchmark) == {"bcast"} and set(df.mapping) == {"core", "socket", "node"}
+    assert df.source.str.startswith("marcobarrasso1/HPC_Project@d2972b0:").all()
+    df, caption = orfeo.load("gather", machine="orfeo-epyc")
+    assert set(df.machine) == {"orfeo-epyc"} and set(df.benchmark) == {"gather"}
