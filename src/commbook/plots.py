@@ -571,9 +571,9 @@ def plot_jacobi_convergence(runs, title="Jacobi: distance to the known solution,
     return fig
 
 
-JACOBI_BALANCES = [(16, "16 B/LUP: layer condition, no write-allocate"),
-                   (24, "24 B/LUP: layer condition + write-allocate"),
-                   (40, "40 B/LUP: no layer condition + write-allocate")]
+JACOBI_BALANCES = [(16, "16 B/LUP (layer cond., no write-alloc.)"),
+                   (24, "24 B/LUP (layer cond. + write-alloc.)"),
+                   (40, "40 B/LUP (no layer cond.)")]
 
 
 def plot_jacobi_roofline(L, mlups, bandwidth_MBps, mlups_min=None, mlups_max=None,
@@ -585,8 +585,8 @@ def plot_jacobi_roofline(L, mlups, bandwidth_MBps, mlups_min=None, mlups_max=Non
     """
     fig, ax = new_axes(title, "grid edge L (L^3 points, 2 arrays of doubles)", "MLUP/s", logx=True)
     L = np.asarray(L, float)
-    measured(ax, L, mlups, mlups_min, mlups_max, label="measured (median sweep, 1 process)",
-             color="C0", ms=6)
+    measured(ax, L, mlups, mlups_min, mlups_max, label="measured, 1 process (median sweep)",
+             color="C0", ms=6, elinewidth=1)
     for (balance, label), ls in zip(JACOBI_BALANCES, ["--", "-", ":"]):
         model_line(ax, [L.min() / 1.3, L.max() * 1.3], [bandwidth_MBps / balance] * 2,
                    label=f"roofline model, {label}", color="k", ls=ls, lw=1.2)
@@ -599,7 +599,7 @@ def plot_jacobi_roofline(L, mlups, bandwidth_MBps, mlups_min=None, mlups_max=Non
                         va="bottom", color="0.4")
     ax.set_ylim(bottom=0)
     ax.legend(fontsize=7.5, loc="upper center", bbox_to_anchor=(0.5, -0.16), ncol=2)
-    fig.set_size_inches(6.4, 5.0)
+    fig.set_size_inches(7.0, 5.0)
     fig.tight_layout()
     return fig
 
@@ -684,3 +684,5 @@ def plot_jacobi_noncompute(labels, noncompute_s, imbalance_s, model_tc_s,
     ax.grid(True, axis="x", alpha=0)
     fig.tight_layout()
     return fig
+
+
