@@ -1,8 +1,8 @@
 """Performance models of a domain-decomposed 3-D Jacobi solver, and the roofline behind T_s.
 
-**The report's model** (seeds/000 sec. 3, after Hager & Wellein, *Introduction to High
-Performance Computing for Scientists and Engineers*, ch. 5), for N processes that each own an
-L^3 sub-domain (weak scaling):
+**The report's model** (seeds/000 sec. 3; the domain-decomposition model discussed by Hager &
+Wellein, *Introduction to High Performance Computing for Scientists and Engineers*), for N
+processes that each own an L^3 sub-domain (weak scaling):
 
     P(L, N) = L^3 N / (T_s + T_c(L, N))          lattice updates per second (MLUP/s = 1e-6 P)
     T_c(L, N) = c(L, N) / B + k T_l
