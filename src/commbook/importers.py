@@ -665,7 +665,7 @@ OSU_TITLES = {"latency": "latency", "bandwidth": "bw", "bi-directional bandwidth
 def parse_osu(text: str, col: Collector):
     """OSU micro-benchmark text: '# OSU MPI ... Test', '# Size  Latency (us)', value lines."""
     col.facts.update(infer_from_command(text))
-    bench, names, context, block = None, None, {}, 0
+    bench, names, context, block, fresh_marker = None, None, {}, 0, False
     lines = numbered_lines(text)
     for i, (n, line) in enumerate(lines):
         s = line.strip()
@@ -682,7 +682,10 @@ def parse_osu(text: str, col: Collector):
                 bench = "bw"
             else:
                 bench = OSU_TITLES.get(title, canonical_benchmark(title or kind))
-            names, block = None, block + 1
+            names = None
+            if not fresh_marker:  # a marker line already opened this block
+                block += 1
+            fresh_marker = False
             continue
         if s.startswith("#"):
             body = s.lstrip("#").strip()
@@ -693,14 +696,15 @@ def parse_osu(text: str, col: Collector):
             context = {"core_from": int(m.group(1)), "core_to": int(m.group(2))}
             if mh := re.search(r"\bon\s+(\S+?)\.*$", s):
                 context["host"] = mh.group(1)
-            block += 1
+            block, fresh_marker = block + 1, True
             continue
         if m := re.fullmatch(r"(\d+):", s):
             context = {"core_from": 0, "core_to": int(m.group(1))}
-            block += 1
+            block, fresh_marker = block + 1, True
             continue
         fields = s.split()
         nums = [parse_number(f) for f in fields]
+        fresh_marker = False
         if any(v is None for v in nums):
             if re.search(r"[A-Za-z]", s) and not any(v is not None for v in nums[:1]):
                 if infer_machine(s) and "machine" not in col.facts:

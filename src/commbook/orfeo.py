@@ -681,6 +681,7 @@ def _copy_downloader(url, output_file, pooch_obj, check_only=False):
 def fetch_one(e, mirror=None, cache=None) -> Path:
     """Download one catalogued file into the cache and check its sha256 (pooch)."""
     import pooch
+    pooch.get_logger().setLevel("WARNING")  # one summary line from us, not one per file
     target = cache_dir(cache) / e["key"]
     mirror = mirror if mirror is not None else os.environ.get("COMMBOOK_ORFEO_MIRROR")
     downloader = None
@@ -755,9 +756,8 @@ def _select(key_or_benchmark: str, roles) -> pd.DataFrame:
     usable = cat[cat.skip == ""]
     if key_or_benchmark in set(cat.key):
         return cat[cat.key == key_or_benchmark]
-    if key_or_benchmark in set(cat.dataset):
-        sel = usable[usable.dataset == key_or_benchmark]
-        return sel[sel.role.isin(roles)] if roles else sel
+    if key_or_benchmark in set(cat.dataset):  # a dataset named explicitly: whatever its role
+        return usable[usable.dataset == key_or_benchmark]
     from .importers import canonical_benchmark
     bench = canonical_benchmark(key_or_benchmark)
     sel = usable[(usable.benchmark == bench) | (usable.dataset.str.contains(bench, regex=False)
@@ -842,3 +842,42 @@ def load(key_or_benchmark: str, machine: str | None = None, roles=("raw",),
         return df, caption
     raise DataUnavailable(f"no raw ORFEO data for '{key_or_benchmark}' in the cache and no summary "
                           f"table for it: run `commbook data fetch orfeo` (or set COMMBOOK_ORFEO_MIRROR)")
+
+
+# ------------------------------------------------------------------- views for the data page
+YEARS = {f: ("2021/22" if f in ("matteoscorcia", "francesc0rtu", "thomasverardo") else "2023/24")
+         for f in FOLDERS}  # Foundations of HPC (PBS era) vs High Performance Computing (SLURM era)
+
+
+def overview(cat: pd.DataFrame | None = None) -> pd.DataFrame:
+    """One row per dataset: course year, node types, benchmark, files, role, label problems."""
+    cat = catalog() if cat is None else cat
+    g = cat.assign(folder=cat.key.str.split("/").str[0]).groupby("dataset", sort=True)
+    out = g.agg(year=("folder", lambda s: YEARS[s.iloc[0]]),
+                machine=("machine", lambda s: ", ".join(sorted(set(m.removeprefix("orfeo-") for m in s)))),
+                benchmark=("benchmark", lambda s: ", ".join(sorted(set(s) - {""})) or "mixed"),
+                files=("key", "size"), role=("role", "first"),
+                kB=("size", lambda s: round(s.astype(int).sum() / 1000)),
+                label_problems=("label_problem", lambda s: int((s != "").sum())))
+    return out.reset_index()
+
+
+def coverage(cat: pd.DataFrame | None = None) -> pd.DataFrame:
+    """Files per benchmark and node type (imported raw measurements only)."""
+    cat = catalog() if cat is None else cat
+    raw = cat[(cat.role == "raw") & (cat.skip == "")]
+    raw = raw.assign(benchmark=raw.benchmark.replace("", "bcast/allreduce"),
+                     machine=raw.machine.str.removeprefix("orfeo-"))
+    return pd.crosstab(raw.benchmark, raw.machine)
+
+
+def known_problems(cat: pd.DataFrame | None = None) -> pd.DataFrame:
+    """Each distinct label problem or exclusion with the datasets and number of files it concerns."""
+    cat = catalog() if cat is None else cat
+    rows = []
+    for what, col in (("label problem", "label_problem"), ("not imported", "skip")):
+        sub = cat[cat[col] != ""]
+        for text, g in sub.groupby(col, sort=False):
+            rows.append({"kind": what, "datasets": ", ".join(sorted(set(g.dataset))),
+                         "files": len(g), "what": text})
+    return pd.DataFrame(rows, columns=["kind", "datasets", "files", "what"])

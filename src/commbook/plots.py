@@ -686,3 +686,25 @@ def plot_jacobi_noncompute(labels, noncompute_s, imbalance_s, model_tc_s,
     return fig
 
 
+# --- data (ORFEO datasets page) ---------------------------------------------------------------
+def plot_core_latency(table, size_bytes=None, title="osu_latency from core 0", ax=None):
+    """Latency from core 0 to each core (params core_to), coloured by where the core is
+    (params channel when the data name it, else the mapping)."""
+    from .data import params_to_dict
+    rows = table if size_bytes is None else table[table["size_bytes"] == size_bytes]
+    params = rows["params"].map(params_to_dict)
+    rows = rows.assign(core_to=params.map(lambda p: p.get("core_to")).astype(float),
+                       level=[p.get("channel", m) for p, m in zip(params, rows["mapping"])])
+    rows = rows.dropna(subset=["core_to"])
+    if ax is None:
+        fig, ax = new_axes(title, "destination core (core_to)", "time t (µs)")
+    else:
+        fig = ax.figure
+    order = {"cache": 0, "core": 1, "socket": 2, "node": 3}
+    for level, g in sorted(rows.groupby("level"), key=lambda kv: order.get(kv[0], 9)):
+        g = g.groupby("core_to", as_index=False).agg(t=("t_us", "median"), lo=("t_min_us", "min"),
+                                                      hi=("t_max_us", "max"))
+        measured(ax, g["core_to"], g["t"], g["lo"], g["hi"], label=f"{level} (measured)")
+    ax.legend(fontsize=8)
+    return fig
+
