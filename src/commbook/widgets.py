@@ -92,7 +92,7 @@ def hockney_explorer(measured=None, presets: dict | None = None):
             out.clear_output(wait=True)
             fig = hockney_figure(lam.value, bw.value, measured,
                                  label=choice.value if choice.value in presets else "")
-            plt.show(fig)
+            plt.show()
 
     choice.observe(apply_preset, names="value")
     lam.observe(redraw, names="value")

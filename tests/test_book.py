@@ -1,0 +1,109 @@
+"""The rendered book: every chapter executes (the build), and its pages look right in a real
+headless browser (Debian's chromium driven by Playwright): figures loaded, formulas typeset,
+no error output, no request leaving the machine."""
+import os
+import re
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+import yaml
+
+REPO = Path(__file__).resolve().parents[1]
+HTML = REPO / "_build" / "html"
+CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
+
+pytestmark = [pytest.mark.book, pytest.mark.mpi]
+
+
+def toc_pages() -> list[str]:
+    toc = yaml.safe_load((REPO / "_toc.yml").read_text())
+    pages = [toc["root"]]
+    for part in toc.get("parts", []):
+        pages += [c["file"] for c in part["chapters"]]
+    return pages
+
+
+@pytest.fixture(scope="session")
+def built_book():
+    """Build the book exactly as `make book` does (execution cached in _build/.jupyter_cache)."""
+    proc = subprocess.run([sys.executable, "-m", "commbook.booktools", "build"], cwd=REPO,
+                          capture_output=True, text=True, timeout=3000)
+    log = proc.stdout + proc.stderr
+    (REPO / "_build").mkdir(exist_ok=True)
+    (REPO / "_build" / "test-build.log").write_text(log)
+    if proc.returncode != 0:
+        pytest.fail(f"book build failed (exit {proc.returncode}); last lines:\n{log[-6000:]}")
+    return HTML
+
+
+@pytest.mark.parametrize("page", toc_pages())
+def test_page_built_without_errors(built_book, page):
+    html = (built_book / f"{page}.html").read_text()
+    assert "Traceback (most recent call last)" not in html
+    assert not re.search(r'class="[^"]*\boutput (traceback|error)\b', html)
+    # every code-cell figure made it into the page as an image
+    assert html.count("<img") >= html.count("image/png") or "<img" in html or "code-cell" not in html
+
+
+def test_pingpong_page_has_every_figure(built_book):
+    html = (built_book / "book" / "pingpong.html").read_text()
+    images = re.findall(r'<img [^>]*src="([^"]+)"', html)
+    # fit, residuals, piecewise, reference run, ORFEO link classes, explorer's default figure
+    assert len(images) >= 6, images
+    assert "skip-execution" not in html or "widgets.hockney_explorer" in html
+
+
+@pytest.fixture(scope="session")
+def browser():
+    if CHROMIUM is None:
+        if os.environ.get("COMMBOOK_REQUIRE_BROWSER"):
+            pytest.fail("chromium is required here (COMMBOOK_REQUIRE_BROWSER) but not installed")
+        pytest.skip("Debian's chromium is not installed (apt-get install chromium)")
+    from playwright.sync_api import sync_playwright
+    with sync_playwright() as p:
+        b = p.chromium.launch(executable_path=CHROMIUM, args=[
+            "--no-sandbox", "--disable-gpu", "--disable-background-networking",
+            "--disable-component-update", "--disable-sync", "--no-first-run"])
+        try:
+            yield b
+        finally:
+            b.close()
+
+
+# Jupyter Book 1 pages always log these two; they are the theme's, not ours.
+HARMLESS_CONSOLE = ("THEBE_JS_URL", "Identifier 'THEBE_JS_URL' has already been declared",
+                    "mode", "favicon")
+
+
+@pytest.mark.browser
+@pytest.mark.parametrize("page", toc_pages())
+def test_page_in_browser(built_book, browser, page):
+    url = (built_book / f"{page}.html").as_uri()
+    context = browser.new_context(viewport={"width": 1280, "height": 900})
+    tab = context.new_page()
+    external, console_errors = [], []
+    tab.on("request", lambda r: external.append(r.url)
+           if not r.url.startswith(("file://", "data:", "blob:", "about:")) else None)
+    tab.on("console", lambda m: console_errors.append(m.text) if m.type == "error" else None)
+    tab.goto(url, wait_until="load")
+    tab.wait_for_timeout(1500)  # MathJax typesets after load
+    shots = REPO / "_build" / "screenshots"
+    shots.mkdir(parents=True, exist_ok=True)
+    tab.screenshot(path=str(shots / f"{page.replace('/', '_')}.png"), full_page=True)
+    broken = tab.evaluate("""() => Array.from(document.images)
+        .filter(i => !(i.complete && i.naturalWidth > 0)).map(i => i.src)""")
+    has_math = tab.evaluate("() => document.querySelectorAll('.math, mjx-container').length")
+    typeset = tab.evaluate("() => document.querySelectorAll('mjx-container').length")
+    raw_tex = tab.evaluate("() => document.body.innerText.includes('\\\\frac')")
+    tracebacks = tab.evaluate("() => document.querySelectorAll('.output.traceback, .output.error').length")
+    context.close()
+    assert external == [], f"requests leaving the machine: {external}"
+    assert broken == [], f"images that did not load: {broken}"
+    assert tracebacks == 0
+    if has_math:
+        assert typeset > 0 and not raw_tex, "formulas were not typeset"
+    real_errors = [e for e in console_errors if not any(h in e for h in HARMLESS_CONSOLE)]
+    assert real_errors == [], real_errors
