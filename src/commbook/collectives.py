@@ -23,6 +23,7 @@ them the way the butterfly homework (seeds/004) does: "Communication from i to j
 """
 from __future__ import annotations
 
+import math
 import re
 from dataclasses import dataclass
 from pathlib import Path
@@ -440,18 +441,27 @@ def model_name(op: str, algorithm: str) -> str:
     raise ValueError(f"no model for {op} algorithm '{algorithm}'")
 
 
+def _model_time(op, name, P, n, lam, b, gamma, segment_bytes):
+    from .models import collectives as mc
+    if name == "pipeline":
+        # the pipeline's closed form: a schedule of ceil(n / segment) steps would be slow
+        if segment_bytes is None:
+            return mc.closed_form(op, name, P, n, lam, b, gamma)
+        k = max(1, math.ceil(n / segment_bytes))
+        return 0.0 if P == 1 else mc.pipeline_time(P, n, lam, b, k)
+    return mc.predict(op, name, P, n, lam, b, gamma)
+
+
 def predict_table(op: str, algorithms, P, sizes, lam: float, b: float, gamma: float = 0.0,
                   segment_bytes: int | None = None) -> pd.DataFrame:
     """Model times (us) for kernel algorithm names at every (P, size): algorithm, np,
     size_bytes, t_us. Library labels with a known coll_tuned number use its model."""
-    from .models import collectives as mc
     rows = []
     for alg in algorithms:
         name = model_name(op, alg)
         for p in np.atleast_1d(P):
             for n in np.atleast_1d(sizes):
-                t = mc.predict(op, name, int(p), float(n), lam, b, gamma,
-                               segment_bytes=segment_bytes if name == "pipeline" else None)
+                t = _model_time(op, name, int(p), float(n), lam, b, gamma, segment_bytes)
                 rows.append((alg, int(p), int(n), float(t)))
     return pd.DataFrame(rows, columns=["algorithm", "np", "size_bytes", "t_us"])
 
@@ -459,20 +469,18 @@ def predict_table(op: str, algorithms, P, sizes, lam: float, b: float, gamma: fl
 def crossover_size(P: int, lam: float, b: float, segment_bytes: int, hi: float = 2.0**34) -> float:
     """Message size (bytes) above which the pipelined chain (segments of segment_bytes) beats
     the binomial tree for a broadcast to P ranks, in the Hockney model; inf if it never does
-    below `hi`. Found by bracketing on the models' difference (scipy brentq)."""
+    below `hi`. Found by bracketing the models' difference on a grid, then scipy brentq."""
     from scipy.optimize import brentq
 
-    from .models import collectives as mc
-
     def diff(n):
-        return (mc.predict("bcast", "pipeline", P, n, lam, b, segment_bytes=segment_bytes)
-                - mc.predict("bcast", "binomial", P, n, lam, b))
+        return (_model_time("bcast", "pipeline", P, n, lam, b, 0.0, segment_bytes)
+                - _model_time("bcast", "binomial", P, n, lam, b, 0.0, None))
 
-    grid = np.geomspace(1, hi, 200)
+    grid = np.geomspace(1, hi, 400)
     d = np.array([diff(n) for n in grid])
     change = np.nonzero((d[:-1] > 0) & (d[1:] <= 0))[0]
     if len(change) == 0:
         return float("inf")
-    i = change[0]
-    # the pipeline model jumps where the segment count steps; brentq needs a sign change only
+    i = change[-1]  # the last crossing: from there on the pipeline stays ahead
+    # the pipeline's time jumps where the segment count steps; brentq needs a sign change only
     return float(brentq(diff, grid[i], grid[i + 1], xtol=1.0))

@@ -1,0 +1,292 @@
+"""Collectives: hand-written algorithms against the library, library algorithm selection,
+traces, the butterfly exercise, and the CLI."""
+from __future__ import annotations
+
+import re
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from commbook import collectives as coll
+from commbook import kernels, mpi_env
+from commbook.models import collectives as mc
+
+OPENMPI = mpi_env.detect().flavour == "openmpi"
+MIB3 = (1 << 20) + 3
+
+
+@pytest.fixture(scope="module", autouse=True)
+def fresh_build_dir(tmp_path_factory, monkeypatch_module):
+    # kernels include collectives_algos.h, which the build cache's fingerprint does not hash:
+    # build into a fresh folder so a stale binary can never pass for the current source.
+    monkeypatch_module.setenv("COMMBOOK_BUILD_DIR", str(tmp_path_factory.mktemp("build")))
+
+
+@pytest.fixture(scope="module")
+def monkeypatch_module():
+    mp = pytest.MonkeyPatch()
+    yield mp
+    mp.undo()
+
+
+# ---------------------------------------------------------------------------------------
+# Pure Python
+
+
+def test_hand_algorithms_match_the_c_tables():
+    for op, source in (("bcast", "bcast.c"), ("gather", "gather.c"),
+                       ("allreduce", "collectives_algos.h")):
+        text = (kernels.kernels_dir() / source).read_text()
+        names = re.findall(r'^\s*\{"([a-z-]+)", "[^"]*"\},?\s*$', text, re.M)
+        names = [n for n in names if n != "mine"]
+        if op == "allreduce":
+            names = [n for n in names if n.startswith("butterfly")]
+        assert names == list(coll.HAND_ALGORITHMS[op]), (op, names)
+
+
+def test_every_hand_algorithm_has_a_model():
+    for (op, alg), name in coll.MODEL_NAMES.items():
+        assert alg in coll.HAND_ALGORITHMS[op]
+        assert name in mc.ALGORITHMS[op]
+    assert {(op, a) for op in coll.OPS for a in coll.HAND_ALGORITHMS[op]} == set(coll.MODEL_NAMES)
+    assert coll.model_name("bcast", "library:6") == "binomial"
+    assert coll.model_name("bcast", "library:1") == "linear"
+    with pytest.raises(ValueError):
+        coll.model_name("bcast", "library:4")  # split binary tree: no model
+
+
+def test_library_env_open_mpi():
+    c = coll.library_env("bcast", "library:binomial", "openmpi")
+    assert c.label == "library:6" and c.algorithm == "binomial"
+    assert c.env["OMPI_MCA_coll_tuned_bcast_algorithm"] == "6"
+    assert c.env["OMPI_MCA_coll_tuned_use_dynamic_rules"] == "1"
+    c = coll.library_env("bcast", "library:2:chain_fanout=1", "openmpi")
+    assert c.env["OMPI_MCA_coll_tuned_bcast_algorithm_chain_fanout"] == "1"
+    assert c.label == "library:2:chain_fanout=1"
+    assert coll.library_env("gather", "library", "openmpi").env == {}
+    for bad in ("library:12", "library:chain:depth=3", "library:2:chain_fanout=x", "library:",
+                "libry:2"):
+        with pytest.raises(coll.SelectionError):
+            coll.library_env("bcast", bad, "openmpi")
+
+
+def test_library_env_mpich():
+    c = coll.library_env("allreduce", "library:ring", "mpich")
+    assert c.env == {"MPIR_CVAR_ALLREDUCE_INTRA_ALGORITHM": "ring",
+                     "MPIR_CVAR_DEVICE_COLLECTIVES": "none",
+                     "MPIR_CVAR_COLLECTIVE_FALLBACK": "error"}
+    with pytest.raises(coll.SelectionError, match="names, not numbers"):
+        coll.library_env("bcast", "library:6", "mpich")
+
+
+def test_parse_algorithms_refuses_two_library_choices_and_unknown_names():
+    names, choice = coll.parse_algorithms("bcast", "chain, library:binomial", "openmpi")
+    assert names == ["chain", "library:6"] and choice.label == "library:6"
+    with pytest.raises(coll.SelectionError, match="one library algorithm"):
+        coll.parse_algorithms("bcast", "library:6,library:1", "openmpi")
+    with pytest.raises(coll.SelectionError, match="one library algorithm"):
+        coll.parse_algorithms("bcast", "library,library:1", "openmpi")
+    with pytest.raises(coll.SelectionError, match="unknown gather algorithm 'chain'"):
+        coll.parse_algorithms("gather", "chain", "openmpi")
+
+
+SAMPLE = """# commbook-kernel: bcast
+# np: 4
+# library_cvar: coll_tuned_bcast_algorithm = 6 (binomial)
+# trace: chain step 2: 1 -> 2 bytes=8 phase=hop
+# trace: chain step 1: 0 -> 1 bytes=8 phase=hop
+# messages: library:6 0 -> 1 count=1 bytes=8
+# messages: library:6 0 -> 2 count=2 bytes=16
+# messages: chain none
+"""
+
+
+def test_parsers_read_trace_messages_and_cvars():
+    t = coll.parse_trace(SAMPLE)
+    assert t[["step", "src", "dst"]].values.tolist() == [[1, 0, 1], [2, 1, 2]]
+    m = coll.parse_messages(SAMPLE)
+    M = coll.message_matrix(m, "library:6", 4)
+    assert M[0, 2] == 2 and M.sum() == 3
+    assert coll.message_matrix(m, "chain", 4).sum() == 0
+    assert coll.library_cvars(SAMPLE) == {"coll_tuned_bcast_algorithm": ("6", "binomial")}
+    assert "Communication from 0 to 1" in coll.communication_diagram(t, "chain").splitlines()[1]
+    with pytest.raises(coll.SelectionError):
+        coll.parse_messages("# messages: chain unavailable: no pvars\n")
+
+
+def test_check_selection_catches_a_selection_that_did_not_take_effect():
+    six = coll.library_env("bcast", "library:6", "openmpi")
+    assert "binomial" in coll.check_selection(SAMPLE, "bcast", six)
+    one = coll.library_env("bcast", "library:1", "openmpi")
+    with pytest.raises(coll.SelectionError, match="did not take effect"):
+        coll.check_selection(SAMPLE, "bcast", one)
+    ring = coll.library_env("allreduce", "library:ring", "mpich")
+    # MPICH reports enum variables by index: ring is 8th after auto; DEVICE_COLLECTIVES none = 1
+    good = ("# library_cvar: MPIR_CVAR_DEVICE_COLLECTIVES = 1\n"
+            "# library_cvar: MPIR_CVAR_ALLREDUCE_INTRA_ALGORITHM = 8\n")
+    assert "ring" in coll.check_selection(good, "allreduce", ring)
+    ignored = good.replace("COLLECTIVES = 1", "COLLECTIVES = 2")  # percoll: variable ignored
+    with pytest.raises(coll.SelectionError):
+        coll.check_selection(ignored, "allreduce", ring)
+
+
+def test_crossover_of_pipeline_and_binomial_agrees_with_the_models():
+    P, lam, b, seg = 8, 1.0, 5000.0, 16384
+    n = coll.crossover_size(P, lam, b, seg)
+    assert 1e3 < n < 1e9
+    pipe = lambda x: mc.predict("bcast", "pipeline", P, x, lam, b, segment_bytes=seg)  # noqa: E731
+    bino = lambda x: mc.predict("bcast", "binomial", P, x, lam, b)  # noqa: E731
+    assert pipe(n / 2) > bino(n / 2) and pipe(n * 2) < bino(n * 2)
+    assert coll.crossover_size(2, lam, b, seg) == float("inf")  # one message: nothing to pipeline
+
+
+def test_ratio_table():
+    t = pd.DataFrame({"algorithm": ["a", "b"], "np": [2, 2], "size_bytes": [8, 8],
+                      "t_us": [2.0, 1.0], "t_min_us": [1.5, 0.5], "t_max_us": [3.0, 2.0]})
+    r = coll.ratio_table(t, "a", "b")
+    assert r.ratio.iloc[0] == 2.0 and r.ratio_low.iloc[0] == 0.75 and r.ratio_high.iloc[0] == 6.0
+    with pytest.raises(ValueError):
+        coll.ratio_table(t, "a", "c")
+
+
+# ---------------------------------------------------------------------------------------
+# MPI runs
+
+
+def _run(op, P, **opts):
+    base = {"iterations": 1, "repetitions": 1}
+    base.update(opts)
+    return kernels.run_mpiexec(op, P, base, timeout=120)
+
+
+@pytest.mark.mpi
+@pytest.mark.parametrize("P", range(1, 7))
+def test_every_algorithm_equals_the_library(P):
+    root = P // 2
+    sizes = f"0,1,7,{MIB3}"
+    out = _run("bcast", P, sizes=sizes, root=root, segment="4K",
+               algorithm=",".join(coll.HAND_ALGORITHMS["bcast"]) + ",library")
+    assert out.ok and len(out.table) == 4 * 6
+    out = _run("gather", P, sizes=sizes, root=root, algorithm="linear,binomial,library")
+    assert out.ok and len(out.table) == 4 * 3
+    # doubles: 1 and 7 elements, and 1 MiB + 3 elements (odd counts)
+    out = _run("allreduce", P, sizes=f"0,8,56,{8 * ((1 << 17) + 3)}",
+               algorithm="butterfly-lh,butterfly-hl,library")
+    assert out.ok and set(out.table.algorithm) == {"butterfly-lh", "butterfly-hl", "library"}
+    assert (out.table.t_median_us >= 0).all()
+
+
+@pytest.mark.mpi
+@pytest.mark.parametrize("op", coll.OPS)
+def test_injected_error_fails_loudly(op):
+    with pytest.raises(kernels.ValidationFailed) as e:
+        _run(op, 3, sizes="0,8", **{"inject-error": 1})
+    assert "VALIDATION FAILED" in e.value.output.result
+    assert "commbook kernel: rank" in e.value.stderr
+
+
+@pytest.mark.mpi
+def test_bad_options_are_refused_with_one_line():
+    with pytest.raises(kernels.KernelFailed, match="unknown bcast algorithm 'tree'"):
+        _run("bcast", 2, algorithm="tree")
+    with pytest.raises(kernels.KernelFailed, match="not a multiple of 8"):
+        _run("allreduce", 2, sizes="0,12")
+    with pytest.raises(kernels.KernelFailed, match="needs OMPI_MCA|needs MPIR_CVAR"):
+        _run("bcast", 2, algorithm="library:6" if OPENMPI else "library:binomial")
+
+
+@pytest.mark.mpi
+@pytest.mark.skipif(not OPENMPI, reason="message counts need Open MPI's pml monitoring")
+def test_trace_agrees_with_the_messages_the_library_counted():
+    for op, algs in (("bcast", "linear,chain,pipeline,binary,binomial"),
+                     ("gather", "linear,binomial"), ("allreduce", "butterfly-lh,butterfly-hl")):
+        out = coll.measure(op, algs, np=5, sizes="0,1K", repetitions=1, iterations=1,
+                           trace=True, monitor=True, root=2) if op != "allreduce" else \
+            coll.measure(op, algs, np=5, sizes="0,1K", repetitions=1, iterations=1,
+                         trace=True, monitor=True)
+        trace, msgs = coll.parse_trace(out), coll.parse_messages(out)
+        for alg in algs.split(","):
+            T = np.zeros((5, 5), int)
+            for r in trace[trace.algorithm == alg].itertuples():
+                T[r.src, r.dst] += 1
+            assert T.sum() > 0, (op, alg)
+            assert (T == coll.message_matrix(msgs, alg, 5)).all(), (op, alg)
+
+
+@pytest.mark.mpi
+@pytest.mark.skipif(not OPENMPI, reason="coll_tuned numbers are Open MPI's")
+def test_forced_library_algorithms_send_their_own_messages():
+    P = 6
+    expected = {
+        "library:1": {(0, r) for r in range(1, P)},                     # basic linear
+        "library:2:chain_fanout=1": {(r, r + 1) for r in range(P - 1)},  # one chain
+        # Open MPI's binomial tree: parent of r is r minus its highest set bit
+        "library:6": {(r - (1 << (r.bit_length() - 1)), r) for r in range(1, P)},
+    }
+    for label, edges in expected.items():
+        out = coll.measure("bcast", label, np=P, sizes="64K", repetitions=1, iterations=1,
+                           monitor=True)
+        M = coll.message_matrix(coll.parse_messages(out), label, P)
+        assert {(int(i), int(j)) for i, j in zip(*np.nonzero(M))} == edges, label
+        assert coll.library_cvars(out)["coll_tuned_bcast_algorithm"][0] == label.split(":")[1]
+
+
+@pytest.mark.mpi
+def test_butterfly_diagram_is_the_homeworks():
+    out = coll.measure("allreduce", "butterfly-lh,butterfly-hl", np=8, sizes="8",
+                       repetitions=1, iterations=1, trace=True)
+    t = coll.parse_trace(out)
+    for alg, masks in (("butterfly-lh", [1, 2, 4]), ("butterfly-hl", [4, 2, 1])):
+        for step, mask in enumerate(masks, start=1):
+            got = {(r.src, r.dst) for r in t[(t.algorithm == alg) & (t.step == step)].itertuples()}
+            assert got == {(i, i ^ mask) for i in range(8)}, (alg, step)
+    text = coll.communication_diagram(t, "butterfly-lh")
+    assert text.splitlines()[1].strip() == "Communication from 0 to 1"
+    assert len(text.splitlines()) == 3 + 24
+
+
+@pytest.mark.mpi
+def test_exercise_skeleton_fails_and_a_solution_passes(tmp_path, capsys):
+    assert coll.check_exercise(nps=[1, 2]) is False
+    printed = capsys.readouterr().out
+    assert "P = 1: equals MPI_Allreduce" in printed and "P = 2: WRONG" in printed
+    skeleton = coll.exercise_path().read_text()
+    body = skeleton[skeleton.index("static void my_allreduce"):skeleton.index("static int cb_kernel")]
+    solution = skeleton.replace(body, """static void my_allreduce(const double *s, double *r, int n, MPI_Comm comm)
+{
+    double *tmp = malloc((size_t)(n > 0 ? n : 1) * sizeof(double));
+    cc_allreduce_butterfly(s, r, tmp, n, 1, comm, NULL);
+    free(tmp);
+}
+
+""")
+    mine = tmp_path / "my_butterfly.c"
+    mine.write_text(solution)
+    assert coll.check_exercise(mine, nps=[3, 8]) is True
+    broken = tmp_path / "broken.c"
+    broken.write_text(solution.replace("free(tmp);", "free(tmp)"))
+    assert coll.check_exercise(broken) is False
+    assert "does not compile" in capsys.readouterr().out
+
+
+@pytest.mark.mpi
+def test_cli_measure_trace_and_validation(tmp_path, capsys):
+    from commbook.cli import main
+    out_csv = tmp_path / "ar.csv"
+    rc = main(["measure", "allreduce", "--np", "4", "--sizes", "8,64", "--repetitions", "2",
+               "--iterations", "5", "--trace", "--quiet", "--out", str(out_csv)])
+    printed = capsys.readouterr().out
+    assert rc == 0
+    assert "communication diagram of butterfly-lh (P = 4)" in printed
+    assert "Communication from 3 to 1" in printed
+    from commbook.data import read_measurements
+    m = read_measurements(out_csv)
+    assert set(m.table.algorithm) == {"butterfly-lh", "butterfly-hl", "library"}
+    assert (m.table.np == 4).all() and set(m.table.size_bytes) == {8, 64}
+    rc = main(["measure", "gather", "--np", "3", "--sizes", "8", "--inject-error", "1", "--quiet"])
+    assert rc != 0
+    assert "VALIDATION FAILED" in capsys.readouterr().err
+    rc = main(["measure", "bcast", "--np", "2", "--algorithm", "library:99"])
+    assert rc != 0
+    assert "no bcast algorithm '99'" in capsys.readouterr().err
