@@ -162,6 +162,12 @@ def test_fetch_from_missing_mirror_fails_cleanly(isolated, tmp_path, capsys):
                  "--dataset", SMALL]) == 1
     assert "not in the mirror" in capsys.readouterr().err
     assert main(["data", "fetch", "orfeo", "--mirror", str(tmp_path / "nowhere")]) == 2
+    # nothing listening: three one-line errors, then it stops instead of trying every file
+    assert main(["data", "fetch", "orfeo", "--mirror", "http://127.0.0.1:9"]) == 1
+    captured = capsys.readouterr()
+    err = captured.err.strip().splitlines()
+    assert len(err) == 4 and "connection refused" in err[0] and err[-1].startswith("error: stopped")
+    assert "3 failed" in captured.out and "not tried" in captured.out
 
 
 def test_load_falls_back_to_summary_tables(isolated):

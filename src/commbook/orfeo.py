@@ -702,9 +702,22 @@ def fetch_one(e, mirror=None, cache=None) -> Path:
     except FileNotFoundError as err:
         raise FetchError(f"{e['key']}: {err}") from None
     except Exception as err:  # requests' HTTP and connection errors
-        raise FetchError(f"{e['key']}: cannot download {url}: {type(err).__name__}: "
-                         f"{str(err).splitlines()[0] if str(err) else ''}") from None
+        raise FetchError(f"{e['key']}: cannot download {url}: {_why(err)}") from None
     return Path(got)
+
+
+def _why(err) -> str:
+    text = str(err)
+    status = getattr(getattr(err, "response", None), "status_code", None)
+    if status:
+        return f"HTTP {status}"
+    if "Failed to resolve" in text or "Name or service not known" in text:
+        return "host not found (no network?)"
+    if "Connection refused" in text:
+        return "connection refused"
+    if "timed out" in text.lower():
+        return "timed out"
+    return f"{type(err).__name__}: {text.splitlines()[0][:120] if text else ''}"
 
 
 def fetch(keys=None, mirror=None, cache=None, on_error=None) -> tuple[list[Path], list[str]]:
@@ -712,14 +725,25 @@ def fetch(keys=None, mirror=None, cache=None, on_error=None) -> tuple[list[Path]
     cat = catalog()
     if keys is not None:
         cat = cat[cat.key.isin(list(keys))]
-    paths, errors = [], []
+    paths, errors, unreachable = [], [], 0
     for _, e in cat.iterrows():
         try:
             paths.append(fetch_one(e, mirror, cache))
+            unreachable = 0
         except FetchError as err:
             errors.append(str(err))
             if on_error:
                 on_error(str(err))
+            unreachable = unreachable + 1 if ("host not found" in str(err)
+                                              or "connection refused" in str(err)) else 0
+            if unreachable == 3:  # the server is not there; do not print a line per file
+                rest = len(cat) - len(paths) - len(errors)
+                if rest:
+                    msg = f"stopped: 3 files in a row could not reach the server; {rest} not tried"
+                    errors.append(msg)
+                    if on_error:
+                        on_error(msg)
+                break
     return paths, errors
 
 

@@ -143,9 +143,11 @@ def run_fetch(args) -> int:
     paths, errors = orfeo.fetch(keys, mirror=mirror, cache=args.cache,
                                 on_error=lambda msg: print(f"error: {msg}", file=sys.stderr))
     size = sum(p.stat().st_size for p in paths)
+    failed = [e for e in errors if not e.startswith("stopped")]
+    skipped = len(orfeo.catalog() if keys is None else keys) - len(paths) - len(failed)
     print(f"fetched {len(paths)} file(s), {size / 1e6:.1f} MB, from {where} into "
-          f"{orfeo.cache_dir(args.cache)}; sha256 checked; {len(errors)} failed "
-          f"({time.time() - t0:.1f} s)")
+          f"{orfeo.cache_dir(args.cache)}; sha256 checked; {len(failed)} failed"
+          f"{f', {skipped} not tried' if skipped else ''} ({time.time() - t0:.1f} s)")
     return 1 if errors else 0
 
 
