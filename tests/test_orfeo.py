@@ -162,6 +162,7 @@ def test_fetch_from_missing_mirror_fails_cleanly(isolated, tmp_path, capsys):
                  "--dataset", SMALL]) == 1
     assert "not in the mirror" in capsys.readouterr().err
     assert main(["data", "fetch", "orfeo", "--mirror", str(tmp_path / "nowhere")]) == 2
+    assert "not a directory" in capsys.readouterr().err
     # nothing listening: three one-line errors, then it stops instead of trying every file
     assert main(["data", "fetch", "orfeo", "--mirror", "http://127.0.0.1:9"]) == 1
     captured = capsys.readouterr()
