@@ -39,7 +39,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from .data import COLUMNS, MAPPINGS, DataFormatError, dict_to_params, normalise
+from .data import COLUMNS, MAPPINGS, DataFormatError
 
 
 class Refused(DataFormatError):
@@ -222,8 +222,7 @@ def infer_from_command(text: str) -> dict:
         if not re.search(r"\b(mpirun|mpiexec|srun)\b", line):
             continue
         if m := re.search(r"-?-map-by\s+([A-Za-z]+)", line):
-            mapping, note = canonical_mapping(m.group(1))
-            out.setdefault("mapping", mapping)
+            out.setdefault("mapping", canonical_mapping(m.group(1))[0])
         if re.search(r"-ppn[ =]1\b", line):
             out.setdefault("mapping", "node")
         if m := re.search(r"\s-(?:np|n)\s+(\d+)", line):
@@ -441,7 +440,7 @@ class Collector:
             alg_ids.append(ident if b in COLL_TUNED else None)
         maps = [canonical_mapping(m or "") for m in pick("mapping", facts.get("mapping"),
                                                          named.get("mapping"))]
-        nps = pick("np", facts.get("np"))
+        nps = [r.get("np") or h.get("np") or facts.get("np") for r in rows]  # the file first
         for i, (b, v) in enumerate(zip(benches, nps)):
             if v is None:
                 if b in ("pingpong", "latency", "bw", "bibw", "pingping"):
@@ -592,8 +591,7 @@ def parse_imb(text: str, col: Collector):
             continue
         fields = split(line, sep) if sep is not None else s.split()
         if len(fields) != len(header):
-            if len(fields) < len(header) and i == len(lines) - 1 or all(
-                    not ln.strip() for _, ln in lines[i + 1:]):
+            if len(fields) < len(header) and all(not ln.strip() for _, ln in lines[i + 1:]):
                 col.note(f"line {n}: truncated last row skipped")
                 continue
             raise Refused(col.path, n, f"{len(fields)} fields but the IMB header has {len(header)}")
@@ -714,7 +712,7 @@ def parse_osu(text: str, col: Collector):
         cols = names or (["Size", "Latency (us)"] if len(nums) == 2 else
                          ["Avg Latency(us)"] if len(nums) == 1 else None)
         if cols is None or len(cols) != len(nums):
-            if i == len(lines) - 1 or all(not ln.strip() for _, ln in lines[i + 1:]):
+            if cols and len(nums) < len(cols) and all(not ln.strip() for _, ln in lines[i + 1:]):
                 col.note(f"line {n}: truncated last line skipped")
                 continue
             raise Refused(col.path, n, f"{len(nums)} values but the OSU header names {len(cols or [])}")
