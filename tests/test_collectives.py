@@ -146,6 +146,7 @@ def test_ratio_table():
                       "t_us": [2.0, 1.0], "t_min_us": [1.5, 0.5], "t_max_us": [3.0, 2.0]})
     r = coll.ratio_table(t, "a", "b")
     assert r.ratio.iloc[0] == 2.0 and r.ratio_low.iloc[0] == 0.75 and r.ratio_high.iloc[0] == 6.0
+    assert r.ratio_of_minima.iloc[0] == 3.0
     with pytest.raises(ValueError):
         coll.ratio_table(t, "a", "c")
 

@@ -551,6 +551,146 @@ def plot_latency_matrix(L, ax=None, title="core-to-core latency", boundaries=(),
     ax.set_title(title, fontsize=10)
     return ax
 
+# collectives part (book/collectives.md): measured times, message patterns, communication diagrams
+
+_COLL_STYLE = {  # one colour per algorithm family across kernel, library and ORFEO names
+    "linear": "C0", "basic_linear": "C0", "library:1": "C0",
+    "chain": "C1", "library:2": "C1", "pipeline": "C2", "library:3": "C2",
+    "binary": "C3", "binary_tree": "C3", "library:5": "C3",
+    "binomial": "C4", "library:6": "C4",
+    "butterfly-lh": "C5", "butterfly-hl": "C6", "recursive_doubling": "C5",
+    "library": "k", "default": "k",
+}
+
+
+def collective_color(algorithm: str, i: int = 0) -> str:
+    return _COLL_STYLE.get(str(algorithm), f"C{(i + 7) % 10}")
+
+
+def plot_collective_times(table, x="size_bytes", models=None, title="", ax=None, label_suffix="",
+                          logy=True):
+    """Measured time per call (median, bars from min to max over repetitions) of every
+    algorithm in a tidy table, against message size (x="size_bytes") or processes (x="np").
+    `models`: a table algorithm, np, size_bytes, t_us (commbook.collectives.predict_table)
+    drawn as lines labelled "model"."""
+    if ax is None:
+        _, ax = plt.subplots(figsize=(7.2, 4.2))
+    for i, (alg, g) in enumerate(table.groupby("algorithm", sort=False)):
+        g = g.sort_values(x)
+        xs = g[x].to_numpy(float)
+        measured(ax, xs, g["t_us"], g["t_min_us"], g["t_max_us"], color=collective_color(alg, i),
+                 label=f"{alg}{label_suffix}")
+    if models is not None and len(models):
+        for i, (alg, g) in enumerate(models.groupby("algorithm", sort=False)):
+            g = g.sort_values(x)
+            xs = g[x].to_numpy(float)
+            model_line(ax, xs, g["t_us"], label=f"{alg} (model)", color=collective_color(alg, i),
+                       ls="--")
+    if x == "size_bytes":
+        _size_axis(ax)
+    else:
+        ax.set_xlabel("processes P")
+    if logy:
+        ax.set_yscale("log")
+    ax.set_ylabel("time per call (µs)")
+    ax.grid(True, which="both", alpha=0.3)
+    ax.set_title(title, fontsize=10)
+    ax.legend(fontsize=7, loc="upper left", bbox_to_anchor=(1.0, 1.0), frameon=False)
+    ax.figure.tight_layout()
+    return ax
+
+
+def plot_message_matrices(messages, P: int, algorithms=None, titles=None, ncols=4):
+    """Who sent to whom in one call: a P x P grid per algorithm, from the library's own
+    message counters (commbook.collectives.parse_messages). Row = sender, column = receiver."""
+    from .collectives import message_matrix
+
+    algorithms = list(algorithms or dict.fromkeys(messages.algorithm))
+    n = len(algorithms)
+    ncols = min(ncols, n)
+    nrows = -(-n // ncols)
+    fig, axes = plt.subplots(nrows, ncols, figsize=(2.6 * ncols + 0.4, 2.6 * nrows + 0.3),
+                             squeeze=False)
+    for k, ax in enumerate(axes.flat):
+        if k >= n:
+            ax.axis("off")
+            continue
+        alg = algorithms[k]
+        M = message_matrix(messages, alg, P)
+        ax.imshow(M > 0, cmap="Blues", vmin=0, vmax=1.6, interpolation="nearest")
+        for i, j in zip(*np.nonzero(M)):
+            ax.text(j, i, str(M[i, j]) if M[i, j] > 1 else "•", ha="center", va="center",
+                    fontsize=8, color="k")
+        ax.set_xticks(range(P))
+        ax.set_yticks(range(P))
+        ax.tick_params(labelsize=7)
+        ax.set_xlabel("to rank", fontsize=8)
+        if k % ncols == 0:
+            ax.set_ylabel("from rank", fontsize=8)
+        ax.set_title((titles or {}).get(alg, alg), fontsize=9)
+    fig.tight_layout()
+    return fig
+
+
+def plot_communication_diagram(trace, algorithm: str, P: int, ax=None, title=None):
+    """The homework's drawing of a butterfly (seeds/004): ranks across, time down; each step
+    is a row of arrows from sender to receiver (both directions of an exchange show)."""
+    t = trace[trace.algorithm == algorithm]
+    if t.empty:
+        raise ValueError(f"no trace for '{algorithm}'")
+    steps = sorted(t.step.unique())
+    if ax is None:
+        _, ax = plt.subplots(figsize=(0.55 * P + 2.2, 0.75 * len(steps) + 1.0))
+    from matplotlib.patches import FancyArrowPatch
+    for k, step in enumerate(steps):
+        y0, y1 = -k, -(k + 1)
+        for r in t[t.step == step].itertuples():
+            bend = 0.15 if r.src < r.dst else -0.15
+            ax.add_patch(FancyArrowPatch((r.src, y0), (r.dst, y1), arrowstyle="-|>",
+                                         mutation_scale=10, color=f"C{k % 10}", lw=1.3,
+                                         connectionstyle=f"arc3,rad={bend}", shrinkA=5, shrinkB=5))
+        phase = ", ".join(sorted(set(t[t.step == step].phase)))
+        ax.text(P - 0.4, (y0 + y1) / 2, f"step {step}: {phase}", fontsize=7, va="center")
+    for y in range(len(steps) + 1):
+        ax.scatter(range(P), [-y] * P, s=60, c="white", edgecolors="0.3", zorder=3)
+    ax.set_xticks(range(P))
+    ax.set_xticklabels([str(r) for r in range(P)], fontsize=8)
+    ax.set_xlabel("rank")
+    ax.set_yticks([])
+    ax.set_xlim(-0.6, P + 1.8)
+    ax.set_ylim(-len(steps) - 0.4, 0.4)
+    for side in ("left", "right", "top"):
+        ax.spines[side].set_visible(False)
+    ax.set_title(title or f"{algorithm}: who sends to whom, step by step (P = {P})", fontsize=10)
+    ax.figure.tight_layout()
+    return ax
+
+
+def plot_ratio(ratios, x="size_bytes", label="ratio", title="", ax=None, color="C5"):
+    """A ratio of two algorithms' times (commbook.collectives.ratio_table) with its range;
+    1 (no difference) drawn as a line."""
+    if ax is None:
+        _, ax = plt.subplots(figsize=(6.4, 3.6))
+    r = ratios.sort_values(x)
+    xs = r[x].to_numpy(float)
+    measured(ax, xs, r["ratio"], r["ratio_low"], r["ratio_high"], color=color,
+             label=f"{label}: medians (bars: worst-case range)")
+    ax.plot(xs, r["ratio_of_minima"], "x", color=color, label=f"{label}: fastest repetitions")
+    ax.axhline(1.0, color="0.3", lw=1)
+    if x == "size_bytes":
+        _size_axis(ax)
+    else:
+        ax.set_xlabel("processes P")
+    ax.set_yscale("log")
+    ax.set_ylabel("time ratio")
+    ax.grid(True, which="both", alpha=0.3)
+    ax.legend(fontsize=7)
+    ax.set_title(title, fontsize=10)
+    ax.figure.tight_layout()
+    return ax
+
+# end of the collectives part
+
 # --- jacobi --------------------------------------------------------------------------------
 def plot_jacobi_convergence(runs, title="Jacobi: distance to the known solution, sweep by sweep"):
     """runs: [(label, error_rms_history, residual_rms_history)]; both on a log axis."""

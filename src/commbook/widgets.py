@@ -454,6 +454,144 @@ def topology_explorer():
     redraw()
     return w.VBox([w.HBox([kind, size, overlay]), out])
 
+# collectives part (book/collectives.md): an algorithm's messages on a topology and the
+# predicted time of every algorithm. Menus offer only valid choices; numbers are bounded.
+COLLECTIVE_TOPOLOGIES = {
+    "cluster 2 nodes x 2 sockets x 4 cores": "cluster:2x2x4",
+    "cluster 2 nodes x 2 sockets x 12 cores (ORFEO THIN)": "cluster:2x2x12",
+    "ring of 8": "ring:8",
+    "ring of 16": "ring:16",
+    "2-D torus 4x4": "torus:16",
+    "hypercube of 16": "hypercube:16",
+    "fat tree 2-ary 4-tree (16)": "fat_tree:2x4",
+    "tree of switches (16)": "switch_tree:16",
+}
+
+
+def _collective_parameters(op, algorithm, P, n, lam, b, t_h, topology, placement):
+    import numpy as np
+
+    from . import topology as topo
+    from .models import collectives as mc
+
+    mc.check_algorithm(op, algorithm)
+    if topology not in COLLECTIVE_TOPOLOGIES.values():
+        raise ValueError(f"unknown topology '{topology}'; valid: {', '.join(COLLECTIVE_TOPOLOGIES.values())}")
+    G = topo.parse_topology(topology)
+    procs = len(topo.processors(G))
+    if isinstance(P, bool) or int(P) != P or not 2 <= P <= procs:
+        raise ValueError(f"P must be a whole number from 2 to {procs} (processors of {topology}), not {P!r}")
+    if n is None or not np.isfinite(n) or n < 0:
+        raise ValueError(f"message size n must be a number >= 0, not {n!r}")
+    positive("bandwidth b", b)
+    for name, v in (("latency λ", lam), ("per-hop time t_h", t_h)):
+        if v is None or not np.isfinite(v) or v < 0:
+            raise ValueError(f"{name} must be a number >= 0, not {v!r}")
+    if placement != "core" and G.graph["kind"] != "cluster":
+        raise ValueError(f"placement by {placement} needs a cluster topology")
+    return G, topo.place(G, int(P), placement)
+
+
+def collective_figure(op: str = "bcast", algorithm: str = "binomial", P: int = 16,
+                      n: float = 65536, lam: float = 1.0, b: float = 5000.0, t_h: float = 0.0,
+                      topology: str = "cluster:2x2x4", placement: str = "core",
+                      contention: bool = True):
+    """Left: the topology with the algorithm's messages, one colour per step, ranks placed
+    by `placement`. Right: the predicted time of every algorithm of `op` (Hockney model on
+    this topology: t_h per extra link, link sharing when `contention`), the chosen one marked."""
+    from . import plots
+    from .models import collectives as mc
+
+    G, place = _collective_parameters(op, algorithm, P, n, lam, b, t_h, topology, placement)
+    P = int(P)
+    segments = mc.optimal_segments(P, n, lam, b) if algorithm == "pipeline" else None
+    steps = mc.schedule(op, algorithm, P, segments)
+    fig, (ax, bx) = plots.plt.subplots(1, 2, figsize=(11, 4.3),
+                                       gridspec_kw=dict(width_ratios=[1.7, 1]))
+    shown = steps if len(steps) <= 12 else steps[:12]
+    plots.draw_topology(G, shown, ax=ax, placement=place,
+                        title=f"{op} {algorithm}, P = {P}, by {placement}"
+                        + (f" (first 12 of {len(steps)} steps)" if len(steps) > 12 else ""))
+    names, times = [], []
+    for alg in mc.ALGORITHMS[op]:
+        k = mc.optimal_segments(P, n, lam, b) if alg == "pipeline" else None
+        t = mc.predict(op, alg, P, n, lam, b, segments=k, topology=G, placement=place,
+                       t_h=t_h, contention=contention)
+        names.append(alg + (f" (k={k})" if k else ""))
+        times.append(float(t))
+    colors = ["C3" if a == algorithm else "0.6" for a in mc.ALGORITHMS[op]]
+    bx.barh(names[::-1], times[::-1], color=colors[::-1])
+    for y, t in enumerate(times[::-1]):
+        bx.text(t, y, f" {t:,.1f}", va="center", fontsize=7)
+    bx.set_xlabel("predicted time per call (µs, model)")
+    bx.set_title(f"n = {plots.size_label(n)}B, λ = {lam:g} µs, b = {b:,.0f} MB/s"
+                 + (f", t_h = {t_h:g} µs" if t_h else "") + (", contention" if contention else ""),
+                 fontsize=9)
+    bx.tick_params(labelsize=8)
+    bx.set_xlim(0, max(times) * 1.3 if max(times) > 0 else 1)
+    fig.tight_layout()
+    return fig
+
+
+def collective_explorer():
+    """Operation, algorithm, P, n, λ, b, t_h, topology and placement -> collective_figure."""
+    import ipywidgets as w
+    import matplotlib.pyplot as plt
+    from IPython.display import display
+
+    from . import topology as topo
+    from .models import collectives as mc
+
+    op = w.Dropdown(options=["bcast", "gather", "allreduce", "reduce", "scatter"], value="bcast",
+                    description="operation")
+    alg = w.Dropdown(options=list(mc.ALGORITHMS["bcast"]), value="binomial", description="algorithm")
+    topology = w.Dropdown(options=list(COLLECTIVE_TOPOLOGIES.items()), value="cluster:2x2x4",
+                          description="topology", layout=w.Layout(width="60%"))
+    placement = w.Dropdown(options=list(topo.MAP_BY), value="core", description="map by")
+    P = w.IntSlider(value=16, min=2, max=16, description="P")
+    n = w.IntSlider(value=16, min=0, max=26, description="log2 n", readout=True)
+    lam = w.FloatLogSlider(value=1.0, base=10, min=-2, max=2, description="λ (µs)")
+    b = w.FloatLogSlider(value=5000, base=10, min=2, max=5, description="b (MB/s)")
+    t_h = w.FloatSlider(value=0.0, min=0.0, max=5.0, step=0.05, description="t_h (µs)")
+    contention = w.Checkbox(value=True, description="link sharing")
+    msg = w.HTML()
+    out = w.Output()
+
+    def new_op(change):
+        alg.options = list(mc.ALGORITHMS[change["new"]])
+        alg.value = "binomial" if "binomial" in alg.options else alg.options[0]
+
+    def new_topology(change):
+        G = topo.parse_topology(change["new"])
+        procs = len(topo.processors(G))
+        P.max = procs
+        P.value = min(P.value, procs)
+        placement.options = list(topo.MAP_BY) if G.graph["kind"] == "cluster" else ["core"]
+
+    def redraw(*_):
+        with out:
+            out.clear_output(wait=True)
+            try:
+                fig = collective_figure(op.value, alg.value, P.value, float(2 ** n.value) if n.value else 0.0,
+                                        lam.value, b.value, t_h.value, topology.value,
+                                        placement.value, contention.value)
+            except ValueError as e:
+                msg.value = f"<span style='color:#b00'>{e}</span>"
+                return
+            msg.value = ""
+            display(fig)
+            plt.close(fig)
+
+    op.observe(new_op, names="value")
+    topology.observe(new_topology, names="value")
+    for c in (op, alg, topology, placement, P, n, lam, b, t_h, contention):
+        c.observe(redraw, names="value")
+    redraw()
+    return w.VBox([w.HBox([op, alg, placement]), topology, w.HBox([P, n]), w.HBox([lam, b]),
+                   w.HBox([t_h, contention]), msg, out])
+
+# end of the collectives part
+
 # --- jacobi --------------------------------------------------------------------------------
 
 JACOBI_DECOMPOSITIONS = {"1-D (slabs)": 1, "2-D (pencils)": 2, "3-D (cubes)": 3}
