@@ -226,14 +226,15 @@ CB_API int cb_opt_dims(cb_ctx *ctx, const cb_optspec *spec, const char *name, in
     char buf[96];
     if (s == NULL || strlen(s) >= sizeof buf) goto bad;
     strcpy(buf, s);
-    int d = 0;
+    int d = 0, seps = 0;
+    for (const char *c = buf; *c; c++) seps += (*c == 'x' || *c == 'X');
     for (char *tok = strtok(buf, "xX"); tok != NULL; tok = strtok(NULL, "xX")) {
         if (d >= ndims) goto bad;
         dims[d] = cb_parse_size(tok);
         if (dims[d] < 0) goto bad;
         d++;
     }
-    if (d == 0) goto bad;
+    if (d == 0 || seps != d - 1) goto bad; /* "3xx" or "x3" is a typo, not 3x1x1 */
     for (; d < ndims; d++) dims[d] = 1;
     return CB_OK;
 bad:

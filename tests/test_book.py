@@ -15,7 +15,8 @@ REPO = Path(__file__).resolve().parents[1]
 HTML = REPO / "_build" / "html"
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
 
-pytestmark = [pytest.mark.book, pytest.mark.mpi]
+# The first test also builds the book (session fixture): allow for a cold build.
+pytestmark = [pytest.mark.book, pytest.mark.mpi, pytest.mark.timeout(3600)]
 
 
 def toc_pages() -> list[str]:

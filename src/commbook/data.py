@@ -7,7 +7,7 @@ one (benchmark, algorithm, mapping, transport, np, size) point:
     benchmark    pingpong, ring, matrix_add, bcast, gather, allreduce, barrier, reduce,
                  scatter, latency, jacobi, stream ...
     algorithm    e.g. "blocking", "binomial", "library:6", "" when not applicable
-    mapping      core | socket | node | self | unknown  (how ranks were placed)
+    mapping      core | socket | node | self | oversubscribed | unknown  (how ranks were placed)
     transport    e.g. "vader", "ob1-tcp", "ucx", "shm", "" when unknown
     np           number of MPI processes
     size_bytes   message size in bytes (Jacobi: bytes of one halo face; see params)
@@ -40,7 +40,7 @@ COLUMNS = [
 INT_COLUMNS = ["np", "size_bytes", "reps"]
 FLOAT_COLUMNS = ["t_us", "t_min_us", "t_max_us"]
 TEXT_COLUMNS = [c for c in COLUMNS if c not in INT_COLUMNS + FLOAT_COLUMNS]
-MAPPINGS = {"core", "socket", "node", "self", "unknown"}
+MAPPINGS = {"core", "socket", "node", "self", "oversubscribed", "unknown"}
 
 
 class DataFormatError(ValueError):

@@ -47,6 +47,8 @@ def local_mapping(np: int) -> str:
     """How ranks sit on this machine, in the schema's words."""
     if np <= 1:
         return "self"
+    if np > mpi_env.cores():
+        return "oversubscribed"  # ranks take turns on the cores: not a placement to model
     return "core" if sockets() == 1 else "unknown"
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import matplotlib.pyplot as plt
 import numpy as np
 
-MEASURED_STYLE = dict(marker="o", ms=4, lw=0, capsize=2)
+MEASURED_STYLE = dict(marker="o", ms=4, lw=0, capsize=2, elinewidth=1)
 MODEL_STYLE = dict(lw=1.6)
 
 
@@ -31,6 +31,7 @@ def measured(ax, x, y, ymin=None, ymax=None, label="measured", **kw):
         yerr = np.vstack([y - np.asarray(ymin, float), np.asarray(ymax, float) - y])
         return ax.errorbar(x, y, yerr=np.clip(yerr, 0, None), label=label, **style)
     style.pop("capsize", None)
+    style.pop("elinewidth", None)
     return ax.plot(x, y, label=label, **style)
 
 
