@@ -485,3 +485,188 @@ def crossover_size(P: int, lam: float, b: float, segment_bytes: int, hi: float =
     i = change[-1]  # the last crossing: from there on the pipeline stays ahead
     # the pipeline's time jumps where the segment count steps; brentq needs a sign change only
     return float(brentq(diff, grid[i], grid[i + 1], xtol=1.0))
+
+
+# ---------------------------------------------------------------------------------------
+# Models of what Open MPI runs, on a cluster whose links have classes (core, socket, node)
+
+
+def ompi_chain_schedule(P: int, fanout: int = 4):
+    """Open MPI's coll_tuned "chain" broadcast (algorithm 2) as a schedule of
+    commbook.models.collectives.Message steps: `fanout` chains hang from the root (the
+    default coll_tuned_bcast_algorithm_chain_fanout is 4), ranks 1..P-1 cut into consecutive
+    runs, the first ones one longer (P = 10: 1-2-3, 4-5, 6-7, 8-9). Checked against the
+    library's own message counts in tests/test_collectives.py. The root sends to the chain heads
+    one per step; every rank forwards in the step after it received."""
+    from .models.collectives import Message
+
+    if isinstance(P, bool) or int(P) != P or P < 1:
+        raise ValueError(f"P must be a whole number >= 1, not {P!r}")
+    if isinstance(fanout, bool) or int(fanout) != fanout or fanout < 1:
+        raise ValueError(f"fanout must be a whole number >= 1, not {fanout!r}")
+    if P == 1:
+        return []
+    f = min(int(fanout), P - 1)
+    q, r = divmod(P - 1, f)
+    steps: dict[int, list] = {}
+    start = 1
+    for i in range(f):
+        chain = list(range(start, start + q + (1 if i < r else 0)))
+        start += len(chain)
+        steps.setdefault(i, []).append(Message(0, chain[0]))
+        for k in range(len(chain) - 1):
+            steps.setdefault(i + 1 + k, []).append(Message(chain[k], chain[k + 1]))
+    return [steps[s] for s in sorted(steps)]
+
+
+def orfeo_link_parameters(transport: str = "ucx", library: str = "Open MPI",
+                          machine: str = "orfeo-thin") -> dict:
+    """{'core': (lambda_us, b_MBps), 'socket': ..., 'node': ...} from the ORFEO ping-pong
+    figures of the seed report (data/orfeo/pingpong_seed.csv, Hockney fit per mapping)."""
+    from . import orfeo
+    t = orfeo.summary_table("pingpong_seed")
+    t = t[(t.machine == machine) & (t.transport == transport) & t.mpi_library.str.startswith(library)]
+    out = {r.mapping: (float(r.latency_us), float(r.bandwidth_fit_MBps)) for r in t.itertuples()}
+    missing = {"core", "socket", "node"} - set(out)
+    if missing:
+        raise ValueError(f"no ping-pong figures for {sorted(missing)} with {library} {transport} "
+                         f"on {machine}")
+    return out
+
+
+def link_class_time(steps, n, G, placement, params: dict):
+    """Time of a schedule when each message costs lambda + n/b of its link class: the
+    dearest link on its path ('core', 'socket', 'node', from commbook.topology.pair_class).
+    A step costs its slowest message; steps add up. n may be an array."""
+    from . import topology as topo
+    from .models import collectives as mc
+
+    place = list(placement)
+    cls: dict = {}
+
+    def link(m):
+        key = (place[m.src], place[m.dst])
+        if key not in cls:
+            cls[key] = topo.pair_class(G, *key)
+        if cls[key] not in params:
+            raise ValueError(f"no (lambda, b) for link class '{cls[key]}'")
+        return params[cls[key]]
+
+    lam0, b0 = params["core"]
+    return mc.schedule_time(steps, n, lam0, b0,
+                            extra_us=lambda m: link(m)[0] - lam0,
+                            beta_factor=lambda step: [b0 / link(m)[1] for m in step])
+
+
+def rank_finish_times(steps, n, G, placement, params: dict, send_overhead: float | None = None,
+                      eager_limit: float = 4096):
+    """When each rank is done with one call, in the link-class model. A rank that receives is
+    done at the end of the step of its last receive; its later sends add `send_overhead`
+    each (default: lambda of the 'core' class) when the message is at most `eager_limit`
+    bytes (eager: the library buffers it and returns), or keep it busy to the end of the
+    step of the send when larger (rendezvous: the send waits for the receiver). A gather's
+    root is done when the last block is in. The slowest rank is the collective's time; OSU
+    reports the mean over ranks."""
+    place = list(placement)
+    P = len(place)
+    o = params["core"][0] if send_overhead is None else float(send_overhead)
+    ends = np.cumsum([float(link_class_time([step], n, G, place, params)) for step in steps])
+    finish = np.zeros(P)
+    last_recv = np.full(P, -1)
+    for s, step in enumerate(steps):
+        for m in step:
+            last_recv[m.dst] = s
+            finish[m.dst] = ends[s]
+    for s, step in enumerate(steps):
+        for m in step:
+            if s > last_recv[m.src]:
+                if m.frac * n <= eager_limit:
+                    finish[m.src] += o
+                else:
+                    finish[m.src] = max(finish[m.src], ends[s])
+    return finish
+
+
+ORFEO_THIN = dict(nodes=2, sockets=2, cores=12)  # 2 x Xeon Gold 6126 per node (seeds/002)
+
+
+def orfeo_predictions(op: str, algorithms, nps, n: float, mapping: str = "core",
+                      params: dict | None = None, cluster: dict = ORFEO_THIN,
+                      statistic: str = "max") -> pd.DataFrame:
+    """Link-class model times (us) on the ORFEO THIN pair of nodes for algorithm names as the
+    ORFEO tables spell them (basic_linear, chain, binary_tree, binomial; "chain" is Open MPI's
+    four chains, "one chain" the single chain of the seed report's model). Ranks placed like
+    `mpirun --map-by mapping`. statistic "max": the slowest rank (the collective's time);
+    "mean": the mean over ranks of rank_finish_times, which is what OSU prints as its average
+    latency. Columns: algorithm, np, size_bytes, t_us."""
+    if statistic not in ("max", "mean"):
+        raise ValueError(f"statistic must be 'max' or 'mean', not '{statistic}'")
+    from . import topology as topo
+    from .models import collectives as mc
+
+    params = params or orfeo_link_parameters()
+    G = topo.cluster(**cluster)
+    names = {"basic_linear": "linear", "linear": "linear", "binary_tree": "binary_tree",
+             "binomial": "binomial", "one chain": "chain"}
+    rows = []
+    for alg in algorithms:
+        for P in nps:
+            if alg == "chain" and op == "bcast":
+                steps = ompi_chain_schedule(int(P))
+            elif alg in names:
+                steps = mc.schedule(op, names[alg], int(P))
+            else:
+                raise ValueError(f"no model for the ORFEO {op} algorithm '{alg}'")
+            place = topo.place(G, int(P), mapping)
+            if statistic == "max":
+                t = link_class_time(steps, n, G, place, params)
+            else:
+                t = rank_finish_times(steps, n, G, place, params).mean()
+            rows.append((alg, int(P), int(n), float(t)))
+    return pd.DataFrame(rows, columns=["algorithm", "np", "size_bytes", "t_us"])
+
+
+def validation_table(runs: dict) -> pd.DataFrame:
+    """{(kernel, P): KernelOutput} -> one row per run: kernel, P, algorithms, sizes, verdict."""
+    rows = []
+    for (op, P), out in runs.items():
+        rows.append(dict(kernel=op, P=P, algorithms=", ".join(dict.fromkeys(out.table.algorithm)),
+                         sizes=", ".join(str(s) for s in dict.fromkeys(out.table.size_bytes)),
+                         result=out.result))
+    return pd.DataFrame(rows)
+
+
+def tree_depth(steps) -> int:
+    """Hops from the root (rank 0) to the farthest rank of a broadcast schedule."""
+    depth = {0: 0}
+    for step in steps:
+        for m in step:
+            if m.src not in depth:
+                raise ValueError(f"rank {m.src} sends before it has received (step {step})")
+            depth[m.dst] = depth[m.src] + 1
+    return max(depth.values())
+
+
+def matching_patterns(messages: pd.DataFrame, algorithm: str, P: int) -> list[str]:
+    """The other algorithms in `messages` whose message matrix equals `algorithm`'s."""
+    M = message_matrix(messages, algorithm, P)
+    return [a for a in dict.fromkeys(messages.algorithm)
+            if a != algorithm and (message_matrix(messages, a, P) == M).all()]
+
+
+def calibrate_link_classes(table: pd.DataFrame, algorithm: str = "default") -> dict:
+    """{'core': (lambda_us, b_MBps), 'socket': ..., 'node': ...} fitted (commbook.fit, Hockney on
+    relative error) to the P = 2 rows of a broadcast table, one fit per mapping: with two
+    processes a broadcast is one message over the link class that the mapping gives them
+    (map by core: two cores of a socket; socket: across sockets; node: across nodes)."""
+    from . import fit
+
+    out = {}
+    for mapping in ("core", "socket", "node"):
+        rows = table[(table.np == 2) & (table.mapping == mapping) & (table.algorithm == algorithm)
+                     & (table.size_bytes > 0)]
+        if rows.size_bytes.nunique() < 3:
+            raise ValueError(f"need P = 2 {algorithm} rows of at least 3 sizes mapped by {mapping}")
+        h = fit.fit_hockney(rows.size_bytes.to_numpy(float), rows.t_us.to_numpy(float), n_boot=0)
+        out[mapping] = (float(h.lambda_us), float(h.bandwidth_MBps))
+    return out

@@ -683,6 +683,10 @@ def plot_ratio(ratios, x="size_bytes", label="ratio", title="", ax=None, color="
     else:
         ax.set_xlabel("processes P")
     ax.set_yscale("log")
+    from matplotlib.ticker import FuncFormatter, LogLocator, NullFormatter
+    ax.yaxis.set_major_locator(LogLocator(base=10, subs=(1.0, 2.0, 5.0)))
+    ax.yaxis.set_major_formatter(FuncFormatter(lambda v, _: f"{v:g}"))
+    ax.yaxis.set_minor_formatter(NullFormatter())
     ax.set_ylabel("time ratio")
     ax.grid(True, which="both", alpha=0.3)
     ax.legend(fontsize=7)
