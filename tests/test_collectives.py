@@ -151,6 +151,64 @@ def test_ratio_table():
         coll.ratio_table(t, "a", "c")
 
 
+def test_open_mpi_chain_schedule_and_depth():
+    steps = coll.ompi_chain_schedule(10)
+    edges = {(m.src, m.dst) for step in steps for m in step}
+    assert edges == {(0, 1), (1, 2), (2, 3), (0, 4), (4, 5), (0, 6), (6, 7), (0, 8), (8, 9)}
+    assert coll.tree_depth(steps) == 3
+    assert coll.tree_depth(coll.ompi_chain_schedule(48)) == 12       # chains of 12, 12, 12, 11
+    assert coll.tree_depth(coll.ompi_chain_schedule(48, fanout=1)) == 47
+    assert coll.ompi_chain_schedule(1) == []
+    with pytest.raises(ValueError):
+        coll.ompi_chain_schedule(8, fanout=0)
+
+
+def test_link_class_models_on_a_cluster():
+    from commbook import topology as topo
+    G = topo.cluster(2, 2, 2)
+    params = {"core": (1.0, 1000.0), "socket": (2.0, 500.0), "node": (5.0, 100.0)}
+    place = topo.place(G, 8, "core")
+    # linear gather of 1 000 B: ranks 1 (core), 2-3 (socket), 4-7 (node) send to rank 0 in turn
+    steps = mc.schedule("gather", "linear", 8)
+    t = coll.link_class_time(steps, 1000, G, place, params)
+    assert t == pytest.approx((1 + 1) + 2 * (2 + 2) + 4 * (5 + 10))
+    finish = coll.rank_finish_times(steps, 1000, G, place, params, send_overhead=0.5)
+    assert finish[0] == pytest.approx(t) and (finish[1:] == 0.5).all()   # leaves: one eager send
+    big = coll.rank_finish_times(steps, 10**6, G, place, params)          # rendezvous: wait for it
+    assert big[7] == pytest.approx(coll.link_class_time(steps, 10**6, G, place, params))
+    mean = coll.orfeo_predictions("gather", ["basic_linear"], [8], 1000, params=params,
+                                  cluster=dict(nodes=2, sockets=2, cores=2), statistic="mean")
+    assert mean.t_us.iloc[0] == pytest.approx((t + 7 * 1.0) / 8)
+    with pytest.raises(ValueError):
+        coll.orfeo_predictions("gather", ["basic_linear"], [8], 1, params=params, statistic="median")
+
+
+def test_calibration_recovers_the_link_classes():
+    rows = []
+    truth = {"core": (0.2, 6000.0), "socket": (0.4, 5000.0), "node": (1.0, 12000.0)}
+    for mapping, (lam, b) in truth.items():
+        for n in [1, 64, 4096, 65536, 1 << 20]:
+            rows.append(dict(np=2, mapping=mapping, algorithm="default", size_bytes=n, t_us=lam + n / b))
+    got = coll.calibrate_link_classes(pd.DataFrame(rows))
+    for k, (lam, b) in truth.items():
+        assert got[k][0] == pytest.approx(lam, rel=0.05) and got[k][1] == pytest.approx(b, rel=0.05)
+    with pytest.raises(ValueError):
+        coll.calibrate_link_classes(pd.DataFrame(rows[:2]))
+
+
+def test_explorer_figure_refuses_impossible_values():
+    import matplotlib
+    matplotlib.use("Agg")
+    from commbook import widgets
+    fig = widgets.collective_figure("gather", "binomial", P=8, n=1024, topology="ring:8")
+    assert len(fig.axes) == 2
+    for bad in (dict(P=17), dict(P=1), dict(b=-1.0), dict(lam=float("nan")), dict(n=-8),
+                dict(topology="ring:7"), dict(placement="socket", topology="ring:8", P=8),
+                dict(algorithm="butterfly")):
+        with pytest.raises(ValueError):
+            widgets.collective_figure(**bad)
+
+
 # ---------------------------------------------------------------------------------------
 # MPI runs
 
@@ -231,6 +289,12 @@ def test_forced_library_algorithms_send_their_own_messages():
         M = coll.message_matrix(coll.parse_messages(out), label, P)
         assert {(int(i), int(j)) for i, j in zip(*np.nonzero(M))} == edges, label
         assert coll.library_cvars(out)["coll_tuned_bcast_algorithm"][0] == label.split(":")[1]
+    # Open MPI's default chain: four chains, as ompi_chain_schedule models it
+    out = coll.measure("bcast", "library:2", np=10, sizes="1K", repetitions=1, iterations=1,
+                       monitor=True)
+    M = coll.message_matrix(coll.parse_messages(out), "library:2", 10)
+    model = {(m.src, m.dst) for step in coll.ompi_chain_schedule(10) for m in step}
+    assert {(int(i), int(j)) for i, j in zip(*np.nonzero(M))} == model
 
 
 @pytest.mark.mpi
