@@ -17,9 +17,7 @@ def test_pingpong_runs_and_validates(np):
     t = out.table
     assert list(t["size_bytes"]) == [0] + [2**k for k in range(17)]
     assert (t["t_min_us"] <= t["t_median_us"]).all() and (t["t_median_us"] <= t["t_max_us"]).all()
-    assert (t["t_median_us"] > 0).all()
-    # 64 KiB takes longer than 0 B on any real machine
-    assert t["t_median_us"].iloc[-1] > t["t_median_us"].iloc[0]
+    assert (t["t_median_us"] > 0).all()  # no timing comparisons: those belong in benchmarks/
 
 
 @pytest.mark.parametrize("np", [1, 2])
