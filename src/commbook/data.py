@@ -129,8 +129,11 @@ def atomic_write_text(path, text: str) -> None:
         raise
 
 
-def read_measurements(path) -> Measurements:
-    """Read a file written by write_measurements (or by hand in the same form)."""
+def read_metadata_csv(path) -> tuple[dict, int, list[str], list[tuple[int, list[str]]]]:
+    """The parts of a CSV file with a `# key: value` metadata header: (metadata, line number of
+    the header row, header names, [(line number, fields), ...]). Blank lines are skipped; a
+    missing file, non-UTF-8 bytes, no header, or a row with the wrong number of fields raise
+    DataFormatError naming the file and the line."""
     path = Path(path)
     try:
         text = path.read_text(encoding="utf-8-sig")
@@ -138,35 +141,38 @@ def read_measurements(path) -> Measurements:
         raise DataFormatError(path, 0, "no such file") from None
     except UnicodeDecodeError as e:
         raise DataFormatError(path, 0, f"not UTF-8 text ({e.reason} at byte {e.start})") from None
-    meta, body_lines, first_body = {}, [], None
+    meta, body = {}, []
     for n, line in enumerate(text.splitlines(), start=1):
-        if first_body is None and line.startswith("#"):
+        if not body and line.startswith("#"):
             key, sep, value = line[1:].partition(":")
             if sep:
                 meta[key.strip()] = value.strip()
-            continue
-        if first_body is None:
-            if not line.strip():
-                continue
-            first_body = n
-        body_lines.append(line)
-    if first_body is None:
+        elif line.strip():
+            body.append((n, line))
+    if not body:
         raise DataFormatError(path, 0, "no header row and no data")
-    rows = list(csv.reader(body_lines))
-    header = [h.strip() for h in rows[0]]
-    records = []
-    for i, row in enumerate(rows[1:], start=first_body + 1):
-        if not row or all(not c.strip() for c in row):
-            continue
+    parsed = list(csv.reader([line for _, line in body]))
+    header_line, header = body[0][0], [h.strip() for h in parsed[0]]
+    rows = []
+    for (n, _), row in zip(body[1:], parsed[1:]):
         if len(row) != len(header):
-            raise DataFormatError(path, i, f"{len(row)} fields but the header has {len(header)}")
-        records.append(dict(zip(header, row)))
+            raise DataFormatError(path, n, f"{len(row)} fields but the header has {len(header)}")
+        rows.append((n, row))
+    return meta, header_line, header, rows
+
+
+def read_measurements(path) -> Measurements:
+    """Read a file written by write_measurements (or by hand in the same form)."""
+    path = Path(path)
+    meta, header_line, header, rows = read_metadata_csv(path)
+    records = [dict(zip(header, row)) for _, row in rows]
     df = pd.DataFrame(records, columns=header)
     try:
         df = normalise(df, path)
     except DataFormatError as e:
-        if e.line:  # normalise counts rows from the header; shift to file lines
-            raise DataFormatError(path, e.line + first_body - 1, e.what) from None
+        if e.line:  # normalise numbers rows from 2; give the file's own line
+            raise DataFormatError(path, rows[e.line - 2][0] if e.line >= 2 else header_line,
+                                  e.what) from None
         raise
     return Measurements(df, meta)
 

@@ -6,7 +6,6 @@ row, data rows, every row naming its source document in a ``source`` column.
 """
 from __future__ import annotations
 
-import csv
 import functools
 import hashlib
 import os
@@ -17,7 +16,7 @@ from urllib.parse import quote
 
 import pandas as pd
 
-from .data import DataFormatError
+from .data import DataFormatError, read_metadata_csv
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
 TABLES_DIR = REPO_ROOT / "data" / "orfeo"
@@ -41,35 +40,15 @@ def read_table(path, required=()) -> pd.DataFrame:
     A malformed file raises DataFormatError naming the file and line.
     """
     path = Path(path)
-    try:
-        text = path.read_text(encoding="utf-8-sig")
-    except FileNotFoundError:
-        raise DataFormatError(path, 0, "no such file") from None
-    except UnicodeDecodeError as e:
-        raise DataFormatError(path, 0, f"not UTF-8 text ({e.reason} at byte {e.start})") from None
-    meta, header, rows = {}, None, []
-    body = []
-    for n, line in enumerate(text.splitlines(), start=1):
-        if header is None and line.startswith("#"):
-            key, sep, value = line[1:].partition(":")
-            if sep:
-                meta[key.strip()] = value.strip()
-            continue
-        if not line.strip():
-            continue
-        body.append((n, line))
-    if not body:
-        raise DataFormatError(path, 0, "no header row and no data")
-    parsed = list(csv.reader([line for _, line in body]))
-    header_line, header = body[0][0], [h.strip() for h in parsed[0]]
+    meta, header_line, header, all_rows = read_metadata_csv(path)
     if len(set(header)) != len(header) or any(not h for h in header):
         raise DataFormatError(path, header_line, f"header has empty or repeated names: {header}")
-    for (n, _), row in zip(body[1:], parsed[1:]):
-        if len(row) != len(header):
-            raise DataFormatError(path, n, f"{len(row)} fields but the header has {len(header)}")
+    for name in required:
+        if name not in header:
+            raise DataFormatError(path, header_line, f"missing column '{name}'")
+    rows = []
+    for n, row in all_rows:
         for name in required:
-            if name not in header:
-                raise DataFormatError(path, header_line, f"missing column '{name}'")
             if not row[header.index(name)].strip():
                 raise DataFormatError(path, n, f"empty '{name}' (every row must say where it came from)")
         rows.append((n, row))

@@ -12,6 +12,16 @@ def positive(name: str, value: float) -> float:
     return float(value)
 
 
+def _show(fig):
+    """Draw a figure into the current ipywidgets Output and free it (plt.show(fig) is not an
+    API: outside the inline backend it raises)."""
+    import matplotlib.pyplot as plt
+    from IPython.display import display
+
+    display(fig)
+    plt.close(fig)
+
+
 # --- ping-pong -----------------------------------------------------------------------------
 
 LAMBDA_RANGE_US = (0.01, 1000.0)      # from shared memory to slow Ethernet
@@ -72,7 +82,6 @@ def hockney_figure(lambda_us: float, bandwidth_MBps: float, measured=None, label
 def hockney_explorer(measured=None, presets: dict | None = None):
     """Sliders for λ and b (bounded, so impossible values cannot be set) and a preset menu."""
     import ipywidgets as w
-    import matplotlib.pyplot as plt
 
     presets = dict(presets or {})
     lam = w.FloatLogSlider(value=1.0, base=10, min=-2, max=3, step=0.01, description="λ (µs)",
@@ -90,9 +99,8 @@ def hockney_explorer(measured=None, presets: dict | None = None):
     def redraw(*_):
         with out:
             out.clear_output(wait=True)
-            fig = hockney_figure(lam.value, bw.value, measured,
-                                 label=choice.value if choice.value in presets else "")
-            plt.show()
+            _show(hockney_figure(lam.value, bw.value, measured,
+                                 label=choice.value if choice.value in presets else ""))
 
     choice.observe(apply_preset, names="value")
     lam.observe(redraw, names="value")
@@ -104,15 +112,6 @@ def hockney_explorer(measured=None, presets: dict | None = None):
 
 RING_CLASSES = ("core", "socket", "node")
 
-
-def _show(fig):
-    """Draw a figure into the current ipywidgets Output and free it (plt.show(fig) is not an
-    API: outside the inline backend it raises)."""
-    import matplotlib.pyplot as plt
-    from IPython.display import display
-
-    display(fig)
-    plt.close(fig)
 RING_P_MAX = 1024
 RING_SIZES = [4 * 2 ** k for k in range(25)]  # 4 B .. 64 MiB
 
