@@ -12,6 +12,7 @@ ratio.
 from __future__ import annotations
 
 import argparse
+import os
 import shlex
 import sys
 import time
@@ -46,7 +47,8 @@ def main(argv=None) -> int:
     lines = [f"# command: python benchmarks/butterfly_vs_allreduce.py "
              f"{' '.join(shlex.quote(a) for a in (argv if argv is not None else sys.argv[1:]))}",
              f"# date: {time.strftime('%Y-%m-%dT%H:%M:%S%z')}",
-             f"# machine: {machine.name()} ({mpi_env.cores()} cores), {mpi_env.detect().version}",
+             f"# machine: {machine.name()} ({mpi_env.cores()} cores), {mpi_env.detect().version}, "
+             f"load average (1 min) at start {os.getloadavg()[0]:.2f} (other jobs share the cores)",
              f"# repetitions: {args.repetitions}, interleaved butterfly/library; time per call = "
              f"mean of back-to-back calls on the slowest rank; ratio = butterfly / library of "
              f"the medians; of minima = of the fastest repetitions",
