@@ -99,8 +99,9 @@ def build(root: Path, strict: bool = True) -> int:
 
 
 def _leftovers() -> list[str]:
+    """MPI/ipyparallel processes of this environment (other environments' are not ours)."""
     from .cluster import leftover_processes
-    return leftover_processes()
+    return [p for p in leftover_processes() if sys.prefix in p]
 
 
 def main(argv=None) -> int:
