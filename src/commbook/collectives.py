@@ -670,3 +670,15 @@ def calibrate_link_classes(table: pd.DataFrame, algorithm: str = "default") -> d
         h = fit.fit_hockney(rows.size_bytes.to_numpy(float), rows.t_us.to_numpy(float), n_boot=0)
         out[mapping] = (float(h.lambda_us), float(h.bandwidth_MBps))
     return out
+
+
+def orfeo_or_empty(key: str) -> tuple[pd.DataFrame, str]:
+    """commbook.orfeo.load(key), or an empty tidy table and a caption saying why: the ORFEO
+    collective timings exist only as raw student files (no seed report quotes them), so a
+    machine without them (`commbook data fetch orfeo`) draws the models alone."""
+    from . import orfeo
+    from .data import empty_table
+    try:
+        return orfeo.load(key)
+    except orfeo.DataUnavailable as e:
+        return empty_table(), f"ORFEO data not available here ({e}); only the models are drawn"
