@@ -209,6 +209,17 @@ def test_explorer_figure_refuses_impossible_values():
             widgets.collective_figure(**bad)
 
 
+def test_orfeo_or_empty_falls_back_to_models_only(monkeypatch):
+    from commbook import orfeo
+
+    def unavailable(key, *a, **k):
+        raise orfeo.DataUnavailable(f"no raw ORFEO data for '{key}'")
+    monkeypatch.setattr(orfeo, "load", unavailable)
+    table, caption = coll.orfeo_or_empty("giuliofantuzzi/bcast")
+    assert table.empty and "only the models" in caption
+    assert list(table.columns)[:2] == ["benchmark", "algorithm"]
+
+
 # ---------------------------------------------------------------------------------------
 # MPI runs
 
