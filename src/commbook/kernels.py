@@ -12,6 +12,7 @@ Compiler and program arguments are passed as lists, never through a shell.
 """
 from __future__ import annotations
 
+import argparse
 import ctypes
 import hashlib
 import io
@@ -106,9 +107,11 @@ BASE_FLAGS = ["-O3", "-std=gnu11", "-Wall", "-Wextra"]
 def _fingerprint(src: Path, flags: list[str], mpicc: str) -> str:
     h = hashlib.sha256()
     h.update(src.read_bytes())
-    for inc in sorted({src.parent / "commbench.h", kernels_dir() / "commbench.h"}):
-        if inc.exists():
-            h.update(inc.read_bytes())
+    # every header a kernel may include: commbench.h, collectives_algos.h, ... (a stale
+    # build after a header edit would measure old code)
+    for inc in sorted(set(src.parent.glob("*.h")) | set(kernels_dir().glob("*.h"))):
+        h.update(inc.name.encode())
+        h.update(inc.read_bytes())
     h.update("\0".join(flags).encode())
     h.update(mpicc.encode())
     return h.hexdigest()[:16]
@@ -528,7 +531,7 @@ def _collective_summary(op: str):
     return summary
 
 
-_COLL_HIDDEN = "==SUPPRESS=="  # argparse.SUPPRESS: the error-injection switch stays out of --help
+_COLL_HIDDEN = argparse.SUPPRESS  # the error-injection switch stays out of --help
 
 
 def _collective_options(op: str, default_sizes: str, default_algorithms: str) -> list:

@@ -59,8 +59,8 @@ def run(args) -> int:
         out = kernels.run_mpiexec(spec.source, args.np, options, timeout=args.timeout, env=env,
                                   on_line=progress)
     except kernels.ValidationFailed as e:
-        print(f"commbook: VALIDATION FAILED: {spec.name}: {e.output.result if e.output else e}",
-              file=sys.stderr)
+        said = e.output.result if e.output and e.output.result else f"VALIDATION FAILED: {e}"
+        print(f"commbook: {spec.name}: {said}", file=sys.stderr)
         return 3
     command = "commbook " + " ".join(shlex.quote(a) for a in args.argv)
     tidy = out.to_tidy(machine=args.machine or machine.name(),
