@@ -264,7 +264,7 @@ class _ProgressBar:
             from IPython import get_ipython
             if get_ipython() is not None:
                 from IPython.display import display
-                self.handle = display(self._text(0, ""), display_id=True)
+                self.handle = display(self._plain(0, ""), display_id=True, raw=True)
         except ImportError:
             pass
 
@@ -273,14 +273,17 @@ class _ProgressBar:
         fill = int(width * done / max(self.total, 1))
         secs = time.perf_counter() - self.t0
         return (f"{self.label}: [{'#' * fill}{'.' * (width - fill)}] {done}/{self.total}"
-                f"  ({secs:.1f} s){'  last: ' + str(value) if value != '' else ''}")
+                f"  ({secs:.1f} s){'  last: ' + str(value)[:24] if value != '' else ''}")
+
+    def _plain(self, done, value):
+        # text/plain as it is: a str would be shown with quotes (its repr)
+        return {"text/plain": self._text(done, value)}
 
     def update(self, done, value=""):
-        text = self._text(done, value)
         if self.handle is not None:
-            self.handle.update(text)
+            self.handle.update(self._plain(done, value), raw=True)
         else:
-            print(text, file=sys.stderr)
+            print(self._text(done, value), file=sys.stderr)
 
     def close(self):
         pass

@@ -190,6 +190,25 @@ def plot_residuals(fit, sizes, times=None, *, others=None, title="Relative resid
     fig.tight_layout()
     return fig
 
+def plot_allocation_effect(tables: dict, figsize=(6.4, 4.0)):
+    """Effective bandwidth against size for several runs (label -> tidy table)."""
+    fig, ax = plt.subplots(figsize=figsize)
+    for i, (label, t) in enumerate(tables.items()):
+        t = t[t["size_bytes"] > 0].sort_values("size_bytes")
+        n = t["size_bytes"].to_numpy(float)
+        measured(ax, n, n / t["t_us"], n / t["t_max_us"], n / t["t_min_us"], label=label,
+                 color=f"C{i}", lw=1)
+    ax.set_xscale("log", base=2)
+    ax.set_xlabel("message size n (bytes)")
+    ax.set_ylabel("bandwidth n / t (MB/s)")
+    ax.set_ylim(bottom=0)
+    ax.grid(True, which="both", alpha=0.3)
+    ax.legend(fontsize=8)
+    ax.set_title("Same kernel, two ways to allocate the buffers")
+    fig.tight_layout()
+    return fig
+
+
 def plot_link_classes(seed, here_fit=None, here_label="this machine", machine="orfeo-thin",
                       figsize=(11, 4.2)):
     """Latency and bandwidth per placement and transport of one machine in a summary table
@@ -223,33 +242,45 @@ def plot_link_classes(seed, here_fit=None, here_label="this machine", machine="o
     return fig
 
 
-def plot_orfeo_pingpong(curves, here=None, figsize=(11, 4.2)):
-    """Raw ORFEO ping-pong curves (tidy: one line per machine/mapping/transport/library)."""
-    fig, (ax_t, ax_b) = plt.subplots(1, 2, figsize=figsize)
-    keys = ["machine", "mapping", "transport", "mpi_library"]
-    groups = curves.groupby(keys, sort=True)
-    for i, (key, g) in enumerate(groups):
-        g = g.groupby("size_bytes", as_index=False)["t_us"].median().sort_values("size_bytes")
-        label = f"{key[0]} {key[1]} {key[2]} ({key[3]})"
-        style = dict(lw=1, marker=".", ms=3, color=f"C{i % 10}", ls="-" if i < 10 else "--")
-        ax_t.plot(g["size_bytes"], g["t_us"], label=label, **style)
-        pos = g["size_bytes"] > 0
-        ax_b.plot(g["size_bytes"][pos], g["size_bytes"][pos] / g["t_us"][pos], label=label, **style)
-    if here is not None:
-        h = here.sort_values("size_bytes")
-        ax_t.plot(h["size_bytes"], h["t_us"], "k-", lw=2, label="this machine (live)")
-        pos = h["size_bytes"] > 0
-        ax_b.plot(h["size_bytes"][pos], h["size_bytes"][pos] / h["t_us"][pos], "k-", lw=2,
-                  label="this machine (live)")
-    for ax in (ax_t, ax_b):
-        _size_axis(ax)
-        ax.set_yscale("log")
-    ax_t.set_ylabel("time t (µs)")
-    ax_b.set_ylabel("bandwidth n / t (MB/s)")
-    ax_t.set_title("measured latency")
-    ax_b.set_title("measured bandwidth")
-    ax_b.legend(fontsize=6, ncol=1, loc="center left", bbox_to_anchor=(1.02, 0.5))
-    fig.tight_layout()
+def plot_orfeo_pingpong(curves, here=None, machine="orfeo-thin", figsize=(12, 6.5)):
+    """Raw ORFEO ping-pong curves of one machine: a column per placement (core, socket, node),
+    time above and bandwidth below, one line per transport and library family (the median over
+    every run and student that measured it). This machine's live curve sits in the core column:
+    its two ranks share one socket."""
+    d = curves[curves["machine"] == machine].copy()
+    d["family"] = d["mpi_library"].str.extract(r"^(Open MPI|Intel MPI)", expand=False).fillna(d["mpi_library"])
+    d["line"] = d["transport"] + " (" + d["family"] + ")"
+    lines = sorted(set(d["line"]))
+    colors = {name: f"C{i % 10}" for i, name in enumerate(lines)}
+    mappings = [m for m in ("core", "socket", "node") if m in set(d["mapping"])]
+    fig, axes = plt.subplots(2, len(mappings), figsize=figsize, sharex=True, sharey="row",
+                             squeeze=False, layout="constrained")
+    handles = {}
+    for j, mapping in enumerate(mappings):
+        ax_t, ax_b = axes[0, j], axes[1, j]
+        sub = d[d["mapping"] == mapping]
+        for name, g in sub.groupby("line"):
+            g = g.groupby("size_bytes", as_index=False)["t_us"].median().sort_values("size_bytes")
+            style = dict(lw=1.2, color=colors[name], ls="--" if "Intel" in name else "-")
+            (h,) = ax_t.plot(g["size_bytes"], g["t_us"], **style)
+            pos = g["size_bytes"] > 0
+            ax_b.plot(g["size_bytes"][pos], g["size_bytes"][pos] / g["t_us"][pos], **style)
+            handles[name] = h
+        if here is not None and mapping == "core":
+            h = here.sort_values("size_bytes")
+            (hh,) = ax_t.plot(h["size_bytes"], h["t_us"], "k-", lw=2.2)
+            pos = h["size_bytes"] > 0
+            ax_b.plot(h["size_bytes"][pos], h["size_bytes"][pos] / h["t_us"][pos], "k-", lw=2.2)
+            handles["this machine (live run)"] = hh
+        ax_t.set_title(f"map by {mapping}")
+        for ax in (ax_t, ax_b):
+            _size_axis(ax)
+            ax.set_yscale("log")
+        ax_t.set_xlabel("")
+    axes[0, 0].set_ylabel("time t (µs, half round trip)")
+    axes[1, 0].set_ylabel("bandwidth n / t (MB/s)")
+    fig.legend(list(handles.values()), list(handles), loc="outside lower center", ncol=4, fontsize=8)
+    fig.suptitle(f"ORFEO {machine} ping-pong (IMB), median of every run per transport", fontsize=10)
     return fig
 
 

@@ -61,6 +61,8 @@ def run(args) -> int:
     except kernels.ValidationFailed as e:
         said = e.output.result if e.output and e.output.result else f"VALIDATION FAILED: {e}"
         print(f"commbook: {spec.name}: {said}", file=sys.stderr)
+        for line in [l for l in e.stderr.splitlines() if l.startswith("commbook kernel:")][:5]:
+            print(f"  {line}", file=sys.stderr)  # which rank saw what
         return 3
     command = "commbook " + " ".join(shlex.quote(a) for a in args.argv)
     tidy = out.to_tidy(machine=args.machine or machine.name(),
