@@ -1,0 +1,6 @@
+"""`python -m commbook.cli ...` is the `commbook` command."""
+import sys
+
+from . import main
+
+sys.exit(main())
