@@ -191,6 +191,8 @@ class MPICluster:
                     os.kill(pid, signal.SIGKILL)
                 except (ProcessLookupError, PermissionError):
                     pass
+        if self._cluster is not None:
+            self._cluster.shutdown_atexit = False  # its processes are gone: nothing to stop at exit
         self._cluster = None
         if self._client is not None:
             try:
