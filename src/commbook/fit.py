@@ -116,6 +116,16 @@ def _fit_params(n, t, loss=DEFAULT_LOSS, f_scale=DEFAULT_F_SCALE,
     return float(res.x[0] * s_lam), float(max(res.x[1] * s_beta, beta_min))
 
 
+class _ModelResult:
+    """A fit result answers for its model: times and effective bandwidth at given sizes."""
+
+    def time_us(self, sizes):
+        return self.model.time_us(sizes)
+
+    def effective_bandwidth(self, sizes):
+        return self.model.effective_bandwidth(sizes)
+
+
 @dataclass
 class BootstrapCI:
     """Percentile intervals from refits of resampled data."""
@@ -143,7 +153,7 @@ class BootstrapCI:
 
 
 @dataclass
-class HockneyFit:
+class HockneyFit(_ModelResult):
     """A fitted Hockney line with its confidence intervals and how well it fits."""
 
     model: Hockney
@@ -169,12 +179,6 @@ class HockneyFit:
     @property
     def n_half(self) -> float:
         return self.model.n_half
-
-    def time_us(self, sizes):
-        return self.model.time_us(sizes)
-
-    def effective_bandwidth(self, sizes):
-        return self.model.effective_bandwidth(sizes)
 
     def to_dict(self) -> dict:
         d = self.model.to_dict()
@@ -322,7 +326,7 @@ def ols_hockney(sizes, times) -> LinearFit:
 
 
 @dataclass
-class PiecewiseFit:
+class PiecewiseFit(_ModelResult):
     """Segments found from the data, one HockneyFit each, and the BIC of every candidate k."""
 
     model: PiecewiseHockney
@@ -340,12 +344,6 @@ class PiecewiseFit:
     @property
     def breakpoints(self) -> list[int]:
         return self.model.breakpoints
-
-    def time_us(self, sizes):
-        return self.model.time_us(sizes)
-
-    def effective_bandwidth(self, sizes):
-        return self.model.effective_bandwidth(sizes)
 
     def to_dict(self) -> dict:
         d = self.model.to_dict()
