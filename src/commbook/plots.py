@@ -284,6 +284,31 @@ def plot_orfeo_pingpong(curves, here=None, machine="orfeo-thin", figsize=(12, 6.
     return fig
 
 
+def plot_orfeo_machines(curves, transports=("ucx", "ob1-tcp", "ob1-vader"), library="Open MPI",
+                        machines=("orfeo-thin", "orfeo-gpu"), figsize=(12, 3.8)):
+    """Bandwidth of the same transports on two ORFEO node types, a panel per placement
+    (median over every run of each machine, placement and transport)."""
+    d = curves[curves["transport"].isin(transports) & curves["machine"].isin(machines)
+               & curves["mpi_library"].str.startswith(library)]
+    mappings = [m for m in ("core", "socket", "node") if m in set(d["mapping"])]
+    fig, axes = plt.subplots(1, len(mappings), figsize=figsize, sharey=True, squeeze=False,
+                             layout="constrained")
+    styles = {m: s for m, s in zip(machines, ("-", "--", ":"))}
+    colors = {t: f"C{i}" for i, t in enumerate(transports)}
+    for ax, mapping in zip(axes[0], mappings):
+        for (machine, transport), g in d[d["mapping"] == mapping].groupby(["machine", "transport"]):
+            g = g[g["size_bytes"] > 0].groupby("size_bytes", as_index=False)["t_us"].median()
+            ax.plot(g["size_bytes"], g["size_bytes"] / g["t_us"], ls=styles[machine],
+                    color=colors[transport], lw=1.4, label=f"{transport}, {machine}")
+        _size_axis(ax)
+        ax.set_yscale("log")
+        ax.set_title(f"map by {mapping}")
+        ax.legend(fontsize=7)
+    axes[0, 0].set_ylabel("bandwidth n / t (MB/s)")
+    fig.suptitle(f"ORFEO {' against '.join(machines)} ({library}, IMB PingPong)", fontsize=10)
+    return fig
+
+
 # --- ring ----------------------------------------------------------------------------------
 
 from matplotlib.ticker import MaxNLocator  # noqa: E402
