@@ -45,8 +45,6 @@ def test_page_built_without_errors(built_book, page):
     html = (built_book / f"{page}.html").read_text()
     assert "Traceback (most recent call last)" not in html
     assert not re.search(r'class="[^"]*\boutput (traceback|error)\b', html)
-    # every code-cell figure made it into the page as an image
-    assert html.count("<img") >= html.count("image/png") or "<img" in html or "code-cell" not in html
 
 
 def test_pingpong_page_has_every_figure(built_book):

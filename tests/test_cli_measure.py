@@ -19,12 +19,24 @@ def test_measure_pingpong_writes_tidy_file(tmp_path, capsys):
 
 
 def test_measure_validation_failure_exits_nonzero(tmp_path, capsys):
-    rc = main(["measure", "pingpong", "--np", "2", "--sizes", "8:8", "--quiet",
-               "--out", str(tmp_path / "x.csv")])
-    assert rc == 0
-    # the hidden flag is not on the CLI: only the kernel option proves the failure path
-    with pytest.raises(SystemExit):
-        main(["measure", "pingpong", "--inject-error"])
+    out = tmp_path / "x.csv"
+    rc = main(["measure", "pingpong", "--np", "2", "--sizes", "8:8", "--inject-error", "1",
+               "--quiet", "--out", str(out)])
+    assert rc == 3
+    err = capsys.readouterr().err
+    assert "commbook: pingpong: VALIDATION FAILED" in err
+    assert "rank 1" in err  # the rank that saw the bad byte says so
+    assert not out.exists()  # nothing written from a failed run
+    assert "--inject-error" not in main_help("pingpong")  # testing-only: not in --help
+
+
+def main_help(kernel: str) -> str:
+    import contextlib
+    import io
+    buf = io.StringIO()
+    with contextlib.redirect_stdout(buf), pytest.raises(SystemExit):
+        main(["measure", kernel, "--help"])
+    return buf.getvalue()
 
 
 def test_measure_bad_arguments_one_line(capsys):

@@ -252,7 +252,6 @@ class MPICluster:
         for i, v in enumerate(values):
             outs.append(self.run(kernel, {**(options or {}), option: v}, timeout))
             bar.update(i + 1, v)
-        bar.close()
         return outs
 
 
@@ -286,9 +285,6 @@ class _ProgressBar:
             self.handle.update(self._plain(done, value), raw=True)
         else:
             print(self._text(done, value), file=sys.stderr)
-
-    def close(self):
-        pass
 
 
 def leftover_processes() -> list[str]:

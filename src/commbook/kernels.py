@@ -389,6 +389,9 @@ def call_on_comm(library: str, options: dict | None = None, comm=None) -> tuple[
 # Registry: what `commbook measure NAME` can run
 
 
+HIDDEN = argparse.SUPPRESS  # help text of testing-only options: kept out of --help
+
+
 @dataclass
 class Option:
     """One command-line option of `commbook measure NAME`, passed to the kernel as --kernel_name."""
@@ -431,7 +434,8 @@ register(KernelSpec(
      Option("--repetitions", "repetitions", "timed repetitions per size", 5),
      Option("--iterations", "iterations", "round trips per repetition (small messages)", 1000),
      Option("--hugepages", "hugepages", "ask for transparent huge pages", flag_only=True),
-     Option("--no-validate", "validate", "skip the payload check", flag_only=True, set_value=0)]))
+     Option("--no-validate", "validate", "skip the payload check", flag_only=True, set_value=0),
+     Option("--inject-error", "inject-error", HIDDEN)]))
 
 
 def measurement_meta(out: KernelOutput, command: str, extra: dict | None = None) -> dict:
@@ -458,7 +462,6 @@ def output_text(out: KernelOutput) -> str:
 
 # --- ring and matrix addition (chapters ring.md, matrix_add.md) --------------------------
 
-from argparse import SUPPRESS as _HIDDEN  # noqa: E402  testing options stay out of --help
 
 
 def _ring_summary(out: KernelOutput) -> str:
@@ -488,7 +491,7 @@ register(KernelSpec(
             flag_only=True),
      Option("--repetitions", "repetitions", "timed repetitions", 10),
      Option("--iterations", "iterations", "rings per repetition (small messages)", 200),
-     Option("--inject-error", "inject-error", _HIDDEN)],
+     Option("--inject-error", "inject-error", HIDDEN)],
     summary=_ring_summary))
 
 register(KernelSpec(
@@ -496,7 +499,7 @@ register(KernelSpec(
     [Option("--grid", "grid", "process grid AxBxC (0 = let MPI choose)", "0x1x1"),
      Option("--shape", "shape", "matrix extents NXxNYxNZ (odd sizes allowed)", "100x100x100"),
      Option("--repetitions", "repetitions", "timed repetitions", 5),
-     Option("--inject-error", "inject-error", _HIDDEN)],
+     Option("--inject-error", "inject-error", HIDDEN)],
     summary=_matrix_summary))
 
 
@@ -531,7 +534,6 @@ def _collective_summary(op: str):
     return summary
 
 
-_COLL_HIDDEN = argparse.SUPPRESS  # the error-injection switch stays out of --help
 
 
 def _collective_options(op: str, default_sizes: str, default_algorithms: str) -> list:
@@ -547,7 +549,7 @@ def _collective_options(op: str, default_sizes: str, default_algorithms: str) ->
                flag_only=True),
         Option("--monitor", "monitor", "print the messages the library counted in one call "
                "(Open MPI pml monitoring)", flag_only=True),
-        Option("--inject-error", "inject-error", _COLL_HIDDEN),
+        Option("--inject-error", "inject-error", HIDDEN),
     ]
     if op != "allreduce":
         opts.insert(2, Option("--root", "root", "root rank", 0))
