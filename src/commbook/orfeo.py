@@ -7,7 +7,8 @@ row, data rows, every row naming its source document in a ``source`` column.
 from __future__ import annotations
 
 import functools
-import hashlib
+import gzip
+import io
 import os
 import re
 import shutil
@@ -20,6 +21,7 @@ from .data import DataFormatError, read_metadata_csv
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
 TABLES_DIR = REPO_ROOT / "data" / "orfeo"
+DERIVED_DIR = TABLES_DIR / "derived"  # aggregates of the raw files: see commbook.orfeo_derive
 
 
 def _numeric(values: list[str]):
@@ -375,11 +377,8 @@ def _provenance(folder_dir: Path) -> tuple[str, str]:
 
 
 def sha256_of(path) -> str:
-    h = hashlib.sha256()
-    with open(path, "rb") as f:
-        for chunk in iter(lambda: f.read(1 << 20), b""):
-            h.update(chunk)
-    return h.hexdigest()
+    from pooch import file_hash
+    return file_hash(str(path), alg="sha256")
 
 
 def _classify(folder: str, rel: str) -> dict:
@@ -634,6 +633,12 @@ class FetchError(RuntimeError):
     """A catalogued file that could not be fetched or failed its sha256 check (one line)."""
 
 
+def mirror_from_env() -> str | None:
+    """$COMMBOOK_ORFEO_MIRROR, or None when unset or 'none' (offline: no mirror, no download)."""
+    value = os.environ.get("COMMBOOK_ORFEO_MIRROR", "").strip()
+    return None if value.lower() in ("", "none") else value
+
+
 def cache_dir(cache=None) -> Path:
     return Path(cache or os.environ.get("COMMBOOK_DATA_CACHE") or
                 Path.home() / ".cache" / "commbook" / "orfeo")
@@ -662,7 +667,7 @@ def fetch_one(e, mirror=None, cache=None) -> Path:
     import pooch
     pooch.get_logger().setLevel("WARNING")  # one summary line from us, not one per file
     target = cache_dir(cache) / e["key"]
-    mirror = mirror if mirror is not None else os.environ.get("COMMBOOK_ORFEO_MIRROR")
+    mirror = mirror if mirror is not None else mirror_from_env()
     downloader = None
     if mirror and not re.match(r"https?://", str(mirror)):
         url, downloader = str(Path(mirror) / e["key"]), _copy_downloader
@@ -739,7 +744,7 @@ def raw_dataset(key: str, cache=None, fetch_missing: bool = True) -> Path | None
         if (str(path), e["sha256"]) in _VERIFIED or sha256_of(path) == e["sha256"]:
             _VERIFIED.add((str(path), e["sha256"]))
             return path
-    if fetch_missing and os.environ.get("COMMBOOK_ORFEO_MIRROR"):
+    if fetch_missing and mirror_from_env():
         try:
             got = fetch_one(e, cache=cache)
         except FetchError:
@@ -768,83 +773,161 @@ def _select(key_or_benchmark: str, roles) -> pd.DataFrame:
     return sel[sel.role.isin(roles)] if roles else sel
 
 
+def import_entry(e, path) -> pd.DataFrame:
+    """Tidy rows of one catalogued raw file (its catalog hints applied), with its 'dataset'."""
+    from .importers import import_file
+    return import_file(path, hints=hints_for(e)).assign(dataset=e["dataset"])
+
+
 @functools.lru_cache(maxsize=32)
 def _import_entries(keys: tuple, cache_key: str) -> pd.DataFrame:
-    from .importers import import_file
     tables = []
     for key in keys:
         e = entry(key)
-        tables.append(import_file(raw_dataset(key), hints=hints_for(e)))
+        tables.append(import_entry(e, raw_dataset(key)))
     return pd.concat(tables, ignore_index=True)
 
 
-SUMMARY_FOR = {"pingpong": "pingpong_seed", "latency": "core_latency_seed", "jacobi": "jacobi_seed"}
+def _derived_text(path: Path) -> str:
+    try:
+        data = path.read_bytes()
+        return (gzip.decompress(data) if path.suffix == ".gz" else data).decode("utf-8")
+    except (OSError, EOFError, gzip.BadGzipFile, UnicodeDecodeError) as e:
+        raise DataFormatError(path, 0, f"cannot read derived table: {e}") from None
 
 
-def summary_tidy(name: str) -> pd.DataFrame:
-    """A shipped summary table in the tidy schema (only the rows that are times)."""
-    from .data import normalise
-    t = summary_table(name)
-    if name == "pingpong_seed":
-        df = pd.DataFrame({
-            "benchmark": "pingpong", "mapping": t.mapping, "transport": t.transport, "np": 2,
-            "size_bytes": 0, "t_us": t.latency_us, "reps": 5, "machine": t.machine,
-            "mpi_library": t.mpi_library, "source": t.source,
-            "params": [f"bw_asymptotic_MBps={a};bw_fit_MBps={'' if pd.isna(b) else b};stat=mean of 5 runs"
-                       for a, b in zip(t.bandwidth_asymptotic_MBps, t.bandwidth_fit_MBps)]})
-    elif name == "core_latency_seed":
-        df = pd.DataFrame({
-            "benchmark": "latency", "mapping": "unknown", "np": 2, "size_bytes": 0,
-            "t_us": t.latency_us, "machine": t.machine, "mpi_library": t.mpi_library,
-            "source": t.source,
-            "params": [f"core_from={a};core_to={b};size=not given" for a, b in zip(t.core_from, t.core_to)]})
-    elif name == "jacobi_seed":
-        t = t[t.quantity == "T_s"]
-        df = pd.DataFrame({
-            "benchmark": "jacobi", "mapping": "core", "np": 1, "size_bytes": 0,
-            "t_us": t.value * 1e6, "machine": t.machine, "source": t.source,
-            "params": "L=1200x1200x1200;stat=T_s quoted in the report"})
-    else:
-        raise DataUnavailable(f"summary table '{name}' has no tidy form")
-    return normalise(df)
+@functools.lru_cache(maxsize=32)
+def _derived_cached(path: str, mtime: float) -> pd.DataFrame:
+    from .data import FLOAT_COLUMNS, INT_COLUMNS
+    text = _derived_text(Path(path))
+    lines = text.splitlines(keepends=True)
+    skip = next((i for i, line in enumerate(lines) if not line.startswith("#")), len(lines))
+    ints = INT_COLUMNS + ["runs", "files", "rows"]
+    try:
+        df = pd.read_csv(io.StringIO("".join(lines[skip:])), keep_default_na=False, dtype=str)
+        for c in df.columns:
+            if c in ints:
+                df[c] = df[c].astype("int64")
+            elif c in FLOAT_COLUMNS:
+                df[c] = df[c].astype(float)
+    except (ValueError, pd.errors.ParserError) as e:
+        raise DataFormatError(path, skip + 1, f"malformed derived table: {e}") from None
+    return df
+
+
+def derived_table(name: str) -> pd.DataFrame:
+    """data/orfeo/derived/<name>.csv.gz (a benchmark) or index.csv, as a DataFrame."""
+    path = DERIVED_DIR / (name if name.endswith(".csv") else f"{name}.csv.gz")
+    if not path.is_file():
+        raise DataUnavailable(f"no derived ORFEO table {path.name} in {DERIVED_DIR} "
+                              f"(regenerate with `commbook data derive`)")
+    return _derived_cached(str(path), path.stat().st_mtime).copy()
+
+
+def _repositories(sel: pd.DataFrame) -> str:
+    repos = sorted(set(sel.repository))
+    return (f"{len(repos)} student repositor{'y' if len(repos) == 1 else 'ies'} "
+            f"({', '.join(r.split('/')[0] for r in repos)})")
+
+
+def _load_derived(sel: pd.DataFrame, machine: str | None) -> tuple[pd.DataFrame, str]:
+    index = derived_table("index.csv")
+    datasets = set(sel.dataset)
+    benches = sorted(set(index[index.dataset.isin(datasets)].benchmark))
+    if not benches:
+        raise DataUnavailable(f"no derived ORFEO rows for {sorted(datasets)}")
+    df = pd.concat([derived_table(b) for b in benches], ignore_index=True)
+    df = df[df.dataset.isin(datasets)]
+    cat = catalog()
+    whole = cat[(cat.skip == "") & cat.dataset.isin(datasets) & cat.role.isin(["raw", "mean"])]
+    if set(whole.key) != set(sel.key):  # only some files of a dataset: keep the rows from them
+        wanted = set(sel.path)
+        df = df[df.source.str.partition(":")[2].str.split("|").map(lambda ps: bool(wanted & set(ps)))]
+    if machine:
+        df = df[df.machine == machine]
+    if df.empty:
+        raise DataUnavailable(f"no derived ORFEO rows for {sorted(datasets)}"
+                              f"{f' on {machine}' if machine else ''}")
+    caption = (f"ORFEO data: {len(df)} rows derived from {len(sel)} raw file(s) of "
+               f"{_repositories(sel)} (median, min, max over repeated runs; "
+               f"data/orfeo/derived/{', '.join(b + '.csv.gz' for b in benches)})")
+    return df.reset_index(drop=True), caption
+
+
+RUN_PARAMS = {"run", "block"}  # which of several runs a row is: merged, counted in 'runs'
+DROPPED_PARAMS = {"bw_MBps"}   # n / t of one run: recomputed from t_us by whoever needs it
+CONFIG_KEY = ["dataset", "benchmark", "algorithm", "mapping", "transport", "machine", "mpi_library",
+              "np", "size_bytes", "params"]
+
+
+def _config_params(params: str) -> str:
+    return ";".join(item for item in str(params).split(";")
+                    if item and item.partition("=")[0] not in RUN_PARAMS | DROPPED_PARAMS)
+
+
+def _join_sources(sources) -> str:
+    """'repo@c:a', 'repo@c:b|c' -> 'repo@c:a|b|c' (the files of one dataset share a repository
+    and commit); sources of several repositories are kept whole."""
+    heads, paths = set(), set()
+    for s in sources:
+        head, _, tail = s.partition(":")
+        heads.add(head)
+        paths.update(tail.split("|"))
+    if len(heads) == 1:
+        return f"{heads.pop()}:{'|'.join(sorted(paths))}"
+    return "|".join(sorted(set(sources)))
+
+
+def per_configuration(rows: pd.DataFrame) -> pd.DataFrame:
+    """One row per dataset, configuration and size: t_us the median over the runs merged,
+    t_min_us/t_max_us their min/max, reps summed, 'runs' counted, sources joined; sorted.
+    Rows that differ only in run=/block= (or the file) are merged; bw_MBps (n / t) is dropped.
+    Idempotent, so derived tables and raw rows go through it alike (figures pool students)."""
+    df = rows.copy()
+    if "dataset" not in df.columns:
+        df["dataset"] = ""
+    df["params"] = df["params"].map(_config_params)
+    if "runs" not in df.columns:
+        df["runs"] = 1
+    for c in CONFIG_KEY:
+        if df[c].dtype == object:
+            df[c] = df[c].fillna("")
+    g = df.groupby(CONFIG_KEY, sort=True, dropna=False)
+    out = g.agg(t_us=("t_us", "median"), t_min_us=("t_min_us", "min"), t_max_us=("t_max_us", "max"),
+                reps=("reps", "sum"), runs=("runs", "sum"), source=("source", _join_sources))
+    out = out.reset_index()
+    return out[CONFIG_KEY + ["t_us", "t_min_us", "t_max_us", "reps", "runs", "source"]]
 
 
 def load(key_or_benchmark: str, machine: str | None = None, roles=("raw",),
-         cache=None) -> tuple[pd.DataFrame, str]:
+         cache=None, raw: bool = False) -> tuple[pd.DataFrame, str]:
     """(tidy table, provenance caption) for a catalog key, a dataset or a benchmark name.
 
-    Uses the fetched raw files when they are all available (fetching them from
-    $COMMBOOK_ORFEO_MIRROR if set), otherwise the shipped summary table; the caption says which.
+    By default from the derived tables shipped in data/orfeo/derived/ (always there, offline):
+    one row per configuration and size, t_us the median over repeated runs, t_min_us/t_max_us
+    their range, plus 'runs' and 'dataset' columns. raw=True reads the raw files instead
+    (fetched with their hashes, from $COMMBOOK_ORFEO_MIRROR if set): one row per run.
     """
     sel = _select(key_or_benchmark, roles)
     if machine:
         sel = sel[sel.machine == machine]
-    paths = {k: raw_dataset(k, cache) for k in sel.key} if len(sel) else {}
-    if len(sel) and all(paths.values()):
-        df = _import_entries(tuple(sel.key), str(cache_dir(cache)))
-        if machine:
-            df = df[df.machine == machine].reset_index(drop=True)
-        repos = sorted(set(sel.repository))
-        fixed = int((sel.label_problem != "").sum())
-        caption = (f"ORFEO raw data: {len(sel)} file(s) from {len(repos)} student repositor"
-                   f"{'y' if len(repos) == 1 else 'ies'} ({', '.join(r.split('/')[0] for r in repos)}), "
-                   f"sha256-checked; {fixed} with known label problems (see data/orfeo/catalog.csv)")
-        return df.copy(), caption
-    from .importers import canonical_benchmark
-    bench = canonical_benchmark(key_or_benchmark.split("/")[-1]) if "/" in key_or_benchmark \
-        else canonical_benchmark(key_or_benchmark)
-    if not len(sel) and bench not in SUMMARY_FOR:
+    if not len(sel):
         raise DataUnavailable(f"'{key_or_benchmark}' is not a catalog key, dataset or benchmark "
-                              f"with ORFEO data")
-    if bench in SUMMARY_FOR:
-        df = summary_tidy(SUMMARY_FOR[bench])
-        if machine:
-            df = df[df.machine == machine].reset_index(drop=True)
-        caption = (f"ORFEO summary table data/orfeo/{SUMMARY_FOR[bench]}.csv (figures quoted in the "
-                   f"seed reports), not the raw files: run `commbook data fetch orfeo` for the full data")
-        return df, caption
-    raise DataUnavailable(f"no raw ORFEO data for '{key_or_benchmark}' in the cache and no summary "
-                          f"table for it: run `commbook data fetch orfeo` (or set COMMBOOK_ORFEO_MIRROR)")
+                              f"with ORFEO data{f' on {machine}' if machine else ''}")
+    if not raw:
+        return _load_derived(sel, machine)
+    paths = {k: raw_dataset(k, cache) for k in sel.key}
+    if not all(paths.values()):
+        missing = sum(1 for p in paths.values() if p is None)
+        raise DataUnavailable(f"{missing} raw ORFEO file(s) of '{key_or_benchmark}' are not in the "
+                              f"cache: run `commbook data fetch orfeo` (or set COMMBOOK_ORFEO_MIRROR)")
+    df = _import_entries(tuple(sel.key), str(cache_dir(cache)))
+    if machine:
+        df = df[df.machine == machine].reset_index(drop=True)
+    fixed = int((sel.label_problem != "").sum())
+    caption = (f"ORFEO raw data: {len(sel)} file(s) from {_repositories(sel)}, "
+               f"sha256-checked; {fixed} with known label problems (see data/orfeo/catalog.csv)")
+    return df.copy(), caption
 
 
 # ------------------------------------------------------------------- views for the data page

@@ -5,6 +5,8 @@ from __future__ import annotations
 import matplotlib.pyplot as plt
 import numpy as np
 
+from .orfeo import per_configuration
+
 MEASURED_STYLE = dict(marker="o", ms=4, lw=0, capsize=2, elinewidth=1)
 MODEL_STYLE = dict(lw=1.6)
 
@@ -245,8 +247,10 @@ def plot_link_classes(seed, here_fit=None, here_label="this machine", machine="o
 def plot_orfeo_pingpong(curves, here=None, machine="orfeo-thin", figsize=(12, 6.5)):
     """Raw ORFEO ping-pong curves of one machine: a column per placement (core, socket, node),
     time above and bandwidth below, one line per transport and library family (the median over
-    every run and student that measured it). This machine's live curve sits in the core column:
+    the students who measured it of each one's median run: orfeo.per_configuration, so raw and
+    derived tables draw the same lines). This machine's live curve sits in the core column:
     its two ranks share one socket."""
+    curves = per_configuration(curves)
     d = curves[curves["machine"] == machine].copy()
     d["family"] = d["mpi_library"].str.extract(r"^(Open MPI|Intel MPI)", expand=False).fillna(d["mpi_library"])
     d["line"] = d["transport"] + " (" + d["family"] + ")"
@@ -280,14 +284,16 @@ def plot_orfeo_pingpong(curves, here=None, machine="orfeo-thin", figsize=(12, 6.
     axes[0, 0].set_ylabel("time t (µs, half round trip)")
     axes[1, 0].set_ylabel("bandwidth n / t (MB/s)")
     fig.legend(list(handles.values()), list(handles), loc="outside lower center", ncol=4, fontsize=8)
-    fig.suptitle(f"ORFEO {machine} ping-pong (IMB), median of every run per transport", fontsize=10)
+    fig.suptitle(f"ORFEO {machine} ping-pong (IMB), median over students of each one's median run",
+                 fontsize=10)
     return fig
 
 
 def plot_orfeo_machines(curves, transports=("ucx", "ob1-tcp", "ob1-vader"), library="Open MPI",
                         machines=("orfeo-thin", "orfeo-gpu"), figsize=(12, 3.8)):
     """Bandwidth of the same transports on two ORFEO node types, a panel per placement
-    (median over every run of each machine, placement and transport)."""
+    (median over students of each one's median run, per machine, placement and transport)."""
+    curves = per_configuration(curves)
     d = curves[curves["transport"].isin(transports) & curves["machine"].isin(machines)
                & curves["mpi_library"].str.startswith(library)]
     mappings = [m for m in ("core", "socket", "node") if m in set(d["mapping"])]

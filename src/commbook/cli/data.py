@@ -4,6 +4,7 @@
     commbook data fetch orfeo [--mirror DIR_OR_URL] [--cache DIR]
     commbook data list
     commbook data catalog --mirror DIR          (maintainers: regenerate the catalog)
+    commbook data derive [--mirror DIR] [--check] (maintainers: regenerate data/orfeo/derived/)
 
 Files whose bytes match a catalogued ORFEO file are imported with the catalog's labels and
 corrections; other files are read from what their text and name say, plus the options given."""
@@ -70,6 +71,17 @@ def register(sub):
     c.add_argument("--mirror", required=True, metavar="DIR", help="directory laid out like the ORFEO tree")
     c.add_argument("--out", default=str(orfeo.CATALOG), metavar="CSV", help="default %(default)s")
     c.set_defaults(func=run_catalog)
+    dv = ds.add_parser("derive", help="regenerate data/orfeo/derived/ from the raw files (maintainers)",
+                       description="Import every usable catalogued raw file (sha256-checked) and "
+                                   "write the per-configuration tables the book plots from.")
+    dv.add_argument("--mirror", metavar="DIR",
+                    help="directory laid out like the ORFEO tree; default $COMMBOOK_ORFEO_MIRROR, "
+                         "else the fetch cache (`commbook data fetch orfeo` first)")
+    dv.add_argument("--cache", metavar="DIR", help="fetch cache to read when no mirror is given")
+    dv.add_argument("--out", default=str(orfeo.DERIVED_DIR), metavar="DIR", help="default %(default)s")
+    dv.add_argument("--check", action="store_true",
+                    help="write nothing; exit 1 if the tables in --out differ from the regenerated ones")
+    dv.set_defaults(func=run_derive)
 
 
 def _user_hints(args) -> dict:
@@ -173,4 +185,33 @@ def run_catalog(args) -> int:
     out = orfeo.write_catalog(df, args.out)
     print(f"wrote {out}: {len(df)} files, {df.dataset.nunique()} datasets, "
           f"{int((df.skip != '').sum())} not imported")
+    return 0
+
+
+def run_derive(args) -> int:
+    from .. import orfeo_derive
+    source = args.mirror or orfeo.mirror_from_env() or str(orfeo.cache_dir(args.cache))
+    if not Path(source).is_dir():
+        raise CLIError(f"{source}: not a directory (give --mirror DIR, or fetch the raw files first)")
+    t0 = time.time()
+    try:
+        files = orfeo_derive.derive(source)
+    except (orfeo_derive.DeriveError, importers.Refused) as e:
+        raise CLIError(str(e)) from None
+    out = Path(args.out)
+    rows = sum(sum(not line.startswith("#") for line in text.splitlines()) - 1
+               for name, text in files.items() if name != "index.csv")
+    if args.check:
+        stale = [n for n, text in sorted(files.items())
+                 if not (out / n).is_file() or orfeo_derive.read_text(out / n) != text]
+        extra = sorted({p.name for p in out.glob("*.csv.gz")} - set(files))
+        for n in stale + extra:
+            print(f"differs: {out / n}", file=sys.stderr)
+        print(f"checked {len(files)} derived table(s) in {out} against {source}: "
+              f"{len(stale) + len(extra)} differ ({time.time() - t0:.1f} s)")
+        return 1 if stale or extra else 0
+    paths = orfeo_derive.write(files, out)
+    size = sum(p.stat().st_size for p in paths)
+    print(f"wrote {len(paths)} derived table(s), {rows} rows, {size / 1e6:.2f} MB, to {out} "
+          f"from {source} ({time.time() - t0:.1f} s)")
     return 0
