@@ -28,10 +28,14 @@ def toc_pages() -> list[str]:
 
 
 @pytest.fixture(scope="session")
-def built_book():
-    """Build the book exactly as `make book` does (execution cached in _build/.jupyter_cache)."""
+def built_book(tmp_path_factory):
+    """Build the book as `make book` does (execution cached in _build/.jupyter_cache), offline:
+    no ORFEO mirror and an empty fetch cache, so every ORFEO figure must come from the derived
+    tables shipped in data/orfeo/derived/."""
+    env = dict(os.environ, COMMBOOK_ORFEO_MIRROR="none",
+               COMMBOOK_DATA_CACHE=str(tmp_path_factory.mktemp("empty-orfeo-cache")))
     proc = subprocess.run([sys.executable, "-m", "commbook.booktools", "build"], cwd=REPO,
-                          capture_output=True, text=True, timeout=3000)
+                          capture_output=True, text=True, timeout=3000, env=env)
     log = proc.stdout + proc.stderr
     (REPO / "_build").mkdir(exist_ok=True)
     (REPO / "_build" / "test-build.log").write_text(log)
@@ -45,6 +49,13 @@ def test_page_built_without_errors(built_book, page):
     html = (built_book / f"{page}.html").read_text()
     assert "Traceback (most recent call last)" not in html
     assert not re.search(r'class="[^"]*\boutput (traceback|error)\b', html)
+    assert "not fetched" not in html and "not available here" not in html  # offline build
+
+
+@pytest.mark.parametrize("page", ["pingpong", "ring", "matrix_add", "topology", "collectives", "jacobi"])
+def test_orfeo_figures_drawn_from_derived_tables(built_book, page):
+    html = (built_book / "book" / f"{page}.html").read_text()
+    assert "rows derived from" in html and "data/orfeo/derived/" in html
 
 
 def test_pingpong_page_has_every_figure(built_book):

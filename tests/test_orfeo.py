@@ -171,20 +171,62 @@ def test_fetch_from_missing_mirror_fails_cleanly(isolated, tmp_path, capsys):
     assert "3 failed" in captured.out and "not tried" in captured.out
 
 
-def test_load_falls_back_to_summary_tables(isolated):
+def test_load_reads_derived_tables_offline(isolated, monkeypatch):
+    monkeypatch.setenv("COMMBOOK_ORFEO_MIRROR", "none")  # offline: no mirror, nothing fetched
     df, caption = orfeo.load("pingpong")
-    assert "summary table" in caption and "pingpong_seed" in caption
-    assert df[(df.machine == "orfeo-thin") & (df.mapping == "node") & (df.transport == "ucx")].t_us.item() == 0.99
+    assert caption.startswith("ORFEO data: ") and "data/orfeo/derived/pingpong.csv.gz" in caption
+    thin = df[(df.machine == "orfeo-thin") & (df.mapping == "node") & (df.transport == "ucx")
+              & (df.size_bytes == 0)]
+    assert 0.9 < thin.t_us.median() < 1.3  # the seed report's 0.99 µs inter-node UCX latency
+    assert (df.t_min_us <= df.t_us).all() and (df.t_us <= df.t_max_us).all() and (df.runs >= 1).all()
+    bcast, _ = orfeo.load("bcast", machine="orfeo-thin")
+    assert set(bcast.machine) == {"orfeo-thin"} and "bcast" in set(bcast.benchmark)
     with pytest.raises(orfeo.DataUnavailable, match="commbook data fetch orfeo"):
-        orfeo.load("bcast")
+        orfeo.load("bcast", raw=True)
+    with pytest.raises(orfeo.DataUnavailable, match="not a catalog key"):
+        orfeo.load("no-such-benchmark")
+    assert orfeo.raw_dataset(orfeo.catalog().key.iloc[0]) is None
 
 
 @needs_mirror
 def test_load_uses_raw_data_from_the_mirror(isolated, monkeypatch):
     monkeypatch.setenv("COMMBOOK_ORFEO_MIRROR", str(MIRROR))
-    df, caption = orfeo.load(SMALL)
+    df, caption = orfeo.load(SMALL, raw=True)
     assert caption.startswith("ORFEO raw data: 3 file(s)") and "marcobarrasso1" in caption
     assert set(df.benchmark) == {"bcast"} and set(df.mapping) == {"core", "socket", "node"}
     assert df.source.str.startswith("marcobarrasso1/HPC_Project@d2972b0:").all()
-    df, caption = orfeo.load("gather", machine="orfeo-epyc")
+    df, caption = orfeo.load("gather", machine="orfeo-epyc", raw=True)
     assert set(df.machine) == {"orfeo-epyc"} and set(df.benchmark) == {"gather"}
+
+
+# ------------------------------------------------------------------ catalog rules (data file)
+def test_catalog_rules_file_reads():
+    folders, rules = orfeo.catalog_rules()
+    assert set(folders) == {k.split("/")[0] for k in orfeo.catalog().key}
+    assert all(f in folders for f, _, _ in rules) and len(rules) > 50
+    assert folders["mmunini99"]["path_fixes"] == [["Project_1/", "Project 1/"]]
+
+
+@pytest.mark.parametrize("text, message", [
+    ('[folders.a]\nmachine = "x"\n[[rules]]\nfolder = "a"\npattern = "("\n', "rule 1 .*bad regular expression"),
+    ('[folders.a]\nmachine = "x"\n[[rules]]\nfolder = "b"\npattern = "x"\n', "rule 1 .*known folder"),
+    ('[folders.a]\n[[rules]]\nfolder = "a"\npattern = "x"\nbenchmrk = "ring"\n', r"rule 1 .*unknown or non-text field\(s\) \['benchmrk'\]"),
+    ('[folders.a\n', "cannot read the catalog rules"),
+])
+def test_catalog_rules_errors_name_file_and_rule(tmp_path, monkeypatch, text, message):
+    bad = tmp_path / "catalog_rules.toml"
+    bad.write_text(text)
+    monkeypatch.setattr(orfeo, "RULES_FILE", bad)
+    orfeo.catalog_rules.cache_clear()
+    try:
+        with pytest.raises(DataFormatError, match="catalog_rules.toml: " + message):
+            orfeo.catalog_rules()
+    finally:
+        orfeo.catalog_rules.cache_clear()
+
+
+def test_mirror_from_env_none_means_offline(monkeypatch):
+    monkeypatch.setenv("COMMBOOK_ORFEO_MIRROR", "none")
+    assert orfeo.mirror_from_env() is None
+    monkeypatch.setenv("COMMBOOK_ORFEO_MIRROR", "/some/where")
+    assert orfeo.mirror_from_env() == "/some/where"

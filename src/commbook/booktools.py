@@ -2,7 +2,8 @@
 
 1. copies MathJax from the django-static-mathjax wheel into book/_static (no CDN offline);
 2. fetches the raw ORFEO files with their hashes when a mirror is at hand (../shared/orfeo or
-   $COMMBOOK_ORFEO_MIRROR), so the chapters plot raw data; otherwise they use the shipped tables;
+   $COMMBOOK_ORFEO_MIRROR; COMMBOOK_ORFEO_MIRROR=none builds offline), for the data page's look
+   at a raw file; every chapter figure comes from the derived tables in data/orfeo/derived/;
 3. runs `jupyter-book build --all -W -n --keep-going` with this environment's bin first on PATH
    (mpiexec must be found by the engines) and execution cached in _build/.jupyter_cache;
 4. fails if MPI or ipyparallel processes are left behind, or if any page failed to execute.
@@ -42,9 +43,10 @@ def vendor_mathjax(root: Path) -> Path:
 
 
 def orfeo_mirror(root: Path) -> str | None:
-    env = os.environ.get("COMMBOOK_ORFEO_MIRROR")
+    """$COMMBOOK_ORFEO_MIRROR ('none': offline, no mirror), else ../shared/orfeo if present."""
+    env = os.environ.get("COMMBOOK_ORFEO_MIRROR", "").strip()
     if env:
-        return env
+        return None if env.lower() == "none" else env
     beside = root.parent / "shared" / "orfeo"
     return str(beside) if beside.is_dir() else None
 
@@ -52,7 +54,7 @@ def orfeo_mirror(root: Path) -> str | None:
 def fetch_orfeo(root: Path) -> None:
     mirror = orfeo_mirror(root)
     if mirror is None:
-        print("book: no ORFEO mirror at hand; chapters use the shipped summary tables")
+        print("book: no ORFEO mirror (offline): chapters draw from data/orfeo/derived/ as always")
         return
     os.environ["COMMBOOK_ORFEO_MIRROR"] = mirror
     from .cli import main as cli_main
@@ -62,7 +64,7 @@ def fetch_orfeo(root: Path) -> None:
         rc = e.code
     if rc != 0:
         print(f"book: fetching ORFEO data from {mirror} failed (exit {rc}); "
-              "chapters fall back to the shipped tables")
+              "chapters draw from data/orfeo/derived/ as always")
 
 
 def build(root: Path, strict: bool = True) -> int:

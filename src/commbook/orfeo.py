@@ -86,9 +86,9 @@ def summary_table(name: str) -> pd.DataFrame:
 
 
 # =============================================================================== the catalog
-# One row per raw file of the ORFEO data (see /work/shared/orfeo/README.md): where it comes
+# One row per raw file of the ORFEO data (see the mirror's README.md): where it comes
 # from (repository, commit, path), its sha256, what it measured and how to import it. It is
-# generated from a mirror with `commbook data catalog --mirror DIR` using the rules below and
+# generated from a mirror with `commbook data catalog --mirror DIR` using catalog_rules.toml and
 # committed; fetching checks every file against it.
 CATALOG = TABLES_DIR / "catalog.csv"
 CATALOG_COLUMNS = [
@@ -96,269 +96,35 @@ CATALOG_COLUMNS = [
     "benchmark", "algorithm", "machine", "mapping", "transport", "mpi_library", "units",
     "hints", "label_problem", "skip",
 ]
-# Per-folder facts (from each PROVENANCE.md).
-FOLDERS = {
-    "matteoscorcia": dict(machine="orfeo-thin", mpi_library="Open MPI 4.1.1"),
-    "francesc0rtu": dict(machine="orfeo-thin", mpi_library="Open MPI 4.1.1"),
-    "thomasverardo": dict(machine="orfeo-thin", mpi_library="Open MPI 4.1.1"),
-    "barbaralol": dict(machine="orfeo-thin", mpi_library="Open MPI 4.1.5"),
-    "mzampar": dict(machine="orfeo-thin", mpi_library="Open MPI 4.1.6"),
-    "giuliofantuzzi": dict(machine="orfeo-thin", mpi_library="Open MPI 4.1.5"),
-    "marcobarrasso1": dict(machine="orfeo-thin", mpi_library="Open MPI 4.1.5"),
-    "dododevs": dict(machine="orfeo-epyc", mpi_library="Open MPI"),
-    "mmunini99": dict(machine="orfeo-epyc", mpi_library="Open MPI 4.1.6"),
-    "edoardocortolezzis": dict(machine="orfeo-epyc", mpi_library="Open MPI 4.1.6"),
-    "marcotallone": dict(machine="orfeo-epyc", mpi_library="Open MPI 4.1.5"),
-    "valentinisalessio": dict(machine="orfeo-epyc", mpi_library="Open MPI 4.1.5"),
-    "anankin12": dict(machine="orfeo-thin", mpi_library="Open MPI 4.1.5", transport="ucx"),
-    "3sara": dict(machine="orfeo-epyc", mpi_library="Open MPI 4.1.5"),
-    "gabrynho": dict(machine="", mpi_library="Open MPI 4.1.6"),
-    "eruoppolo": dict(machine="orfeo-epyc", mpi_library="Open MPI 4.1.6"),
-}
-# Original repository paths differ from the mirror's for these folders.
-PATH_FIXES = {"mmunini99": [("Project_1/", "Project 1/")]}
-
-_VERARDO_OMPI_BLOCKS = ",".join(
-    f"mapping:{m}|transport:{t}*10" for m, t in [
-        ("node", "ucx"), ("node", "ucx(ib0)"), ("node", "ucx(br0)"), ("node", "ucx(mlx5_0:1)"),
-        ("node", "ob1-tcp"), ("core", "ucx"), ("core", "ob1-tcp"), ("core", "ob1-vader"),
-        ("socket", "ucx"), ("socket", "ob1-tcp"), ("socket", "ob1-vader")])
+# Which folder's files are what: data/orfeo/catalog_rules.toml (its header says how to read it).
+RULES_FILE = TABLES_DIR / "catalog_rules.toml"
+RULE_FIELDS = set(CATALOG_COLUMNS) - {"key", "repository", "commit", "path", "sha256", "size"}
 _VERARDO_TRANSPORT = {"tcp": "ob1-tcp", "vader": "ob1-vader", "ucx": "ucx", "ib0": "ucx(ib0)",
                       "br0": "ucx(br0)", "mlx5_0": "ucx(mlx5_0:1)"}
-_EPYC_LAYOUT = ("mapping from the core number: EPYC cores 1-63 share core 0's socket, "
-                "64-127 are on the other socket (marcotallone p2p channels)")
 
-# (folder, regex on the path inside the folder, fields). Fields may use {group} from the
-# regex; 'hints' is a ';'-separated list of importer hints; first matching rule wins.
-RULES: list[tuple[str, str, dict]] = [
-    # ---------------------------------------------------------------- matteoscorcia (21/22)
-    ("matteoscorcia", r"section1/exercise1/ring_times\.csv", dict(
-        dataset="matteoscorcia/ring", benchmark="ring", algorithm="nonblocking", mapping="unknown",
-        units="Time in s (mean of 100000 rings, slowest rank)",
-        hints="time_unit=s;reps=100000",
-        label_problem="node type and mapping not recorded; the report (seeds/000 sec. 1) describes THIN nodes")),
-    ("matteoscorcia", r"section1/exercise1/runtimes\.csv", dict(
-        dataset="matteoscorcia/ring_runtime", benchmark="ring_runtime", algorithm="nonblocking",
-        mapping="unknown", units="Time in s (whole call including setup)", hints="time_unit=s;reps=100000",
-        label_problem="node type and mapping not recorded")),
-    ("matteoscorcia", r"section1/exercise2/table\.csv", dict(
-        dataset="matteoscorcia/matrix_add", benchmark="matrix_add", mapping="unknown",
-        units="Matrix Time [sec] (scatter + add + gather); Runtime kept in params",
-        hints="t_column=Matrix Time [sec];time_unit=s")),
-    ("matteoscorcia", r"section2/thin/csv/openmpi/node-ob1-vader/.*", dict(
-        dataset="matteoscorcia/pingpong", role="excluded", benchmark="pingpong",
-        skip="no data: vader is shared-memory only, the inter-node run printed nothing (3 metadata lines)")),
-    ("matteoscorcia", r"section2/(?P<m>thin|gpu)/csv/(?P<lib>openmpi|intel)/(?P<map>core|socket|node)-(?P<tr>[\w-]+)/[\w-]+-(?P<run>\d)\.csv", dict(
-        dataset="matteoscorcia/pingpong", benchmark="pingpong", machine="orfeo-{m}", mapping="{map}",
-        transport="{tr}", mpi_library="{lib}", units="t[usec] = half round trip, us; Mbytes/sec = 10^6 B/s",
-        hints="params.run={run}")),
-    ("matteoscorcia", r"section2/(?P<m>thin|gpu)/csv/mean/(?P<lib>openmpi|intel)/(?P<map>core|socket|node)-(?P<tr>[\w-]+)\.csv", dict(
-        dataset="matteoscorcia/pingpong_mean", role="mean", benchmark="pingpong", machine="orfeo-{m}",
-        mapping="{map}", transport="{tr}", mpi_library="{lib}", units="mean of the 5 runs, us",
-        hints="reps=5;params.stat=mean of 5 runs")),
-    ("matteoscorcia", r"section2/(?P<m>thin|gpu)/results/(?P<lib>openmpi|intel)/(?P<map>core|socket|node)-(?P<tr>[\w-]+)\.csv", dict(
-        dataset="matteoscorcia/pingpong_model", role="mean", benchmark="pingpong", machine="orfeo-{m}",
-        mapping="{map}", transport="{tr}", mpi_library="{lib}", units="mean of the 5 runs, us",
-        hints="reps=5;params.stat=mean of 5 runs",
-        label_problem="the student's fitted model columns are dropped (some fitted latencies are negative)")),
-    ("matteoscorcia", r"section3/outputs/single_core_(?P<m>thin|gpu)\.txt", dict(
-        dataset="matteoscorcia/jacobi", benchmark="jacobi", machine="orfeo-{m}", mapping="core",
-        units="seconds per sweep -> us; MLUPs in params")),
-    ("matteoscorcia", r"section3/outputs/(?P<n>\d+)-map-(?P<map>core|socket|node)(?P<gpu>-gpu)?\.txt", dict(
-        dataset="matteoscorcia/jacobi", benchmark="jacobi", mapping="{map}",
-        units="seconds per sweep -> us; MLUPs in params")),
-    ("matteoscorcia", r"section3/csv/.*\.csv", dict(
-        dataset="matteoscorcia/jacobi_model", role="excluded", benchmark="jacobi",
-        skip="derived: the student's expected (model) vs measured MLUP/s, no times; the measured runs are imported from section3/outputs/*.txt")),
-    # ------------------------------------------------------------------ francesc0rtu (21/22)
-    ("francesc0rtu", r"es1/ring/results\.csv", dict(
-        dataset="francesc0rtu/ring", benchmark="ring", machine="orfeo-thin", mapping="core",
-        transport="ucx", units="s per ring (mean of 10000, slowest rank)",
-        hints="time_unit=s;reps=10000;wide=MIN NB:nonblocking,MIN B:blocking",
-        label_problem="header names 9 columns, rows have 5 (columns 4-5 repeat 2-3); 2 THIN nodes, --map-by core")),
-    ("francesc0rtu", r"es1/matrix/results\.csv", dict(
-        dataset="francesc0rtu/matrix_add", benchmark="matrix_add", machine="orfeo-thin", mapping="unknown",
-        units="mintime in s (maximum over ranks despite the name)", hints="np=24;time_unit=s",
-        label_problem="the first line is a tab-separated header that does not match the free-text lines")),
-    ("francesc0rtu", r"es3/table\.csv", dict(
-        dataset="francesc0rtu/jacobi_model", role="excluded", benchmark="jacobi",
-        skip="derived: the student's model table (k, latency, bandwidth inputs) built from Results_Jacobi_GPU.csv, which is imported")),
-    ("francesc0rtu", r"francescortu/section2/(?P<lib>IntelMPI|OpenMPI)/by_?(?P<map>core|socket|node)_(?P<tr>tcp|shm|infiniband|vader|ucx)(?P<var>_GPU|_NOCACHE)?\.csv", dict(
-        dataset="francesc0rtu/pingpong", benchmark="pingpong", mapping="{map}", transport="{tr}",
-        mpi_library="{lib}", units="t[usec] = half round trip, us", hints="params.variant={var}")),
-    ("francesc0rtu", r"francescortu/section3/Results_Jacobi(?P<var>_GPU|_weak)?\.csv", dict(
-        dataset="francesc0rtu/jacobi", benchmark="jacobi", units="MaxTime in s per sweep -> us",
-        hints="t_column=MaxTime;time_unit=s;params.variant={var}")),
-    # ----------------------------------------------------------------- thomasverardo (21/22)
-    ("thomasverardo", r"Sec1/section1/data/(?P<set>test/)?data(?P<m>_thin|_gpu)?(?:_(?P<map>core|node|socket))?(?P<run>\d*)\.out", dict(
-        dataset="thomasverardo/ring", benchmark="ring", algorithm="nonblocking", mapping="{map}",
-        units="us per ring (slowest rank); see label_problem", hints="time_unit=us;params.run={run};params.set={set}",
-        label_problem="time unit uncertain: ring_stats.cpp multiplies seconds by 1e9 (ns) while its comment says us; as ns a 2-process ring would take 8 ns, below any MPI latency, so us is assumed. One THIN node (nodes=1:ppn=24)")),
-    ("thomasverardo", r"Sec1/section1/csv_out/(?P<lib>intel_)?(?P<m>gpu_|thin_)?(?P<map>core|socket|node|def)_?(?P<tr>tcp|ucx|vader|br0|ib0|mlx5_0)?\.csv", dict(
-        dataset="thomasverardo/pingpong_mean", role="mean", benchmark="pingpong", mapping="{map}",
-        transport="{tr}", mpi_library="{lib}", units="mean of 10 runs, us; decimal commas",
-        hints="reps=10;params.stat=mean of 10 runs",
-        label_problem="the student's model columns est_lat, est_band are dropped")),
-    ("thomasverardo", r"Sec2/total_stats_(?P<m>thin|gpu)_openmpi\.csv", dict(
-        dataset="thomasverardo/pingpong", benchmark="pingpong", machine="orfeo-{m}",
-        mpi_library="Open MPI 4.0.5", units="t[usec] = half round trip, us",
-        hints="blocks=" + _VERARDO_OMPI_BLOCKS,
-        label_problem="block labels from the verified block order (node ucx, ib0, br0, mlx5_0, tcp, then core and socket)")),
-    ("thomasverardo", r"Sec2/total_stats_gpu_intelmpi\.csv", dict(
-        dataset="thomasverardo/pingpong", benchmark="pingpong", machine="orfeo-gpu", mpi_library="Intel MPI",
-        units="t[usec] = half round trip, us",
-        hints="blocks=mapping:node|transport:default|params.variant:def*10,mapping:core|transport:default*10,mapping:node|transport:default*10,mapping:socket|transport:default*10")),
-    ("thomasverardo", r"Sec2/total_stats_thin_intelmpi\.csv", dict(
-        dataset="thomasverardo/pingpong", benchmark="pingpong", machine="orfeo-thin", mpi_library="Intel MPI",
-        units="t[usec] = half round trip, us",
-        hints="blocks=mapping:node|transport:default|params.variant:def*12,mapping:core|transport:default|params.label:inferred*12,mapping:node|transport:default|params.label:inferred*12,mapping:socket|transport:default|params.label:inferred*12",
-        label_problem="groups 2-4 do not match the committed intel_thin_{core,node,socket}.csv; their labels core, node, socket are inferred")),
-    ("thomasverardo", r"Sec1/matrix/data_matrix\.csv", dict(
-        dataset="thomasverardo/matrix_add", benchmark="matrix_add", mapping="unknown",
-        units="s, 10 repetitions per np summarised", hints="time_unit=s;series=matrix:2400x100x100,matrix:1200x200x100,matrix:800x300x100")),
-    ("thomasverardo", r"Sec1/matrix/data_matrix_(?P<var>\w+)\.csv", dict(
-        dataset="thomasverardo/matrix_add", benchmark="matrix_add", mapping="unknown",
-        units="s, 10 repetitions per np summarised", hints="time_unit=s;params.variant={var}",
-        label_problem="matrix size not recorded")),
-    ("thomasverardo", r"Sec3/jacobi_test/(?P<d>thin|gpu)/(?:gpu_)?error(?:thin_)?(?P<map>core|socket|node)_.*\.out", dict(
-        dataset="thomasverardo/jacobi_elapsed", benchmark="jacobi_elapsed", machine="orfeo-{d}", mapping="{map}",
-        mpi_library="Open MPI 4.0.3", units="/usr/bin/time elapsed s of the whole run -> us",
-        hints="params.L_per_process=700")),
-    ("thomasverardo", r"Sec3/jacobi_test/gpu/errcore_thin1\.out", dict(
-        dataset="thomasverardo/jacobi_elapsed", benchmark="jacobi_elapsed", machine="orfeo-gpu", mapping="core",
-        mpi_library="Open MPI 4.0.3", units="/usr/bin/time elapsed s -> us",
-        label_problem="1-process run stored with the GPU runs; the name says thin")),
-    ("thomasverardo", r"Sec3/jacobi_test/gpu/core_thin1\.out", dict(
-        dataset="thomasverardo/jacobi", benchmark="jacobi", machine="orfeo-gpu", mapping="core",
-        mpi_library="Open MPI 4.0.3", units="seconds per sweep -> us",
-        label_problem="1-process run stored with the GPU runs; the name says thin")),
-    ("thomasverardo", r"Sec3/jacobi_test/(?P<d>thin|gpu)/(?:thin|gpu)_(?P<map>core|socket|node)_.*\.out", dict(
-        dataset="thomasverardo/jacobi", benchmark="jacobi", machine="orfeo-{d}", mapping="{map}",
-        mpi_library="Open MPI 4.0.3", units="seconds per sweep -> us; weak scaling, 700^3 points per process",
-        hints="params.L_per_process=700")),
-    ("thomasverardo", r"Sec3/jacobi_test/\w+\.csv", dict(
-        dataset="thomasverardo/jacobi_summary", role="excluded", benchmark="jacobi",
-        skip="derived: the student's summary of the jacobi_test/*/*.out files, which are imported")),
-    ("thomasverardo", r"Sec3/Data/data/\w+_model\.csv", dict(
-        dataset="thomasverardo/jacobi_model", role="excluded", benchmark="jacobi",
-        skip="derived: the student's model table; its measured columns come from jacobi_test/*/*.out, which are imported")),
-    # -------------------------------------------------------------------- barbaralol (23/24)
-    ("barbaralol", r"exercise_1/bcast/(?P<stamp>\d+_\d+)_thin_bcast(?P<a>\d)_msize\.txt", dict(
-        dataset="barbaralol/bcast", benchmark="bcast", algorithm="{a}", mapping="core",
-        units="us, np = line + 1", hints="np_start=2;np_step=1;size_bytes=2;params.run={stamp}")),
-    ("barbaralol", r"exercise_1/gather/(?P<stamp>\d+_\d+)_thin_gather(?P<a>\d)_msize\.txt", dict(
-        dataset="barbaralol/barrier", benchmark="barrier", algorithm="default", mapping="core",
-        units="us, np = 2 x line", hints=f"np_start=2;np_step=2;size_bytes=0;params.run={{stamp}};params.label_fix=file says gather{{a}} but the job ran osu_barrier",
-        label_problem="labelled gather, measured with osu_barrier (gather.job); relabelled barrier, default algorithm (the gather algorithm setting has no effect on a barrier)")),
-    ("barbaralol", r"exercise_1/\d+_\d+_latency_thin\.txt", dict(
-        dataset="barbaralol/latency", benchmark="latency", mapping="node",
-        units="us (osu_latency)", hints="params.pinning=requested but not applied",
-        label_problem="'core 0 to core N' labels not applied: all blocks are inter-node numbers (about 1.0 us at 1 B); relabelled mapping node")),
-    # ---------------------------------------------------------------------- dododevs (23/24)
-    ("dododevs", r"exercise1/data/(?P<stamp>\d+_\d+)_bcast(?P<a>\d)_msize(?P<s>\d)\.txt", dict(
-        dataset="dododevs/bcast", benchmark="bcast", algorithm="{a}", mapping="core",
-        units="us, np = line number (first value np 2)", hints="np_start=2;np_step=1;size_bytes={s};params.run={stamp}",
-        label_problem="no np column: np = line number assumed (osu_bcast prints nothing for np 1)")),
-    ("dododevs", r"exercise1/data/(?P<stamp>\d+_\d+)_epyc_barrier(?P<a>\d)_msize2\.txt", dict(
-        dataset="dododevs/barrier", benchmark="barrier", algorithm="default", mapping="core",
-        units="us, np = line number", hints="np_start=2;np_step=1;size_bytes=0;params.run={stamp};params.label_fix=file says barrier{a} but the job set coll_tuned_bcast_algorithm",
-        label_problem="the job set coll_tuned_bcast_algorithm, not the barrier one: all four files measure the default barrier; relabelled default")),
-    ("dododevs", r"exercise1/data/\d+_\d+_latency_epyc_msize2\.txt", dict(
-        dataset="dododevs/latency", benchmark="latency", units="us, 2-byte osu_latency core 0 to core cpu",
-        hints="size_bytes=2;fix=epyc_core_layout", label_problem=_EPYC_LAYOUT)),
-    # ----------------------------------------------------------------------- mzampar (23/24)
-    ("mzampar", r"Excercise_1/bcast/results/bcast_linear\.csv", dict(
-        dataset="mzampar/bcast", benchmark="bcast", units="us", hints="fix=linear_is_binomial",
-        label_problem="'linear' was run with coll_tuned_bcast_algorithm 6 (binomial); relabelled binomial")),
-    ("mzampar", r"Excercise_1/bcast/results/bcast_\w+\.csv", dict(
-        dataset="mzampar/bcast", benchmark="bcast", units="us")),
-    ("mzampar", r"Excercise_1/latency/slurm_latency", dict(
-        dataset="mzampar/latency", benchmark="latency", mapping="unknown", format="osu",
-        units="us, every core pair i<j of one THIN node", hints="params.nodes=1")),
-    ("mzampar", r"Excercise_1/latency/latency_data_single_node\.csv", dict(
-        dataset="mzampar/latency", role="excluded", benchmark="latency",
-        skip="duplicate: the slurm_latency log converted to csv; the log is imported")),
-    ("mzampar", r"Excercise_1/latency/(slurm_latency_2_nodes|latency_data_two_nodes\.csv)", dict(
-        dataset="mzampar/latency_2nodes", role="excluded", benchmark="latency",
-        skip="faulty run: about 4 ms at 1 B, three orders of magnitude above InfiniBand latency, stopped after 113 pairs")),
-    # ----------------------------------------------------------------- giuliofantuzzi (23/24)
-    ("giuliofantuzzi", r"exercise1/(?P<b>bcast|barrier)/results_\w+/\w+\.csv", dict(
-        dataset="giuliofantuzzi/{b}", benchmark="{b}", units="us (average)")),
-    # ----------------------------------------------------------------- marcobarrasso1 (23/24)
-    ("marcobarrasso1", r"ex1/(?:broadcast|gather)/results/(?P<b>bcast|gather)_(?P<map>core|socket|node)\.csv", dict(
-        dataset="marcobarrasso1/{b}", benchmark="{b}", mapping="{map}", units="us, 1-byte message",
-        hints="size_bytes=1", label_problem="gather_core/gather_node declare a 'sync' column without values")),
-    # ------------------------------------------------------------------- marcotallone (23/24)
-    ("marcotallone", r"LICENSE", dict(
-        dataset="marcotallone/license", role="license", skip="license text (MIT), kept with the marcotallone data")),
-    ("marcotallone", r"exercise1/datasets/(?P<b>bcast|reduce)_(?P<map>core|socket|node)\.csv", dict(
-        dataset="marcotallone/{b}", benchmark="{b}", mapping="{map}", units="us; min, max over ranks",
-        label_problem="duplicate (np, size) keys: some combinations were run more than once")),
-    ("marcotallone", r"exercise1/datasets/nbft\.csv", dict(
-        dataset="marcotallone/bcast_channels", benchmark="bcast", algorithm="1", units="us",
-        hints="params.receivers=pinned in one channel")),
-    ("marcotallone", r"exercise1/datasets/nbft_reduce\.csv", dict(
-        dataset="marcotallone/reduce_channels", benchmark="reduce", algorithm="1", units="us",
-        hints="params.receivers=pinned in one channel")),
-    ("marcotallone", r"exercise1/datasets/p2p\.csv", dict(
-        dataset="marcotallone/latency", benchmark="latency", units="us; P50/P95/P99 in params")),
-    # ---------------------------------------------------------------------- mmunini99 (23/24)
-    ("mmunini99", r"Project_1/output/broadcast_\w+/broadcast_algo(?P<a>\d)_\w+\.csv", dict(
-        dataset="mmunini99/bcast", benchmark="bcast", algorithm="algo{a}", mapping="core", units="us",
-        hints="fix=mmunini_bcast", label_problem="algo1/2/3 are file labels: algorithms 1, 3, 5 per the committed scripts")),
-    ("mmunini99", r"Project_1/output/reduce_\w+/reduce_algo(?P<a>\d)_\w+\.csv", dict(
-        dataset="mmunini99/reduce", benchmark="reduce", algorithm="algo{a}", mapping="core", units="us",
-        hints="fix=mmunini_reduce", label_problem="algo1/2/3 are file labels: algorithms 4, 5, 7 per the committed scripts")),
-    ("mmunini99", r"Project_1/output/latency\.txt", dict(
-        dataset="mmunini99/latency", benchmark="latency", units="us, 2-byte osu_latency core 0 to core N",
-        hints="fix=epyc_core_layout", label_problem=_EPYC_LAYOUT)),
-    # ------------------------------------------------------------- edoardocortolezzis (23/24)
-    ("edoardocortolezzis", r"ex1/results/(?P<b>bcast|gather)(?P<a>\d)_(?P<v>fixed|var)_core\.csv", dict(
-        dataset="edoardocortolezzis/{b}", benchmark="{b}", algorithm="{a}", mapping="core", units="us",
-        hints="params.sweep={v}")),
-    # ---------------------------------------------------------------------- eruoppolo (23/24)
-    ("eruoppolo", r"ex1/results/(?P<b>bcast|scatter)/.*?(?P<bind>bind_)?(?:bcast|scatter)(?P<a>\d)_(?:fixed_(?P<map>core|socket)|core_mapping_epyc)\.csv", dict(
-        dataset="eruoppolo/{b}", benchmark="{b}", algorithm="{a}", mapping="{map}", units="us",
-        hints="params.report_bindings={bind}")),
-    # -------------------------------------------------------------------------- 3sara (23/24)
-    ("3sara", r"exercise1/bcast_data/b(?P<a>\d)_epyc_map_by_core\.csv", dict(
-        dataset="3sara/bcast", benchmark="bcast", algorithm="{a}", mapping="core", units="us")),
-    ("3sara", r"exercise1/bcast_data/epyc_b(?P<a>\d)_fixsize\.csv", dict(
-        dataset="3sara/bcast_fixed", benchmark="bcast", algorithm="{a}", mapping="core", units="us",
-        hints="params.size=not recorded", label_problem="the fixed message size is not recorded (size_bytes 0 stands for unknown)")),
-    ("3sara", r"exercise1/scatter_data/thin_s(?P<a>\d)_map_by_core\.csv", dict(
-        dataset="3sara/scatter", benchmark="scatter", algorithm="{a}", machine="orfeo-thin", mapping="core", units="us")),
-    ("3sara", r"exercise1/scatter_data/scatterfix(?P<a>\d)\.csv", dict(
-        dataset="3sara/scatter_fixed", benchmark="scatter", algorithm="{a}", machine="orfeo-thin", mapping="core",
-        units="us", hints="params.size=not recorded",
-        label_problem="the fixed message size is not recorded (size_bytes 0 stands for unknown)")),
-    # ---------------------------------------------------------------------- gabrynho (23/24)
-    ("gabrynho", r"Exercise_1/results/(?P<m>thin|epyc)(?P<core>_core)?_result\.csv", dict(
-        dataset="gabrynho/bcast_allreduce", machine="orfeo-{m}", mapping="core", units="us; min, max",
-        hints="fix=gabrynho_allreduce",
-        label_problem="'Reduce' rows were measured with osu_allreduce and the reduce algorithm setting: relabelled allreduce, default algorithm; epyc_result.csv used --map-by socket:PE=16")),
-    ("gabrynho", r"Exercise_1/results/fat(?P<core>_core)?_result\.csv", dict(
-        dataset="gabrynho/bcast_allreduce", machine="orfeo-fat", mapping="unknown", units="us; min, max",
-        hints="fix=gabrynho_allreduce",
-        label_problem="'Reduce' rows are osu_allreduce (relabelled allreduce, default algorithm); which fat script variant (--map-by numa or core) produced which file is not documented")),
-    # --------------------------------------------------------------------- anankin12 (23/24)
-    ("anankin12", r"Ex1/(?P<b>bcast|barrier)/results_\w+/\w+_(?P<stamp>\d{14})\.csv", dict(
-        dataset="anankin12/{b}", benchmark="{b}", units="us", hints="params.run={stamp}")),
-    ("anankin12", r"Ex1/latency/results_latenza/latenza_magra_20240514_223303\.csv", dict(
-        dataset="anankin12/latency", benchmark="latency", mapping="node", units="us",
-        label_problem="two-node script (--map-by ppr:1:node): all 47 'pairs' are inter-node; relabelled mapping node")),
-    ("anankin12", r"Ex1/latency/results_latenza/latenza_magra_\w+\.(csv|txt)", dict(
-        dataset="anankin12/latency", benchmark="latency", mapping="unknown", units="us",
-        label_problem="messy: junk '#' rows, isolated 12 ms outliers, header with 3 names for 4 fields")),
-    # ------------------------------------------------------------- valentinisalessio (23/24)
-    ("valentinisalessio", r"exercise1/results_def/(?P<b>bcast|barrier)_\w+?_results_wu_(?:core|socket|node)\.csv", dict(
-        dataset="valentinisalessio/{b}", benchmark="{b}", units="us",
-        label_problem="assembled from restarted jobs: some np missing, some (np, size) duplicated")),
-    ("valentinisalessio", r"exercise1/results_def/barrier_\w+?_results_wu\.csv", dict(
-        dataset="valentinisalessio/barrier_earlier", benchmark="barrier", units="us",
-        hints="params.set=earlier runs",
-        label_problem="an earlier, separate set of runs; header names a MessageSize column that no row has")),
-]
+
+@functools.lru_cache(maxsize=1)
+def catalog_rules() -> tuple[dict, list[tuple[str, re.Pattern, dict]]]:
+    """({folder: facts}, [(folder, compiled pattern, fields), ...]) from RULES_FILE.
+    A malformed file raises DataFormatError naming the file and the rule."""
+    import tomllib
+    try:
+        d = tomllib.loads(RULES_FILE.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as e:
+        raise DataFormatError(RULES_FILE, 0, f"cannot read the catalog rules: {e}") from None
+    folders, rules = d.get("folders", {}), []
+    for i, r in enumerate(d.get("rules", []), 1):
+        where = f"rule {i} ({r.get('folder', '?')}: {r.get('pattern', '?')})"
+        fields = {k: v for k, v in r.items() if k not in ("folder", "pattern")}
+        if r.get("folder") not in folders or not isinstance(r.get("pattern"), str):
+            raise DataFormatError(RULES_FILE, 0, f"{where}: needs a known folder and a pattern")
+        if bad := sorted(set(fields) - RULE_FIELDS) or [k for k, v in fields.items() if not isinstance(v, str)]:
+            raise DataFormatError(RULES_FILE, 0, f"{where}: unknown or non-text field(s) {bad}")
+        try:
+            rules.append((r["folder"], re.compile(r"(?:.*/)?" + r["pattern"]), fields))
+        except re.error as e:
+            raise DataFormatError(RULES_FILE, 0, f"{where}: bad regular expression: {e}") from None
+    return folders, rules
 
 
 def _subst(text: str, groups: dict) -> str:
@@ -382,10 +148,10 @@ def sha256_of(path) -> str:
 
 
 def _classify(folder: str, rel: str) -> dict:
-    for rule_folder, pattern, fields in RULES:
+    for rule_folder, pattern, fields in catalog_rules()[1]:
         if rule_folder != folder:
             continue
-        m = re.fullmatch(r"(?:.*/)?" + pattern, rel)
+        m = pattern.fullmatch(rel)
         if not m:
             continue
         groups = {k: (v or "") for k, v in m.groupdict().items()}
@@ -397,7 +163,7 @@ def _classify(folder: str, rel: str) -> dict:
 def _post(folder: str, rel: str, f: dict) -> dict:
     """Normalise what the rules produced: machine, library, transport, mapping, params."""
     from .importers import canonical_mapping, infer_machine
-    facts = FOLDERS[folder]
+    facts = catalog_rules()[0][folder]
     f.setdefault("role", "raw")
     lib = f.get("mpi_library", "")
     if norm := lib.lower().replace("_", "").replace(" ", ""):
@@ -441,11 +207,12 @@ def _post(folder: str, rel: str, f: dict) -> dict:
 
 
 def build_catalog(mirror) -> pd.DataFrame:
-    """Classify and hash every data file of a mirror laid out like /work/shared/orfeo."""
+    """Classify and hash every data file of a mirror laid out like ../shared/orfeo."""
     from .importers import Refused, detect_format, read_text
     mirror = Path(mirror)
     rows = []
-    for folder in sorted(FOLDERS):
+    folders = catalog_rules()[0]
+    for folder in sorted(folders):
         fdir = mirror / folder
         if not fdir.is_dir():
             raise DataFormatError(fdir, 0, "folder missing from the mirror")
@@ -454,7 +221,7 @@ def build_catalog(mirror) -> pd.DataFrame:
             rel = path.relative_to(fdir).as_posix()
             f = _classify(folder, rel)
             original = rel
-            for old, new in PATH_FIXES.get(folder, []):
+            for old, new in folders[folder].get("path_fixes", []):
                 original = original.replace(old, new)
             if not f.get("skip") and not f.get("format"):
                 try:
@@ -931,15 +698,14 @@ def load(key_or_benchmark: str, machine: str | None = None, roles=("raw",),
 
 
 # ------------------------------------------------------------------- views for the data page
-YEARS = {f: ("2021/22" if f in ("matteoscorcia", "francesc0rtu", "thomasverardo") else "2023/24")
-         for f in FOLDERS}  # Foundations of HPC (PBS era) vs High Performance Computing (SLURM era)
 
 
 def overview(cat: pd.DataFrame | None = None) -> pd.DataFrame:
     """One row per dataset: course year, node types, benchmark, files, role, label problems."""
     cat = catalog() if cat is None else cat
     g = cat.assign(folder=cat.key.str.split("/").str[0]).groupby("dataset", sort=True)
-    out = g.agg(year=("folder", lambda s: YEARS[s.iloc[0]]),
+    folders = catalog_rules()[0]
+    out = g.agg(year=("folder", lambda s: folders[s.iloc[0]]["year"]),
                 machine=("machine", lambda s: ", ".join(sorted(set(m.removeprefix("orfeo-") for m in s)))),
                 benchmark=("benchmark", lambda s: ", ".join(sorted(set(s) - {""})) or "mixed"),
                 files=("key", "size"), role=("role", "first"),
