@@ -1,8 +1,10 @@
-"""ORFEO datasets: the shipped summary tables (figures quoted in the seed reports) and,
-when fetched, the raw student files they came from.
+"""ORFEO datasets: the shipped summary tables (figures quoted in the seed reports), the catalog
+of the students' raw files (fetched with their hashes), and the derived tables built from them.
 
 Summary tables live in ``data/orfeo/<name>.csv``: ``# key: value`` metadata lines, one header
-row, data rows, every row naming its source document in a ``source`` column.
+row, data rows, every row naming its source document in a ``source`` column. Derived tables live
+in ``data/orfeo/derived/`` (see commbook.orfeo_derive); :func:`load` reads them by default, so
+every chapter works offline, and the raw files with ``raw=True``.
 """
 from __future__ import annotations
 

@@ -174,6 +174,10 @@ def run_list(args) -> int:
     with pd.option_context("display.width", 160, "display.max_rows", 500):
         print(g.to_string())
     print(f"\nsummary tables (data/orfeo/): {', '.join(orfeo.table_names())}")
+    index = orfeo.derived_table("index.csv")
+    print(f"derived tables ({orfeo.DERIVED_DIR}): {index.rows.sum()} rows from "
+          f"{index.drop_duplicates('dataset').files.sum()} "
+          f"raw files; `commbook data derive` rebuilds them")
     print(f"cache: {cache} ({int(cat.cached.sum())} of {len(cat)} files)")
     return 0
 
