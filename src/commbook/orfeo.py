@@ -109,7 +109,10 @@ _VERARDO_TRANSPORT = {"tcp": "ob1-tcp", "vader": "ob1-vader", "ucx": "ucx", "ib0
 def catalog_rules() -> tuple[dict, list[tuple[str, re.Pattern, dict]]]:
     """({folder: facts}, [(folder, compiled pattern, fields), ...]) from RULES_FILE.
     A malformed file raises DataFormatError naming the file and the rule."""
-    import tomllib
+    try:
+        import tomllib
+    except ModuleNotFoundError:  # Python 3.10
+        import tomli as tomllib
     try:
         d = tomllib.loads(RULES_FILE.read_text(encoding="utf-8"))
     except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as e:
