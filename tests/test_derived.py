@@ -109,7 +109,7 @@ def test_derive_cli_writes_and_checks(tmp_path, monkeypatch, capsys):
     assert main(["data", "derive", "--mirror", str(tmp_path), "--check"]) == 0
     out = tmp_path / "out"
     assert main(["data", "derive", "--mirror", str(tmp_path), "--out", str(out)]) == 0
-    assert "wrote 14 derived table(s)" in capsys.readouterr().out
+    assert f"wrote {len(committed)} derived table(s)" in capsys.readouterr().out
     for name, text in committed.items():
         assert orfeo_derive.read_text(out / name) == text
         assert (out / name).stat().st_mode & 0o644 == 0o644
