@@ -72,7 +72,7 @@ def fetch_orfeo(root: Path) -> None:
               "chapters fall back to the shipped tables")
 
 
-def build(root: Path, strict: bool = True) -> int:
+def build(root: Path, strict: bool = True, announce: bool = True) -> int:
     vendor_mathjax(root)
     fetch_orfeo(root)
     env = dict(os.environ)
@@ -100,7 +100,7 @@ def build(root: Path, strict: bool = True) -> int:
         rc = rc or 3
     if rc == 0 and reports:
         rc = 4
-    if rc == 0:
+    if rc == 0 and announce:
         print(f"book: open {root / '_build' / 'html' / 'index.html'}")
     return rc
 
@@ -202,7 +202,7 @@ def build_student(root: Path, strict: bool = True, execute: str = "cache") -> in
     if mirror:  # the staged copy has no ../shared beside it
         os.environ.setdefault("COMMBOOK_ORFEO_MIRROR", mirror)
     print(f"book: student edition: {removed} solutions removed; notebooks in {notebooks}")
-    rc = build(stage, strict=strict)
+    rc = build(stage, strict=strict, announce=False)
     html = out / "html"
     shutil.rmtree(html, ignore_errors=True)
     if (stage / "_build" / "html").is_dir():

@@ -101,7 +101,11 @@ def check(name: str, answer, **inputs) -> Verdict:
         what = "choice" if ex.kind == "choice" else "value"
         print(f"[{name}] not answered yet: replace the ... with your {what}.")
         return Verdict(False)
-    ref = expected(name, **inputs)
+    try:
+        ref = expected(name, **inputs)
+    except LookupError as e:  # the data the reference is computed from are not at hand
+        print(f"[{name}] cannot check here: {e}")
+        return Verdict(False)
     if ex.kind == "choice":
         ok = str(answer).strip().lower() == str(ref).strip().lower()
         print(f"[{name}] {'correct' if ok else 'not yet'}: {answer!r}. {'' if ok else ex.hint}".rstrip())
@@ -206,6 +210,27 @@ def _topo_ring16():
     return max(T.link_loads(T.ring(16), [(m.src, m.dst) for m in last]).values())
 
 
+def _data_gather():
+    """Which operation the files labelled "gather" measured: the one whose medians at 16, 32
+    and 48 processes they are closest to (mean |log ratio|), from the raw ORFEO files."""
+    import numpy as np
+    from . import orfeo
+
+    def medians(dataset, algorithm=None):
+        df = orfeo.load(dataset)[0]
+        if "mapping" in df and algorithm is not None:
+            df = df[(df.mapping == "core") & (df.algorithm == algorithm)]
+        if not len(df):
+            raise orfeo.DataUnavailable(f"no raw rows for {dataset} (fetch the ORFEO files)")
+        return df.groupby("np").t_us.median().reindex([16, 32, 48]).to_numpy(float)
+
+    labelled = medians("barbaralol/barrier")
+    distance = {op: float(np.nanmean(np.abs(np.log(labelled / medians(ds, alg)))))
+                for op, ds, alg in (("barrier", "giuliofantuzzi/barrier", "default"),
+                                    ("gather", "marcobarrasso1/gather", "basic_linear"))}
+    return min(distance, key=distance.get)
+
+
 def _lazy(module: str, func: str, *args):
     def compute():
         import importlib
@@ -222,6 +247,10 @@ _register(Exercise(
 _register(Exercise(
     "pp-tcp", "pingpong", lambda: _pingpong("node", "ob1-tcp")[0] + 2**20 / _pingpong("node", "ob1-tcp")[1],
     rel_tol=0.03, unit="µs", hint="n/b with n in bytes and b in MB/s is already in µs."))
+
+_register(Exercise(
+    "data-gather", "data", _data_gather, kind="choice",
+    hint="A gather of 1 byte stays below about 1 µs up to 48 processes on THIN."))
 
 _register(Exercise(
     "ring-p25", "ring", lambda: _ring_time(25, 4), rel_tol=0.02, unit="µs",
