@@ -231,11 +231,14 @@ def _data_gather():
     return min(distance, key=distance.get)
 
 
+def _call(module: str, func: str, *args):
+    """commbook.<module>.<func>(*args), imported only when a reference is asked for."""
+    import importlib
+    return getattr(importlib.import_module(f"commbook.{module}"), func)(*args)
+
+
 def _lazy(module: str, func: str, *args):
-    def compute():
-        import importlib
-        return getattr(importlib.import_module(f"commbook.{module}"), func)(*args)
-    return compute
+    return functools.partial(_call, module, func, *args)
 
 
 # ---------------------------------------------------------------------------------------
@@ -257,7 +260,7 @@ _register(Exercise(
     hint="Which link classes does the ring of 25 use? The model charges every step the dearest one.",
     giveaways=("ring_time(25", "ring_time([25]")))
 _register(Exercise(
-    "ring-epyc", "ring", lambda: _lazy("models.ring", "Placement", 64, 2)().boundaries(300)[2][0],
+    "ring-epyc", "ring", lambda: _call("models.ring", "Placement", 64, 2).boundaries(300)[2][0],
     rel_tol=0, hint="Link i joins ranks i and i+1; the wrap-around joins P-1 and 0.",
     giveaways=("boundaries(300)", "Placement(64, 2).boundaries")))
 _register(Exercise(
@@ -279,14 +282,14 @@ _register(Exercise(
 
 _register(Exercise(
     "topo-torus", "topology",
-    lambda: _lazy("topology", "closed_form", _lazy("topology", "torus", 64)())()["bisection"],
+    lambda: _call("topology", "closed_form", _call("topology", "torus", 64))["bisection"],
     rel_tol=0, unit="links",
     hint="Cutting a torus in two cuts each row (or column) twice: once in the middle, once on "
          "the wrap-around.", giveaways=("closed_form(T.torus(64))",)))
 _register(Exercise(
     "topo-saf", "topology",
-    _lazy("topology", "message_time", 65536, 5, 1.0, 0.1, 10000.0, "store-and-forward"),
-    rel_tol=0.02, unit="µs", hint="Every hop pays t_h + n/t_w.",
+    lambda: float(_call("topology", "message_time", 65536, 5, 1.0, 0.1, 10000.0, "store-and-forward")),
+    rel_tol=0.02, unit="µs", hint="With store-and-forward every hop pays t_h + n/t_w (t_w a bandwidth here).",
     giveaways=("message_time(65536, 5",)))
 _register(Exercise(
     "topo-place", "topology", _topo_place, kind="choice",
@@ -304,25 +307,25 @@ _register(Exercise(
     giveaways=("crossover_size(16",)))
 _register(Exercise(
     "coll-anomaly", "collectives",
-    lambda: _lazy("collectives", "tree_depth", _lazy("collectives", "ompi_chain_schedule", 48)())(),
+    lambda: _call("collectives", "tree_depth", _call("collectives", "ompi_chain_schedule", 48)),
     rel_tol=0, unit="hops",
     hint="Four chains share the 47 other processes; the root feeds one head per step.",
     giveaways=("ompi_chain_schedule(48)",)))
 
 _register(Exercise(
-    "jac-decomp bytes", "jacobi", lambda: _lazy("models.jacobi", "best_decomposition", 240, 8)()[1],
+    "jac-decomp bytes", "jacobi", lambda: _call("models.jacobi", "best_decomposition", 240, 8)[1],
     rel_tol=0.01, unit="B",
     hint="A face of a block nx*ny*nz normal to x has ny*nz doubles; count neighbours per dimension.",
     giveaways=("best_decomposition(240",)))
 _register(Exercise(
     "jac-decomp grid", "jacobi",
-    lambda: "x".join(map(str, _lazy("models.jacobi", "best_decomposition", 240, 8)()[0])),
+    lambda: "x".join(map(str, _call("models.jacobi", "best_decomposition", 240, 8)[0])),
     kind="choice", hint="Compare the busiest process's bytes for the three decompositions.",
     giveaways=("best_decomposition(240",)))
 _register(Exercise(
     "jac-ts", "jacobi",
-    lambda copy_MBps: _lazy("models.jacobi", "ts_from_roofline", 256, copy_MBps,
-                            _lazy("models.jacobi", "code_balance", True, True)())(),
+    lambda copy_MBps: _call("models.jacobi", "ts_from_roofline", 256, copy_MBps,
+                            _call("models.jacobi", "code_balance", True, True)),
     rel_tol=0.05, unit="s", inputs=("copy_MBps",),
     hint="T_s = L^3 x (bytes per lattice update) / bandwidth, with MB/s = 1e6 B/s.",
     giveaways=("ts_from_roofline(256",)))
