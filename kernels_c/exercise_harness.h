@@ -104,8 +104,11 @@ static int ex_ring_main(cb_ctx *ctx, const char *name, ex_ring_shift shift)
             for (long long j = 0; j < n; j++) a[j] = ex_ring_byte(rank, j);
             MPI_Barrier(ctx->comm);
             double t0 = MPI_Wtime();
+            char what[96];
+            snprintf(what, sizeof what, "your ring shift (MPI_Send / MPI_Recv) with %d-byte "
+                     "messages", n);
             for (int k = 1; k <= P && ok; k++) {
-                ex_arm(rank, (int)watchdog, "your ring shift (MPI_Send / MPI_Recv)");
+                ex_arm(rank, (int)watchdog, what);
                 shift(a, b, n, left, right, ctx->comm);
                 ex_disarm();
                 int origin = ((rank - k) % P + P) % P; /* after k steps: the value of rank - k */
