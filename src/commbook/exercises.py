@@ -377,7 +377,7 @@ def _run(tag: str, src: Path, P: int, options: dict, timeout: float):
         if any("DEADLOCK" in w for w in words):
             stuck = sorted({w.split(":", 1)[0] for w in words if "DEADLOCK" in w})
             first = next(w for w in words if "DEADLOCK" in w).split("DEADLOCK: ", 1)[-1]
-            return None, (f"[{tag}] P = {P}: DEADLOCK: {', '.join(stuck)} {first}.")
+            return None, (f"[{tag}] P = {P}: DEADLOCK ({', '.join(stuck)}):\n    {first}.")
         detail = words[0] if words else (e.output.result if e.output else str(e).splitlines()[0])
         return None, f"[{tag}] P = {P}: WRONG: {detail}"
 
