@@ -444,9 +444,9 @@ def check_eager(path=None, nps=(2, 3, 4), max_bytes: str = "4M", timeout: float 
         found = int(out.table["eager_limit_bytes"].iloc[0])
         cvars = ", ".join(v for k, v in out.meta.items() if k == "library_cvar")
         if found != ref:
-            return (f"[eager] P = {P}: WRONG: your probe says {found} B; the reference probe finds a "
-                    f"different size on this MPI{f' (the library says {cvars})' if cvars else ''}. "
-                    "Is a size 'eager' only if its send completed before the receive was posted?")
+            return (f"[eager] P = {P}: WRONG: your probe says {found} B; the reference probe finds\n"
+                    f"    a different size on this MPI{f' (the library says {cvars})' if cvars else ''}.\n"
+                    "    Is a size 'eager' only if its send completed before the receive was posted?")
         return ""
     return _check_each_P("eager", _reader_file("eager", path), nps, {"max": max_bytes},
                          timeout, judge)
