@@ -138,7 +138,7 @@ def test_ring_check_passes_the_solution_and_reports_the_skeletons_deadlock(capsy
     capsys.readouterr()
     # ... and deadlocks at 1 MiB: the check says so, and stops
     assert not E.check_ring(E.c_exercise_path("ring"), nps=(3, 4), sizes="4,1M", watchdog_s=5,
-                            timeout=60)
+                            timeout=300)  # the watchdog, not the timeout, must catch it
     out = capsys.readouterr().out
     assert "P = 3: DEADLOCK" in out and "P = 4" not in out and "1048576-byte messages" in out
 

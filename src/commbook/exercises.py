@@ -408,7 +408,7 @@ def _check_each_P(tag: str, src: Path, nps, options: dict, timeout: float, judge
 
 
 def check_ring(path=None, nps=(1, 2, 3, 4, 5), sizes: str = "4,64K,1M",
-               watchdog_s: int = 10, timeout: float = 120.0) -> Verdict:
+               watchdog_s: int = 20, timeout: float = 180.0) -> Verdict:
     """The ring of blocking MPI_Send / MPI_Recv (kernels_c/exercises/ring_skeleton.c or a copy):
     every message must reach the right rank at every step, for every P (odd ones too) and every
     size, without deadlock. A hang is reported as a DEADLOCK (the harness's watchdog, or the
