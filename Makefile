@@ -24,8 +24,9 @@ $(STAMP): pyproject.toml
 	$(PY) -m pip install --quiet "$(MPI_REQ)" "django-static-mathjax>=3.2,<4" -e ".[book,test]"
 	touch $(STAMP)
 
+# EDITION=student: solutions removed, notebooks to hand out (_build/student/)
 book: $(STAMP)
-	$(PY) -m commbook.booktools build
+	$(PY) -m commbook.booktools build $(if $(filter student,$(EDITION)),--student)
 
 test: $(STAMP)
 	$(PY) -m pytest -ra $(PYTEST_ARGS)

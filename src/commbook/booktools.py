@@ -7,12 +7,19 @@
 3. runs `jupyter-book build --all -W -n --keep-going` with this environment's bin first on PATH
    (mpiexec must be found by the engines) and execution cached in _build/.jupyter_cache;
 4. fails if MPI or ipyparallel processes are left behind, or if any page failed to execute.
+
+`build --student` (`make book EDITION=student`) builds the student edition: the chapters with
+every solution removed (not collapsed) into _build/student/html, and one notebook per chapter
+with the solutions stripped in _build/student/notebooks/, ready to hand out. It reuses the
+default build's execution cache (solutions are text, so the code cells hash the same);
+`--execute off` builds the pages without running them.
 """
 from __future__ import annotations
 
 import argparse
 import importlib.util
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -67,7 +74,7 @@ def fetch_orfeo(root: Path) -> None:
               "chapters draw from data/orfeo/derived/ as always")
 
 
-def build(root: Path, strict: bool = True) -> int:
+def build(root: Path, strict: bool = True, announce: bool = True) -> int:
     vendor_mathjax(root)
     fetch_orfeo(root)
     env = dict(os.environ)
@@ -95,7 +102,7 @@ def build(root: Path, strict: bool = True) -> int:
         rc = rc or 3
     if rc == 0 and reports:
         rc = 4
-    if rc == 0:
+    if rc == 0 and announce:
         print(f"book: open {root / '_build' / 'html' / 'index.html'}")
     return rc
 
@@ -106,13 +113,123 @@ def _leftovers() -> list[str]:
     return [p for p in leftover_processes() if sys.prefix in p]
 
 
+# ---------------------------------------------------------------------------------------
+# The student edition: solutions removed
+
+_SOLUTION_OPEN = re.compile(r"^(?P<fence>`{3,}|:{3,})\{(?P<kind>solution|solution-start)\}")
+_SOLUTION_END = re.compile(r"^(`{3,}|:{3,})\{solution-end\}")
+
+
+def split_solutions(text: str) -> tuple[str, list[str]]:
+    """(the MyST text without its sphinx-exercise solution directives, the removed blocks).
+
+    A `{solution}` directive ends at the closing fence of its own kind and length (so nested
+    code fences inside it stay inside); a `{solution-start}` ends after its `{solution-end}`.
+    An unclosed solution is an error naming its line: half a solution must not leak."""
+    lines = text.splitlines(keepends=True)
+    kept, removed, i = [], [], 0
+    while i < len(lines):
+        m = _SOLUTION_OPEN.match(lines[i])
+        if not m:
+            kept.append(lines[i])
+            i += 1
+            continue
+        start, fence = i, m.group("fence")
+        if m.group("kind") == "solution-start":
+            end = next((j for j in range(i + 1, len(lines)) if _SOLUTION_END.match(lines[j])), None)
+            if end is not None:  # the end directive's own closing fence
+                close = re.match(r"^(`{3,}|:{3,})", lines[end]).group(1)
+                end = next((j for j in range(end + 1, len(lines)) if lines[j].strip() == close), end)
+        else:
+            end = next((j for j in range(i + 1, len(lines)) if lines[j].strip() == fence), None)
+        if end is None:
+            raise ValueError(f"line {start + 1}: solution directive never closed")
+        removed.append("".join(lines[start:end + 1]))
+        i = end + 1
+        while i < len(lines) and not lines[i].strip() and kept and not kept[-1].strip():
+            i += 1  # no run of blank lines where the solution was
+    return "".join(kept), removed
+
+
+def student_notebook(md_path: Path):
+    """A chapter (MyST markdown) as an nbformat notebook without solutions: solution directives
+    removed from markdown cells, cells tagged `solution` dropped, outputs empty."""
+    import jupytext
+    text, _ = split_solutions(md_path.read_text())
+    nb = jupytext.reads(text, fmt="md:myst")
+    nb.cells = [c for c in nb.cells if "solution" not in c.get("metadata", {}).get("tags", [])
+                and c.source.strip()]
+    return nb
+
+
+def chapter_files(root: Path) -> list[Path]:
+    """The book's pages in table-of-contents order."""
+    import yaml
+    toc = yaml.safe_load((root / "_toc.yml").read_text())
+    pages = [toc["root"]] + [c["file"] for part in toc.get("parts", []) for c in part["chapters"]]
+    return [root / f"{p}.md" for p in pages]
+
+
+def build_student(root: Path, strict: bool = True, execute: str = "cache") -> int:
+    """The student edition: HTML in _build/student/html, notebooks in _build/student/notebooks."""
+    import jupytext
+    import yaml
+    if execute not in ("cache", "off"):
+        raise ValueError(f"execute must be 'cache' or 'off', not {execute!r}")
+    out = root / "_build" / "student"
+    stage = out / "source"
+    shutil.rmtree(stage, ignore_errors=True)
+    (stage / "book").mkdir(parents=True)
+    notebooks = out / "notebooks"
+    shutil.rmtree(notebooks, ignore_errors=True)
+    notebooks.mkdir(parents=True)
+    removed = 0
+    for md in chapter_files(root):
+        text, gone = split_solutions(md.read_text())
+        removed += len(gone)
+        (stage / "book" / md.name).write_text(text)
+        jupytext.write(student_notebook(md), notebooks / f"{md.stem}.ipynb", fmt="ipynb")
+    static = root / "book" / "_static"
+    if static.is_dir():
+        shutil.copytree(static, stage / "book" / "_static", dirs_exist_ok=True)
+    shutil.copy2(root / "_toc.yml", stage / "_toc.yml")
+    config = yaml.safe_load((root / "_config.yml").read_text())
+    config["title"] = f"{config.get('title', '')} (student edition)"
+    config.setdefault("execute", {})
+    config["execute"]["execute_notebooks"] = execute
+    # the default build's cache: solutions are markdown, so every code cell hashes the same
+    config["execute"]["cache"] = str(root / "_build" / ".jupyter_cache")
+    (stage / "_config.yml").write_text(yaml.safe_dump(config, sort_keys=False, allow_unicode=True))
+    mirror = orfeo_mirror(root)
+    if mirror:  # the staged copy has no ../shared beside it
+        os.environ.setdefault("COMMBOOK_ORFEO_MIRROR", mirror)
+    print(f"book: student edition: {removed} solutions removed; notebooks in {notebooks}")
+    rc = build(stage, strict=strict, announce=False)
+    html = out / "html"
+    shutil.rmtree(html, ignore_errors=True)
+    if (stage / "_build" / "html").is_dir():
+        shutil.move(str(stage / "_build" / "html"), html)
+    if rc == 0:
+        print(f"book: open {html / 'index.html'}")
+    return rc
+
+
 def main(argv=None) -> int:
     p = argparse.ArgumentParser(prog="python -m commbook.booktools")
     p.add_argument("action", choices=["build"])
     p.add_argument("--root", type=Path, default=None)
     p.add_argument("--no-strict", action="store_true", help="do not turn warnings into errors")
+    p.add_argument("--student", action="store_true",
+                   help="the student edition: solutions removed, notebooks to hand out "
+                        "(_build/student/)")
+    p.add_argument("--execute", choices=["cache", "off"], default="cache",
+                   help="student edition: reuse the default build's execution cache, or do "
+                        "not execute")
     args = p.parse_args(argv)
-    return build((args.root or repo_root()).resolve(), strict=not args.no_strict)
+    root = (args.root or repo_root()).resolve()
+    if args.student:
+        return build_student(root, strict=not args.no_strict, execute=args.execute)
+    return build(root, strict=not args.no_strict)
 
 
 if __name__ == "__main__":

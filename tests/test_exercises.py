@@ -1,0 +1,214 @@
+"""The exercises: self-checks that hold no answer on the page, and C exercises whose checks
+really compile and run the reader's file under MPI (and fail on wrong or deadlocking code)."""
+import ast
+import re
+
+import pytest
+
+from commbook import exercises as E
+from commbook import kernels
+from commbook.booktools import split_solutions
+
+CHAPTERS = ["pingpong", "ring", "matrix_add", "topology", "collectives", "jacobi", "data"]
+
+
+def student_visible(repo, chapter):
+    """(code cells, the text outside solution directives) of a chapter's source."""
+    text = split_solutions((repo / "book" / f"{chapter}.md").read_text())[0]
+    cells = re.findall(r"```\{code-cell\}[^\n]*\n(.*?)```", text, flags=re.S)
+    code = ["\n".join(l for l in c.splitlines() if not l.startswith(":")) for c in cells]
+    return code, text
+
+
+def check_calls(code_cells):
+    for src in code_cells:
+        for node in ast.walk(ast.parse(src)):
+            if isinstance(node, ast.Call) and getattr(node.func, "id", None) in ("check", "check_choice"):
+                yield node
+
+
+def number_forms(value):
+    """How an expected value could be written in a chapter: 3 and 4 significant digits,
+    with and without thousands separators (, and \\, and thin spaces)."""
+    v = float(value)
+    forms = set()
+    for digits in (3, 4):
+        r = float(f"{v:.{digits}g}")
+        forms.add(f"{r:g}")
+        if r == int(r) and abs(r) >= 1000:
+            i = int(r)
+            forms |= {f"{i}", f"{i:,}", f"{i:,}".replace(",", r"\,"), f"{i:,}".replace(",", " ")}
+    return forms
+
+
+def test_every_exercise_has_a_reference(orfeo_mirror, monkeypatch):
+    monkeypatch.setenv("COMMBOOK_ORFEO_MIRROR", str(orfeo_mirror))  # data-gather reads raw files
+    for name, ex in E.REGISTRY.items():
+        value = E.expected(name, **{k: 12345.0 for k in ex.inputs})
+        assert value is not None, name
+        if ex.kind == "number":
+            assert float(value) > 0, name
+
+
+@pytest.mark.parametrize("chapter", CHAPTERS)
+def test_check_cells_name_only_the_exercise_and_the_answer(repo, chapter):
+    code, _ = student_visible(repo, chapter)
+    calls = list(check_calls(code))
+    for call in calls:
+        name = call.args[0].value
+        ex = E.exercise(name)
+        assert ex.chapter == chapter, f"{name} is registered for {ex.chapter}, used in {chapter}"
+        assert len(call.args) == 2, f"{chapter}: check({name!r}, ...) passes more than the answer"
+        assert {k.arg for k in call.keywords} <= set(ex.inputs), \
+            f"{chapter}: check({name!r}) passes {[k.arg for k in call.keywords]}; allowed {ex.inputs}"
+    used = {c.args[0].value for c in calls}
+    registered = {n for n, e in E.REGISTRY.items() if e.chapter == chapter}
+    assert used == registered, f"{chapter}: registered but unchecked {registered - used}, " \
+                               f"checked but unregistered {used - registered}"
+
+
+@pytest.mark.parametrize("chapter", CHAPTERS)
+def test_no_expected_value_or_formula_in_student_visible_text(repo, chapter):
+    code, text = student_visible(repo, chapter)
+    for name, ex in E.REGISTRY.items():
+        if ex.chapter != chapter:
+            continue
+        for g in ex.giveaways:
+            assert g not in text, f"{chapter}: '{g}' computes the answer of {name} on the page"
+        if ex.inputs:
+            continue  # the reference depends on this machine's measurement: no fixed number
+        if ex.kind == "choice":
+            continue  # a choice is one of the options the question itself names
+        value = E.expected(name)
+        if float(value) == int(value) and abs(value) < 1000:
+            continue  # small whole numbers (hops, links) are everywhere in a chapter's text
+        for form in number_forms(value):
+            hit = re.search(rf"(?<![\d.]){re.escape(form)}(?![\d])", text)
+            assert hit is None, f"{chapter}: the answer of {name} ({value:.6g}) shows as '{form}': " \
+                                f"...{text[max(0, hit.start() - 80):hit.end() + 40]}..."
+
+
+def test_the_leak_scan_can_fail():
+    """A chapter that prints the answer in its check cell is caught by both scans."""
+    leaky = "```{code-cell} ipython3\ncheck(\"pp-nhalf\", n_half_answer, 0.99e-6 * 12060e6)\n```\n" \
+            "The answer is 11\\,940 bytes.\n"
+    cells = re.findall(r"```\{code-cell\}[^\n]*\n(.*?)```", leaky, flags=re.S)
+    assert len(next(check_calls(cells)).args) == 3
+    assert any(re.search(rf"(?<![\d.]){re.escape(f)}(?![\d])", leaky)
+               for f in number_forms(E.expected("pp-nhalf")))
+
+
+def test_check_prints_a_verdict_without_the_reference_when_wrong(capsys):
+    assert not E.check("pp-tcp", ...)
+    assert "not answered" in capsys.readouterr().out
+    assert not E.check("pp-tcp", 1.0)
+    out = capsys.readouterr().out
+    assert "too low" in out and f"{E.expected('pp-tcp'):.4g}" not in out
+    assert E.check("pp-tcp", E.expected("pp-tcp"))
+    assert E.check("topo-place", " Core ")
+    assert not E.check("topo-place", "node")
+    with pytest.raises(TypeError, match="copy_MBps"):
+        E.check("jac-ts", 1.0)
+    with pytest.raises(KeyError, match="known"):
+        E.check("no-such-exercise", 1.0)
+
+
+def test_ring_exercise_expects_the_slowest_link():
+    """The 1 ms ring: at tens of kB the dearest class is the socket link (lowest b), not the
+    node link the old exercise used; the reference puts the model ring at 1 ms."""
+    from commbook.models.ring import ring_time
+    links, thin = E._thin_ring()
+    n = E.expected("ring-1ms")
+    assert ring_time([48], n, links, thin)[0] == pytest.approx(1000, rel=1e-6)
+    assert ring_time([48], (1000 / 96 - 0.99) * 12090, links, thin)[0] > 1500
+
+
+# ---- C exercises under MPI ---------------------------------------------------------------
+
+mpi = pytest.mark.mpi
+
+
+@mpi
+def test_ring_check_passes_the_solution_and_reports_the_skeletons_deadlock(capsys):
+    assert E.check_ring(E.c_exercise_path("ring", solution=True), nps=(1, 2, 3, 4))
+    out = capsys.readouterr().out
+    assert "correct for every P" in out
+    # the skeleton (send, then receive, everywhere) works for 4 bytes ...
+    assert E.check_ring(E.c_exercise_path("ring"), nps=(2, 3), sizes="4")
+    capsys.readouterr()
+    # ... and deadlocks at 1 MiB: the check says so, and stops
+    assert not E.check_ring(E.c_exercise_path("ring"), nps=(3, 4), sizes="4,1M", watchdog_s=5,
+                            timeout=300)  # the watchdog, not the timeout, must catch it
+    out = capsys.readouterr().out
+    assert "P = 3: DEADLOCK" in out and "P = 4" not in out and "1048576-byte messages" in out
+
+
+@mpi
+def test_ring_check_catches_a_wrong_direction(tmp_path, capsys):
+    wrong = E.c_exercise_path("ring", solution=True).read_text().replace(
+        "MPI_Send(sendbuf, n, MPI_CHAR, right", "MPI_Send(sendbuf, n, MPI_CHAR, left").replace(
+        "MPI_Recv(recvbuf, n, MPI_CHAR, left", "MPI_Recv(recvbuf, n, MPI_CHAR, right")
+    f = tmp_path / "ring_wrong.c"
+    f.write_text(wrong)
+    assert not E.check_ring(f, nps=(3,), sizes="4")
+    assert "WRONG" in capsys.readouterr().out
+
+
+@mpi
+def test_ring_exercise_refuses_sendrecv(tmp_path, capsys):
+    f = tmp_path / "ring_sendrecv.c"
+    f.write_text(E.c_exercise_path("ring").read_text().replace(
+        "    MPI_Send(sendbuf, n, MPI_CHAR, right, 0, comm);\n"
+        "    MPI_Recv(recvbuf, n, MPI_CHAR, left, 0, comm, MPI_STATUS_IGNORE);",
+        "    MPI_Sendrecv(sendbuf, n, MPI_CHAR, right, 0, recvbuf, n, MPI_CHAR, left, 0, comm,"
+        " MPI_STATUS_IGNORE);"))
+    assert not E.check_ring(f, nps=(2,), sizes="4")
+    out = capsys.readouterr().out
+    assert "does not compile" in out and "allows_only_MPI_Send_and_MPI_Recv" in out
+
+
+@mpi
+def test_gather_check_passes_the_solution_and_fails_the_skeleton_and_a_linear_gather(tmp_path, capsys):
+    assert E.check_gather(E.c_exercise_path("gather", solution=True), nps=range(1, 7))
+    assert "correct for every P" in capsys.readouterr().out
+    assert not E.check_gather(E.c_exercise_path("gather"), nps=(1, 3))
+    assert "P = 3: WRONG" in capsys.readouterr().out
+    linear = tmp_path / "gather_linear.c"
+    linear.write_text(E.c_exercise_path("gather").read_text().replace(
+        "    /* TODO: the steps of the tree (send and stop, or receive a subtree's blocks) */\n",
+        "    if (v) MPI_Send(held, n, MPI_CHAR, root, 0, comm);\n"
+        "    else for (int b = 1; b < P; b++)\n"
+        "        MPI_Recv(held + (size_t)b * n, n, MPI_CHAR, (b + root) % P, 0, comm, MPI_STATUS_IGNORE);\n"
+    ).replace("memcpy(recvbuf + (size_t)root * (size_t)n, held, (size_t)n);",
+              "for (int b = 0; b < P; b++) memcpy(recvbuf + (size_t)((b + root) % P) * n, "
+              "held + (size_t)b * n, (size_t)n);"))
+    assert not E.check_gather(linear, nps=(5,), sizes="8")
+    out = capsys.readouterr().out
+    assert "root received 4 messages" in out and "ceil(log2 P) = 3" in out
+
+
+@mpi
+def test_eager_check_passes_the_solution_and_fails_the_skeleton(capsys):
+    ref = E.reference_eager_limit()
+    assert 0 < ref < 4 << 20  # this MPI sends small messages eagerly and large ones not
+    assert E.check_eager(E.c_exercise_path("eager", solution=True), nps=(2, 3))
+    assert "correct for every P" in capsys.readouterr().out
+    assert not E.check_eager(E.c_exercise_path("eager"), nps=(2,))
+    assert "WRONG: your probe says 0 B" in capsys.readouterr().out
+
+
+@mpi
+def test_c_exercise_compile_error_shows_the_compiler(tmp_path, capsys):
+    f = tmp_path / "gather_broken.c"
+    f.write_text(E.c_exercise_path("gather").read_text().replace("int v =", "int v = ;"))
+    assert not E.check_gather(f, nps=(2,))
+    out = capsys.readouterr().out
+    assert "does not compile" in out and "error" in out
+
+
+def test_skeletons_and_solutions_are_shipped_together():
+    for name in E.C_EXERCISES:
+        assert E.c_exercise_path(name).exists() and E.c_exercise_path(name, solution=True).exists()
+    with pytest.raises(KeyError):
+        E.c_exercise_path("nope")
+    assert kernels.kernels_dir().joinpath("exercise_harness.h").exists()
