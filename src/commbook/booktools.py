@@ -19,7 +19,7 @@ import sys
 import time
 from pathlib import Path
 
-from . import mpi_env
+from . import config, mpi_env
 
 
 def repo_root() -> Path:
@@ -44,7 +44,7 @@ def vendor_mathjax(root: Path) -> Path:
 
 def orfeo_mirror(root: Path) -> str | None:
     """$COMMBOOK_ORFEO_MIRROR ('none': offline, no mirror), else ../shared/orfeo if present."""
-    env = os.environ.get("COMMBOOK_ORFEO_MIRROR", "").strip()
+    env = config.get("COMMBOOK_ORFEO_MIRROR")
     if env:
         return None if env.lower() == "none" else env
     beside = root.parent / "shared" / "orfeo"

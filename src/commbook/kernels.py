@@ -29,7 +29,7 @@ from typing import Callable
 
 import pandas as pd
 
-from . import mpi_env
+from . import config, mpi_env
 from .data import dict_to_params, normalise
 
 OUTPUT_CAPACITY = 1 << 20  # bytes of text a kernel may return through ctypes
@@ -65,20 +65,12 @@ class KernelTimeout(KernelError):
 
 
 def kernels_dir() -> Path:
-    """The kernels_c folder: $COMMBOOK_KERNELS, or the one beside src/ in this checkout."""
-    env = os.environ.get("COMMBOOK_KERNELS")
-    if env:
-        return Path(env)
-    here = Path(__file__).resolve()
-    for parent in here.parents:
-        if (parent / "kernels_c" / "commbench.h").exists():
-            return parent / "kernels_c"
-    raise KernelError("kernels_c/ not found: set COMMBOOK_KERNELS to the folder with commbench.h")
+    """The kernels_c folder (commbook.config: $COMMBOOK_KERNELS, the checkout's or the wheel's)."""
+    return config.kernels_dir()
 
 
 def build_dir() -> Path:
-    env = os.environ.get("COMMBOOK_BUILD_DIR")
-    base = Path(env) if env else Path.home() / ".cache" / "commbook" / "build"
+    base = config.build_cache()
     info = mpi_env.detect()
     d = base / re.sub(r"[^A-Za-z0-9_.-]+", "-", info.version)
     d.mkdir(parents=True, exist_ok=True)

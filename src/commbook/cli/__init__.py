@@ -5,9 +5,9 @@ traceback (set COMMBOOK_DEBUG=1 to see one)."""
 from __future__ import annotations
 
 import argparse
-import os
 import sys
 
+from .. import config
 from .common import CLIError
 
 
@@ -35,7 +35,7 @@ def main(argv: list[str] | None = None) -> int:
     try:
         return int(args.func(args) or 0)
     except (CLIError, DataFormatError, KernelError, FileNotFoundError, ValueError) as e:
-        if os.environ.get("COMMBOOK_DEBUG"):
+        if config.get("COMMBOOK_DEBUG"):
             raise
         print(f"commbook: error: {e}", file=sys.stderr)
         return 1 if isinstance(e, KernelError) else 2

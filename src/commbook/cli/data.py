@@ -10,14 +10,13 @@ Files whose bytes match a catalogued ORFEO file are imported with the catalog's 
 corrections; other files are read from what their text and name say, plus the options given."""
 from __future__ import annotations
 
-import os
 import sys
 import time
 from pathlib import Path
 
 import pandas as pd
 
-from .. import importers, orfeo
+from .. import config, importers, orfeo
 from ..data import normalise, write_measurements
 from .common import CLIError
 
@@ -150,7 +149,7 @@ def run_fetch(args) -> int:
     mirror = args.mirror
     if mirror and not mirror.startswith(("http://", "https://")) and not Path(mirror).is_dir():
         raise CLIError(f"--mirror {mirror}: not a directory or an http(s) URL")
-    where = mirror or os.environ.get("COMMBOOK_ORFEO_MIRROR") or "raw.githubusercontent.com"
+    where = mirror or config.get("COMMBOOK_ORFEO_MIRROR") or "raw.githubusercontent.com"
     t0 = time.time()
     paths, errors = orfeo.fetch(keys, mirror=mirror, cache=args.cache,
                                 on_error=lambda msg: print(f"error: {msg}", file=sys.stderr))
