@@ -92,9 +92,11 @@ def test_checkout_first_then_the_packaged_copy(monkeypatch, repo, tmp_path):
     assert config.kernels_dir() == repo / "kernels_c" and config.data_dir() == repo / "data"
     monkeypatch.setattr(config, "checkout", lambda: None)
     monkeypatch.setattr(config, "PACKAGED", tmp_path)
-    with pytest.raises(FileNotFoundError, match="data/ not found at .*pip install"):
-        config.data_dir()
+    assert config.data_dir() == tmp_path / "data"
+    with pytest.raises(FileNotFoundError, match="kernels_c/ not found at .*pip install"):
+        config.kernels_dir()
     (tmp_path / "kernels_c").mkdir()
+    (tmp_path / "kernels_c" / "commbench.h").touch()
     assert config.kernels_dir() == tmp_path / "kernels_c"
     monkeypatch.setenv("COMMBOOK_KERNELS", "~/mine")
     assert config.kernels_dir() == config.Path.home() / "mine"

@@ -23,11 +23,7 @@ from . import config, mpi_env
 
 
 def repo_root() -> Path:
-    here = Path(__file__).resolve()
-    for parent in here.parents:
-        if (parent / "_toc.yml").exists() and (parent / "_config.yml").exists():
-            return parent
-    return Path.cwd()
+    return config.checkout() or Path.cwd()
 
 
 def vendor_mathjax(root: Path) -> Path:

@@ -74,16 +74,18 @@ def resource(name: str) -> Path:
     if name not in RESOURCES:
         raise KeyError(f"{name} is not a packaged resource; known: {', '.join(RESOURCES)}")
     root = checkout()
-    path = root / name if root else PACKAGED / name
-    if not path.is_dir():
-        raise FileNotFoundError(f"{name}/ not found at {path}: run from a checkout or "
-                                f"install a wheel (pip install .)")
-    return path
+    return root / name if root else PACKAGED / name
 
 
 def kernels_dir() -> Path:
     """$COMMBOOK_KERNELS, else kernels_c/ of the checkout or the wheel."""
-    return _path("COMMBOOK_KERNELS") if get("COMMBOOK_KERNELS") else resource("kernels_c")
+    if get("COMMBOOK_KERNELS"):
+        return _path("COMMBOOK_KERNELS")
+    path = resource("kernels_c")
+    if not (path / "commbench.h").is_file():
+        raise FileNotFoundError(f"kernels_c/ not found at {path}: install a wheel (pip install .) "
+                                "or set COMMBOOK_KERNELS to the folder with commbench.h")
+    return path
 
 
 def data_dir() -> Path:
