@@ -27,10 +27,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable
 
-import pandas as pd
-
 from . import config, mpi_env
-from .data import dict_to_params, normalise
+# pandas and commbook.data are imported where used: the CLI reads the registry at start-up
 
 OUTPUT_CAPACITY = 1 << 20  # bytes of text a kernel may return through ctypes
 DEFAULT_TIMEOUT = 600.0
@@ -164,6 +162,8 @@ class KernelOutput:
     def to_tidy(self, machine: str = "", mapping: str = "", transport: str = "",
                 source: str = "") -> pd.DataFrame:
         """Rows in the book's tidy schema (see commbook.data)."""
+        import pandas as pd
+        from .data import dict_to_params, normalise
         records = []
         bench = self.meta.get("benchmark") or self.meta.get("commbook-kernel", "")
         for row in self.table.to_dict("records"):
@@ -237,6 +237,7 @@ def parse_output(text: str) -> KernelOutput:
             raise KernelError(f"kernel output line {n}: {len(fields)} fields for "
                               f"{len(columns)} columns: {s!r}")
         rows.append(fields)
+    import pandas as pd
     table = pd.DataFrame(rows, columns=columns or [])
     for c in table.columns:
         converted = pd.to_numeric(table[c], errors="coerce")

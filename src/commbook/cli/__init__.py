@@ -25,12 +25,11 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: list[str] | None = None) -> int:
-    from ..data import DataFormatError
-    from ..kernels import KernelError
-
     parser = build_parser()
     argv = sys.argv[1:] if argv is None else list(argv)
     args = parser.parse_args(argv)
+    from ..data import DataFormatError  # after parsing: `commbook --help` imports no pandas
+    from ..kernels import KernelError
     args.argv = argv  # for the `# command:` line of the files we write
     try:
         return int(args.func(args) or 0)
