@@ -2,7 +2,8 @@
 
 Resources (``kernels_c/``, ``data/``) come from the checkout this package runs from (an
 editable install or ``PYTHONPATH=src``), else from the copy a wheel ships in
-``commbook/_resources`` (``pip install .``; see setup.py). Caches live in ``~/.cache/commbook``.
+``commbook/_resources`` (``pip install .``; see setup.py). The book (``book/``, ``_config.yml``)
+is built from the checkout only (booktools.repo_root). Caches live in ``~/.cache/commbook``.
 
 The variables are listed in :data:`VARIABLES` (name, default, meaning; unset or empty means
 the default) and appended to this docstring as a table, so ``help(commbook.config)`` shows them.
@@ -62,7 +63,8 @@ def _path(name: str) -> Path:
 
 # ----------------------------------------------------------------------------------- files
 def checkout() -> Path | None:
-    """The repository this package runs from (src layout), or None when installed from a wheel."""
+    """The repository this package runs from (src layout: <root>/src/commbook), or None when
+    installed from a wheel."""
     root = PACKAGE.parents[1]
     if (root / "pyproject.toml").is_file() and (root / "kernels_c" / "commbench.h").is_file():
         return root
@@ -91,12 +93,6 @@ def kernels_dir() -> Path:
 def data_dir() -> Path:
     """data/ (reference measurements, ORFEO tables) of the checkout or the wheel."""
     return resource("data")
-
-
-def book_dir() -> Path | None:
-    """book/ of the checkout (the book is built from a checkout only)."""
-    root = checkout()
-    return root / "book" if root else None
 
 
 def build_cache() -> Path:
