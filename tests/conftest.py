@@ -8,6 +8,27 @@ REPO = Path(__file__).resolve().parents[1]
 os.environ.setdefault("IPP_NONINTERACTIVE", "1")
 
 
+@pytest.fixture(scope="session", autouse=True)
+def ipython_dir(tmp_path_factory):
+    """Clusters (and the book's kernels) keep their profiles in a temporary IPython directory,
+    not the user's ~/.ipython (tests/test_harness.py)."""
+    with pytest.MonkeyPatch.context() as mp:
+        path = tmp_path_factory.mktemp("ipython")
+        mp.setenv("IPYTHONDIR", str(path))
+        yield path
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_makereport(item, call):
+    """A skip must say why: a skip without a reason fails (tests/test_harness.py)."""
+    report = (yield).get_result()
+    if report.skipped and not hasattr(report, "wasxfail") and isinstance(report.longrepr, tuple):
+        reason = report.longrepr[2].removeprefix("Skipped").lstrip(":").strip()
+        if reason in ("", "unconditional skip"):
+            report.outcome = "failed"
+            report.longrepr = f"{item.nodeid} skipped without a reason: give the skip one"
+
+
 @pytest.fixture(scope="session")
 def repo() -> Path:
     return REPO

@@ -3,7 +3,6 @@ input checks, JSON; and one real ping-pong measurement (mpi) where plain least s
 
 Unit-test inputs marked "synthetic" are generated from the model with noise, on purpose."""
 import json
-from pathlib import Path
 
 import numpy as np
 import pandas as pd
@@ -42,11 +41,8 @@ def test_never_negative_latency_where_plain_least_squares_is():
     assert 0 < f.lambda_us and f.lambda_us == pytest.approx(0.25, rel=0.2)
 
 
-ORFEO = Path("/work/shared/orfeo/matteoscorcia/assignment1/section2/thin/results/intel/core-mlx.csv")
-
-
-@pytest.mark.skipif(not ORFEO.exists(), reason="ORFEO raw data not on this machine")
-def test_orfeo_student_fit_negative_latency_is_fixed():
+def test_orfeo_student_fit_negative_latency_is_fixed(orfeo_mirror):
+    ORFEO = orfeo_mirror / "matteoscorcia/assignment1/section2/thin/results/intel/core-mlx.csv"
     # the student's own file: 3 header lines, then IMB columns and the student's model
     header = ORFEO.read_text().splitlines()[2]
     assert "-> -38.61" in header                         # the student's λ

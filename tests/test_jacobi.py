@@ -6,8 +6,6 @@ from __future__ import annotations
 import csv
 import json
 import math
-import os
-from pathlib import Path
 
 import pytest
 
@@ -172,11 +170,7 @@ def test_strong_scaling_and_best_decomposition():
     assert jm.strong_mlups(60, "8x1x1", 1.0, 100, 1) < jm.strong_mlups(60, "2x2x2", 1.0, 100, 1)
 
 
-def _orfeo_dir() -> Path:
-    return Path(os.environ.get("COMMBOOK_ORFEO_DIR", "/work/shared/orfeo"))
-
-
-RAW = _orfeo_dir() / "matteoscorcia" / "assignment1" / "section3" / "csv"
+RAW = "matteoscorcia/assignment1/section3/csv"  # in the ORFEO mirror
 SETUPS = {  # file: (T_s, B/2, T_l) as quoted in seeds/000 sec. 3
     "exercise1/map-core.csv": (15.24, 6220, 0.2),
     "exercise1/map-socket.csv": (15.24, 5460, 0.41),
@@ -185,11 +179,10 @@ SETUPS = {  # file: (T_s, B/2, T_l) as quoted in seeds/000 sec. 3
 }
 
 
-@pytest.mark.skipif(not RAW.exists(), reason="raw ORFEO files not available")
-def test_report_expected_column_is_reproduced_exactly():
+def test_report_expected_column_is_reproduced_exactly(orfeo_mirror):
     n = 0
     for name, (ts, b_half, tl) in SETUPS.items():
-        with open(RAW / name) as f:
+        with open(orfeo_mirror / RAW / name) as f:
             for row in csv.DictReader(f):
                 N = int(row["#Processors"])
                 expected = float(row["expected performance [MLUPs/sec]"])

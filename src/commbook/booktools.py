@@ -26,15 +26,11 @@ import sys
 import time
 from pathlib import Path
 
-from . import mpi_env
+from . import config, mpi_env
 
 
 def repo_root() -> Path:
-    here = Path(__file__).resolve()
-    for parent in here.parents:
-        if (parent / "_toc.yml").exists() and (parent / "_config.yml").exists():
-            return parent
-    return Path.cwd()
+    return config.checkout() or Path.cwd()
 
 
 def vendor_mathjax(root: Path) -> Path:
@@ -51,7 +47,7 @@ def vendor_mathjax(root: Path) -> Path:
 
 def orfeo_mirror(root: Path) -> str | None:
     """$COMMBOOK_ORFEO_MIRROR ('none': offline, no mirror), else ../shared/orfeo if present."""
-    env = os.environ.get("COMMBOOK_ORFEO_MIRROR", "").strip()
+    env = config.get("COMMBOOK_ORFEO_MIRROR")
     if env:
         return None if env.lower() == "none" else env
     beside = root.parent / "shared" / "orfeo"

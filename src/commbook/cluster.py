@@ -27,7 +27,7 @@ import time
 import weakref
 from pathlib import Path
 
-from . import kernels, mpi_env
+from . import config, kernels, mpi_env
 from .kernels import KernelOutput, KernelTimeout
 
 _live: "weakref.WeakSet[MPICluster]" = weakref.WeakSet()
@@ -94,7 +94,7 @@ class MPICluster:
         self.n = int(mpi_env.cores() if n is None else n)
         if self.n < 1:
             raise ValueError(f"a cluster needs at least one engine, not {n}")
-        self.engines = engines or os.environ.get("COMMBOOK_ENGINES", "mpi")
+        self.engines = engines or config.get("COMMBOOK_ENGINES")
         self.start_timeout = start_timeout
         self.default_timeout = default_timeout
         self._cluster = None
@@ -116,7 +116,7 @@ class MPICluster:
         os.environ.setdefault("IPP_NONINTERACTIVE", "1")
         mpi_env.apply(self.n)
         kwargs = dict(n=self.n, engines=self.engines, log_level=logging.ERROR)
-        profile = os.environ.get("COMMBOOK_IPP_PROFILE")
+        profile = config.get("COMMBOOK_IPP_PROFILE")
         if profile:
             kwargs["profile"] = profile
         if self.engines == "slurm":
@@ -126,8 +126,8 @@ class MPICluster:
             cfg = cluster.config.SlurmEngineSetLauncher
             for trait, var in [("queue", "COMMBOOK_SLURM_QUEUE"), ("account", "COMMBOOK_SLURM_ACCOUNT"),
                                ("timelimit", "COMMBOOK_SLURM_TIME"), ("options", "COMMBOOK_SLURM_OPTIONS")]:
-                if os.environ.get(var):
-                    setattr(cfg, trait, os.environ[var])
+                if config.get(var):
+                    setattr(cfg, trait, config.get(var))
         t0 = time.perf_counter()
         self._cluster = cluster
         try:

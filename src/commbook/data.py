@@ -33,6 +33,8 @@ from pathlib import Path
 
 import pandas as pd
 
+from . import config
+
 COLUMNS = [
     "benchmark", "algorithm", "mapping", "transport", "np", "size_bytes",
     "t_us", "t_min_us", "t_max_us", "reps", "machine", "mpi_library", "source", "params",
@@ -181,12 +183,10 @@ def measurement_path(name: str) -> Path:
     """Where a notebook saves what it measured: $COMMBOOK_MEASUREMENTS/<machine>/<name>.csv
     (default ~/.cache/commbook/measurements), never inside the book's sources."""
     from . import machine
-    base = Path(os.environ.get("COMMBOOK_MEASUREMENTS",
-                               Path.home() / ".cache" / "commbook" / "measurements"))
-    return base / machine.name() / f"{name}.csv"
+    return config.measurements_dir() / machine.name() / f"{name}.csv"
 
 
-REFERENCE_DIR = Path(__file__).resolve().parents[2] / "data" / "reference"
+REFERENCE_DIR = config.data_dir() / "reference"
 
 
 def load_reference(benchmark: str, machine_name: str | None = None) -> Measurements:

@@ -27,10 +27,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable
 
-import pandas as pd
-
-from . import mpi_env
-from .data import dict_to_params, normalise
+from . import config, mpi_env
+# pandas and commbook.data are imported where used: the CLI reads the registry at start-up
 
 OUTPUT_CAPACITY = 1 << 20  # bytes of text a kernel may return through ctypes
 DEFAULT_TIMEOUT = 600.0
@@ -65,20 +63,12 @@ class KernelTimeout(KernelError):
 
 
 def kernels_dir() -> Path:
-    """The kernels_c folder: $COMMBOOK_KERNELS, or the one beside src/ in this checkout."""
-    env = os.environ.get("COMMBOOK_KERNELS")
-    if env:
-        return Path(env)
-    here = Path(__file__).resolve()
-    for parent in here.parents:
-        if (parent / "kernels_c" / "commbench.h").exists():
-            return parent / "kernels_c"
-    raise KernelError("kernels_c/ not found: set COMMBOOK_KERNELS to the folder with commbench.h")
+    """The kernels_c folder (commbook.config: $COMMBOOK_KERNELS, the checkout's or the wheel's)."""
+    return config.kernels_dir()
 
 
 def build_dir() -> Path:
-    env = os.environ.get("COMMBOOK_BUILD_DIR")
-    base = Path(env) if env else Path.home() / ".cache" / "commbook" / "build"
+    base = config.build_cache()
     info = mpi_env.detect()
     d = base / re.sub(r"[^A-Za-z0-9_.-]+", "-", info.version)
     d.mkdir(parents=True, exist_ok=True)
@@ -172,6 +162,8 @@ class KernelOutput:
     def to_tidy(self, machine: str = "", mapping: str = "", transport: str = "",
                 source: str = "") -> pd.DataFrame:
         """Rows in the book's tidy schema (see commbook.data)."""
+        import pandas as pd
+        from .data import dict_to_params, normalise
         records = []
         bench = self.meta.get("benchmark") or self.meta.get("commbook-kernel", "")
         for row in self.table.to_dict("records"):
@@ -245,6 +237,7 @@ def parse_output(text: str) -> KernelOutput:
             raise KernelError(f"kernel output line {n}: {len(fields)} fields for "
                               f"{len(columns)} columns: {s!r}")
         rows.append(fields)
+    import pandas as pd
     table = pd.DataFrame(rows, columns=columns or [])
     for c in table.columns:
         converted = pd.to_numeric(table[c], errors="coerce")

@@ -6,7 +6,7 @@ import platform
 import re
 from pathlib import Path
 
-from . import mpi_env
+from . import config, mpi_env
 
 
 def cpu_model() -> str:
@@ -40,7 +40,7 @@ def transparent_hugepages() -> str:
 
 def name() -> str:
     """$COMMBOOK_MACHINE, or a name made of the host and its core count."""
-    return os.environ.get("COMMBOOK_MACHINE") or f"{platform.node() or 'local'}-{mpi_env.cores()}core"
+    return config.get("COMMBOOK_MACHINE") or f"{platform.node() or 'local'}-{mpi_env.cores()}core"
 
 
 def local_mapping(np: int) -> str:

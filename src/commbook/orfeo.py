@@ -11,7 +11,6 @@ from __future__ import annotations
 import functools
 import gzip
 import io
-import os
 import re
 import shutil
 from pathlib import Path
@@ -19,10 +18,10 @@ from urllib.parse import quote
 
 import pandas as pd
 
+from . import config
 from .data import DataFormatError, read_metadata_csv
 
-REPO_ROOT = Path(__file__).resolve().parents[2]
-TABLES_DIR = REPO_ROOT / "data" / "orfeo"
+TABLES_DIR = config.data_dir() / "orfeo"
 DERIVED_DIR = TABLES_DIR / "derived"  # aggregates of the raw files: see commbook.orfeo_derive
 
 
@@ -407,13 +406,11 @@ class FetchError(RuntimeError):
 
 def mirror_from_env() -> str | None:
     """$COMMBOOK_ORFEO_MIRROR, or None when unset or 'none' (offline: no mirror, no download)."""
-    value = os.environ.get("COMMBOOK_ORFEO_MIRROR", "").strip()
-    return None if value.lower() in ("", "none") else value
+    return config.orfeo_mirror()
 
 
 def cache_dir(cache=None) -> Path:
-    return Path(cache or os.environ.get("COMMBOOK_DATA_CACHE") or
-                Path.home() / ".cache" / "commbook" / "orfeo")
+    return Path(cache) if cache else config.data_cache()
 
 
 def raw_url(e) -> str:

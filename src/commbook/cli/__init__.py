@@ -5,9 +5,9 @@ traceback (set COMMBOOK_DEBUG=1 to see one)."""
 from __future__ import annotations
 
 import argparse
-import os
 import sys
 
+from .. import config
 from .common import CLIError
 
 
@@ -25,17 +25,16 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: list[str] | None = None) -> int:
-    from ..data import DataFormatError
-    from ..kernels import KernelError
-
     parser = build_parser()
     argv = sys.argv[1:] if argv is None else list(argv)
     args = parser.parse_args(argv)
+    from ..data import DataFormatError  # after parsing: `commbook --help` imports no pandas
+    from ..kernels import KernelError
     args.argv = argv  # for the `# command:` line of the files we write
     try:
         return int(args.func(args) or 0)
     except (CLIError, DataFormatError, KernelError, FileNotFoundError, ValueError) as e:
-        if os.environ.get("COMMBOOK_DEBUG"):
+        if config.get("COMMBOOK_DEBUG"):
             raise
         print(f"commbook: error: {e}", file=sys.stderr)
         return 1 if isinstance(e, KernelError) else 2

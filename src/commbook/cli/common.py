@@ -39,3 +39,38 @@ def parse_sizes(text: str) -> list[int]:
     if not sizes:
         raise CLIError("no sizes given")
     return sizes
+
+
+# Building the parser must not import pandas, scipy or numpy (`commbook --help` stays fast;
+# tests/test_cli_startup.py): choices and descriptions that come from heavy modules are
+# computed when argparse first needs them.
+class LazyChoices:
+    """argparse choices produced by `make()` on first use (a check or a help text)."""
+
+    def __init__(self, make):
+        self._make, self._values = make, None
+
+    def _get(self):
+        if self._values is None:
+            self._values = list(self._make())
+        return self._values
+
+    def __iter__(self):
+        return iter(self._get())
+
+    def __contains__(self, value):
+        return value in self._get()
+
+    def __len__(self):
+        return len(self._get())
+
+
+def lazy_description(parser, describe):
+    """Set parser.description from describe() only when its help is shown."""
+    show = parser.format_help
+
+    def format_help():
+        parser.description = describe()
+        return show()
+    parser.format_help = format_help
+    return parser

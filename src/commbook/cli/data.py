@@ -10,16 +10,12 @@ Files whose bytes match a catalogued ORFEO file are imported with the catalog's 
 corrections; other files are read from what their text and name say, plus the options given."""
 from __future__ import annotations
 
-import os
 import sys
 import time
 from pathlib import Path
 
-import pandas as pd
-
-from .. import importers, orfeo
-from ..data import normalise, write_measurements
-from .common import CLIError
+from .. import config
+from .common import CLIError, LazyChoices
 
 OVERRIDES = ["benchmark", "algorithm", "mapping", "machine", "transport", "mpi_library"]
 
@@ -28,11 +24,13 @@ def register(sub):
     p = sub.add_parser(
         "import", help="import IMB/OSU/student benchmark output into a tidy CSV",
         description="Read benchmark output files (directories are walked), detect their format "
-                    f"({', '.join(sorted(importers.FORMATS))}) and write one tidy CSV.")
+                    "(see --format) and write one tidy CSV.")
     p.add_argument("files", nargs="+", metavar="FILE", help="files or directories")
     p.add_argument("--out", metavar="TIDY.csv", help="write here (atomically); default: stdout")
-    p.add_argument("--format", choices=sorted(importers.FORMATS) + sorted(importers.FORMAT_ALIASES),
-                   help="skip detection and read every file as this format")
+    p.add_argument("--format", choices=LazyChoices(lambda: sorted(_importers().FORMATS)
+                                                   + sorted(_importers().FORMAT_ALIASES)),
+                   metavar="FORMAT", help="skip detection and read every file as this format: "
+                                          "%(choices)s")
     p.add_argument("--keep-going", action="store_true",
                    help="import what can be imported; one line per refused file, then a summary")
     for name in OVERRIDES:
@@ -43,8 +41,8 @@ def register(sub):
     p.add_argument("--np-step", type=int, default=None, metavar="K", help="... and the step between lines (default 1)")
     p.add_argument("--size", type=int, dest="size_bytes", metavar="BYTES",
                    help="message size when the file does not say")
-    p.add_argument("--time-unit", choices=sorted(importers.TIME_FACTORS),
-                   help="unit of a time column whose name does not say")
+    p.add_argument("--time-unit", choices=LazyChoices(lambda: sorted(_importers().TIME_FACTORS)),
+                   metavar="UNIT", help="unit of a time column whose name does not say: %(choices)s")
     p.add_argument("--no-catalog", action="store_true",
                    help="do not use the ORFEO catalog's labels even for catalogued files")
     p.set_defaults(func=run_import)
@@ -69,7 +67,7 @@ def register(sub):
     ls.set_defaults(func=run_list)
     c = ds.add_parser("catalog", help="regenerate data/orfeo/catalog.csv from a mirror (maintainers)")
     c.add_argument("--mirror", required=True, metavar="DIR", help="directory laid out like the ORFEO tree")
-    c.add_argument("--out", default=str(orfeo.CATALOG), metavar="CSV", help="default %(default)s")
+    c.add_argument("--out", metavar="CSV", help="default data/orfeo/catalog.csv")
     c.set_defaults(func=run_catalog)
     dv = ds.add_parser("derive", help="regenerate data/orfeo/derived/ from the raw files (maintainers)",
                        description="Import every usable catalogued raw file (sha256-checked) and "
@@ -78,10 +76,15 @@ def register(sub):
                     help="directory laid out like the ORFEO tree; default $COMMBOOK_ORFEO_MIRROR, "
                          "else the fetch cache (`commbook data fetch orfeo` first)")
     dv.add_argument("--cache", metavar="DIR", help="fetch cache to read when no mirror is given")
-    dv.add_argument("--out", default=str(orfeo.DERIVED_DIR), metavar="DIR", help="default %(default)s")
+    dv.add_argument("--out", metavar="DIR", help="default data/orfeo/derived/")
     dv.add_argument("--check", action="store_true",
                     help="write nothing; exit 1 if the tables in --out differ from the regenerated ones")
     dv.set_defaults(func=run_derive)
+
+
+def _importers():
+    from .. import importers  # pandas: imported when a command runs, not for `commbook --help`
+    return importers
 
 
 def _user_hints(args) -> dict:
@@ -98,6 +101,9 @@ def _user_hints(args) -> dict:
 
 
 def run_import(args) -> int:
+    import pandas as pd
+    from .. import importers, orfeo
+    from ..data import normalise, write_measurements
     user = _user_hints(args)
     files = importers.iter_files(args.files)
     if not files:
@@ -140,6 +146,7 @@ def run_import(args) -> int:
 
 
 def run_fetch(args) -> int:
+    from .. import orfeo
     cat = orfeo.catalog()
     keys = None
     if args.dataset:
@@ -150,7 +157,7 @@ def run_fetch(args) -> int:
     mirror = args.mirror
     if mirror and not mirror.startswith(("http://", "https://")) and not Path(mirror).is_dir():
         raise CLIError(f"--mirror {mirror}: not a directory or an http(s) URL")
-    where = mirror or os.environ.get("COMMBOOK_ORFEO_MIRROR") or "raw.githubusercontent.com"
+    where = mirror or config.get("COMMBOOK_ORFEO_MIRROR") or "raw.githubusercontent.com"
     t0 = time.time()
     paths, errors = orfeo.fetch(keys, mirror=mirror, cache=args.cache,
                                 on_error=lambda msg: print(f"error: {msg}", file=sys.stderr))
@@ -164,6 +171,8 @@ def run_fetch(args) -> int:
 
 
 def run_list(args) -> int:
+    import pandas as pd
+    from .. import orfeo
     cat = orfeo.catalog()
     cache = orfeo.cache_dir(args.cache)
     cat["cached"] = [(cache / k).is_file() for k in cat.key]
@@ -185,15 +194,16 @@ def run_list(args) -> int:
 def run_catalog(args) -> int:
     if not Path(args.mirror).is_dir():
         raise CLIError(f"--mirror {args.mirror}: not a directory")
+    from .. import orfeo
     df = orfeo.build_catalog(args.mirror)
-    out = orfeo.write_catalog(df, args.out)
+    out = orfeo.write_catalog(df, args.out or orfeo.CATALOG)
     print(f"wrote {out}: {len(df)} files, {df.dataset.nunique()} datasets, "
           f"{int((df.skip != '').sum())} not imported")
     return 0
 
 
 def run_derive(args) -> int:
-    from .. import orfeo_derive
+    from .. import importers, orfeo, orfeo_derive
     source = args.mirror or orfeo.mirror_from_env() or str(orfeo.cache_dir(args.cache))
     if not Path(source).is_dir():
         raise CLIError(f"{source}: not a directory (give --mirror DIR, or fetch the raw files first)")
@@ -202,7 +212,7 @@ def run_derive(args) -> int:
         files = orfeo_derive.derive(source)
     except (orfeo_derive.DeriveError, importers.Refused) as e:
         raise CLIError(str(e)) from None
-    out = Path(args.out)
+    out = Path(args.out or orfeo.DERIVED_DIR)
     rows = sum(sum(not line.startswith("#") for line in text.splitlines()) - 1
                for name, text in files.items() if name != "index.csv")
     if args.check:

@@ -9,9 +9,6 @@ import json
 import sys
 from pathlib import Path
 
-from .. import fit as fitting
-from ..data import COLUMNS, INT_COLUMNS, read_measurements
-from ..models.hockney import save_model
 from .common import CLIError
 
 # Columns that must hold one value for a fit to mean anything.
@@ -46,6 +43,7 @@ def register(sub):
 
 
 def parse_select(items: list[str]) -> dict[str, str]:
+    from ..data import COLUMNS
     out = {}
     for item in items:
         key, sep, value = item.partition("=")
@@ -60,6 +58,7 @@ def parse_select(items: list[str]) -> dict[str, str]:
 
 def select_rows(table, path: str, benchmark: str, select: dict[str, str]):
     """Rows of one benchmark and one configuration, or a CLIError saying how to narrow down."""
+    from ..data import INT_COLUMNS
     rows = table[table["benchmark"] == benchmark]
     if rows.empty:
         have = sorted(set(table["benchmark"]))
@@ -82,6 +81,9 @@ def select_rows(table, path: str, benchmark: str, select: dict[str, str]):
 
 
 def run_hockney(args) -> int:
+    from .. import fit as fitting  # scipy: imported when a fit runs, not for `commbook --help`
+    from ..data import read_measurements
+    from ..models.hockney import save_model
     if args.max_segments < 1:
         raise CLIError(f"--max-segments must be at least 1, not {args.max_segments}")
     if args.bootstrap < 0:

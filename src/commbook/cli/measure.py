@@ -8,7 +8,6 @@ import shlex
 import sys
 
 from .. import kernels, machine
-from ..data import write_measurements
 from .common import CLIError
 
 
@@ -72,6 +71,7 @@ def run(args) -> int:
     if spec.summary:
         print(spec.summary(out))
     if args.out:
+        from ..data import write_measurements
         meta = kernels.measurement_meta(out, command)
         write_measurements(args.out, tidy, meta)
         print(f"commbook: wrote {len(tidy)} rows to {args.out}", file=sys.stderr)

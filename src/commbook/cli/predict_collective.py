@@ -17,19 +17,21 @@ from __future__ import annotations
 
 import json
 
-import numpy as np
+from .common import CLIError, lazy_description, parse_sizes
 
-from ..models import collectives as coll
-from .common import CLIError, parse_sizes
+
+def _description() -> str:
+    from ..models import collectives as coll
+    return ("Predict the time of one collective call from λ and b. These are model "
+            "values, not measurements. Operations and algorithms: "
+            + "; ".join(f"{op}: {', '.join(algs)}" for op, algs in coll.ALGORITHMS.items()))
 
 
 def register(models):
     p = models.add_parser(
-        "collective", help="cost of a collective algorithm (Hockney model, optional topology)",
-        description="Predict the time of one collective call from λ and b. These are model "
-                    "values, not measurements. Operations and algorithms: "
-                    + "; ".join(f"{op}: {', '.join(algs)}" for op, algs in coll.ALGORITHMS.items()))
-    p.add_argument("--op", required=True, help=f"collective: {', '.join(coll.OPERATIONS)}")
+        "collective", help="cost of a collective algorithm (Hockney model, optional topology)")
+    lazy_description(p, _description)
+    p.add_argument("--op", required=True, help="collective (see the list above)")
     p.add_argument("--algorithm", help="algorithm (default: all of the operation, ranked)")
     p.add_argument("--np", type=int, required=True, dest="np_", metavar="P", help="number of processes")
     p.add_argument("--sizes", default="8,1K,64K,1M",
@@ -81,6 +83,8 @@ def _topology(args):
 
 
 def run(args) -> int:
+    import numpy as np
+    from ..models import collectives as coll
     op = args.op
     if op not in coll.ALGORITHMS:
         raise CLIError(f"unknown collective '{op}'; valid: {', '.join(coll.OPERATIONS)}")

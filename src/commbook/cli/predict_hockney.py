@@ -6,9 +6,6 @@ from __future__ import annotations
 
 import json
 
-import numpy as np
-
-from ..models.hockney import Hockney, PiecewiseHockney, load_model
 from .common import CLIError, parse_sizes
 
 
@@ -27,6 +24,7 @@ def register(models):
 
 
 def model_from_args(args) -> Hockney | PiecewiseHockney:
+    from ..models.hockney import Hockney, load_model
     given = [a for a in ("lambda_us", "bandwidth_MBps") if getattr(args, a) is not None]
     if args.model:
         if given:
@@ -41,6 +39,8 @@ def model_from_args(args) -> Hockney | PiecewiseHockney:
 
 
 def run(args) -> int:
+    import numpy as np
+    from ..models.hockney import PiecewiseHockney
     model = model_from_args(args)
     sizes = np.array(parse_sizes(args.sizes), dtype=float)
     t = model.time_us(sizes)

@@ -1,0 +1,116 @@
+"""Where commbook finds its files, and every ``COMMBOOK_*`` environment variable it reads.
+
+Resources (``kernels_c/``, ``data/``) come from the checkout this package runs from (an
+editable install or ``PYTHONPATH=src``), else from the copy a wheel ships in
+``commbook/_resources`` (``pip install .``; see setup.py). The book (``book/``, ``_config.yml``)
+is built from the checkout only (booktools.repo_root). Caches live in ``~/.cache/commbook``.
+
+The variables are listed in :data:`VARIABLES` (name, default, meaning; unset or empty means
+the default) and appended to this docstring as a table, so ``help(commbook.config)`` shows them.
+Read them with :func:`get` (which refuses a name not listed in :data:`VARIABLES`) or the path
+functions below, never with ``os.environ`` elsewhere: ``tests/test_config.py`` checks that.
+"""
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from pathlib import Path
+
+PACKAGE = Path(__file__).resolve().parent
+PACKAGED = PACKAGE / "_resources"  # filled by setup.py when a wheel is built
+RESOURCES = ("kernels_c", "data")  # what a wheel ships; book/ is built from a checkout only
+
+
+@dataclass(frozen=True)
+class Variable:
+    name: str
+    default: str  # "" = unset
+    meaning: str
+
+
+VARIABLES = {v.name: v for v in [
+    Variable("COMMBOOK_KERNELS", "", "folder of the C kernels (with commbench.h)"),
+    Variable("COMMBOOK_BUILD_DIR", "~/.cache/commbook/build", "compiled kernels, a folder per MPI"),
+    Variable("COMMBOOK_DATA_CACHE", "~/.cache/commbook/orfeo", "raw ORFEO files, hash-checked"),
+    Variable("COMMBOOK_ORFEO_MIRROR", "", "local ORFEO tree or URL to fetch from; 'none' = offline"),
+    Variable("COMMBOOK_MEASUREMENTS", "~/.cache/commbook/measurements",
+             "where notebooks save what they measure"),
+    Variable("COMMBOOK_MACHINE", "", "machine name recorded in measurements"),
+    Variable("COMMBOOK_ENGINES", "mpi", "ipyparallel engines: mpi or slurm"),
+    Variable("COMMBOOK_IPP_PROFILE", "", "ipyparallel profile to start clusters from"),
+    Variable("COMMBOOK_SLURM_QUEUE", "", "Slurm partition of the engines' job"),
+    Variable("COMMBOOK_SLURM_ACCOUNT", "", "Slurm account of the engines' job"),
+    Variable("COMMBOOK_SLURM_TIME", "", "Slurm time limit of the engines' job"),
+    Variable("COMMBOOK_SLURM_OPTIONS", "", "extra #SBATCH options of the engines' job"),
+    Variable("COMMBOOK_DEBUG", "", "the CLI shows tracebacks instead of one line"),
+    Variable("COMMBOOK_REQUIRE_BROWSER", "", "tests: fail instead of skip without chromium"),
+]}
+if __doc__:  # None under python -OO
+    __doc__ += "\n" + "\n".join(f"  {v.name:<25} {v.default or '-':<31} {v.meaning}"
+                                for v in VARIABLES.values()) + "\n"
+
+
+def get(name: str) -> str:
+    """The value of a COMMBOOK_* variable, stripped, or its default ('' when it has none)."""
+    if name not in VARIABLES:
+        raise KeyError(f"{name} is not a commbook setting; known: {', '.join(VARIABLES)}")
+    return os.environ.get(name, "").strip() or VARIABLES[name].default
+
+
+def _path(name: str) -> Path:
+    return Path(get(name)).expanduser()
+
+
+# ----------------------------------------------------------------------------------- files
+def checkout() -> Path | None:
+    """The repository this package runs from (src layout: <root>/src/commbook), or None when
+    installed from a wheel."""
+    root = PACKAGE.parents[1]
+    if (root / "pyproject.toml").is_file() and (root / "kernels_c" / "commbench.h").is_file():
+        return root
+    return None
+
+
+def resource(name: str) -> Path:
+    """A top-level folder of the repository (kernels_c, data): the checkout's, else the packaged copy."""
+    if name not in RESOURCES:
+        raise KeyError(f"{name} is not a packaged resource; known: {', '.join(RESOURCES)}")
+    root = checkout()
+    return root / name if root else PACKAGED / name
+
+
+def kernels_dir() -> Path:
+    """$COMMBOOK_KERNELS, else kernels_c/ of the checkout or the wheel."""
+    if get("COMMBOOK_KERNELS"):
+        return _path("COMMBOOK_KERNELS")
+    path = resource("kernels_c")
+    if not (path / "commbench.h").is_file():
+        raise FileNotFoundError(f"kernels_c/ not found at {path}: install a wheel (pip install .) "
+                                "or set COMMBOOK_KERNELS to the folder with commbench.h")
+    return path
+
+
+def data_dir() -> Path:
+    """data/ (reference measurements, ORFEO tables) of the checkout or the wheel."""
+    return resource("data")
+
+
+def build_cache() -> Path:
+    """$COMMBOOK_BUILD_DIR: compiled kernels (kernels.build_dir adds a folder per MPI version)."""
+    return _path("COMMBOOK_BUILD_DIR")
+
+
+def data_cache() -> Path:
+    """$COMMBOOK_DATA_CACHE: the raw ORFEO files fetched with their hashes."""
+    return _path("COMMBOOK_DATA_CACHE")
+
+
+def measurements_dir() -> Path:
+    """$COMMBOOK_MEASUREMENTS: what notebooks measured, one folder per machine."""
+    return _path("COMMBOOK_MEASUREMENTS")
+
+
+def orfeo_mirror() -> str | None:
+    """$COMMBOOK_ORFEO_MIRROR, or None when unset or 'none' (offline: no mirror, no download)."""
+    value = get("COMMBOOK_ORFEO_MIRROR")
+    return None if value.lower() in ("", "none") else value
