@@ -198,7 +198,7 @@ def build_student(root: Path, strict: bool = True, execute: str = "cache") -> in
     (stage / "_config.yml").write_text(yaml.safe_dump(config, sort_keys=False, allow_unicode=True))
     mirror = orfeo_mirror(root)
     if mirror:  # the staged copy has no ../shared beside it
-        os.environ.setdefault("COMMBOOK_ORFEO_MIRROR", mirror)
+        config.set_default("COMMBOOK_ORFEO_MIRROR", mirror)
     print(f"book: student edition: {removed} solutions removed; notebooks in {notebooks}")
     rc = build(stage, strict=strict, announce=False)
     html = out / "html"

@@ -57,6 +57,13 @@ def get(name: str) -> str:
     return os.environ.get(name, "").strip() or VARIABLES[name].default
 
 
+def set_default(name: str, value: str) -> None:
+    """Export a COMMBOOK_* variable for child processes (a build's notebooks) unless already set."""
+    if name not in VARIABLES:
+        raise KeyError(f"{name} is not a commbook setting; known: {', '.join(VARIABLES)}")
+    os.environ.setdefault(name, value)
+
+
 def _path(name: str) -> Path:
     return Path(get(name)).expanduser()
 
