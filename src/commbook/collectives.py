@@ -43,6 +43,7 @@ HAND_ALGORITHMS = {
         "pipeline": "chain in segments of --segment bytes, so all links work at once",
         "binary": "binary tree: rank v receives from (v-1)/2, sends to 2v+1 and 2v+2",
         "binomial": "binomial tree: the ranks holding the data double every step",
+        "scatter-allgather": "van de Geijn: binomial scatter of P blocks, then ring allgather",
     },
     "gather": {
         "linear": "every rank sends its block to the root, which receives them in rank order",
@@ -51,6 +52,8 @@ HAND_ALGORITHMS = {
     "allreduce": {
         "butterfly-lh": "recursive doubling, partners differ in bit 1, 2, 4, ... (low to high)",
         "butterfly-hl": "recursive doubling, partners differ in the highest bit first (high to low)",
+        "ring": "ring reduce-scatter then ring allgather: 2(P-1) steps of n/P bytes",
+        "rabenseifner": "recursive-halving reduce-scatter then recursive-doubling allgather",
     },
 }
 
@@ -61,6 +64,8 @@ MODEL_NAMES = {
     ("gather", "linear"): "linear", ("gather", "binomial"): "binomial",
     ("allreduce", "butterfly-lh"): "recursive_doubling",
     ("allreduce", "butterfly-hl"): "recursive_doubling",
+    ("bcast", "scatter-allgather"): "scatter_allgather",
+    ("allreduce", "ring"): "ring", ("allreduce", "rabenseifner"): "rabenseifner",
 }
 
 # Open MPI coll_tuned algorithm numbers. Read from `ompi_info --param coll tuned --level 9` of

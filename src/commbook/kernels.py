@@ -560,11 +560,13 @@ def _collective_options(op: str, default_sizes: str, default_algorithms: str) ->
 
 for _op, _sizes, _algs, _help in [
         ("bcast", "0:1M", "linear,chain,pipeline,binary,binomial,library",
-         "broadcast by hand (linear, chain, pipeline, binary, binomial) against MPI_Bcast"),
+         "broadcast by hand (linear, chain, pipeline, binary, binomial, scatter-allgather) "
+         "against MPI_Bcast"),
         ("gather", "0:256K", "linear,binomial,library",
          "gather by hand (linear, binomial) against MPI_Gather"),
         ("allreduce", "0:1M", "butterfly-lh,butterfly-hl,library",
-         "butterfly allreduce (recursive doubling, both bit orders) against MPI_Allreduce")]:
+         "allreduce by hand (butterfly in both bit orders, ring, rabenseifner) against "
+         "MPI_Allreduce")]:
     register(KernelSpec(_op, _op, _help, _collective_options(_op, _sizes, _algs),
                         prepare=_collective_prepare(_op), summary=_collective_summary(_op)))
 # --- end collectives ---
