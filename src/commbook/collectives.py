@@ -32,6 +32,9 @@ import numpy as np
 import pandas as pd
 
 from . import kernels, mpi_env
+from .algorithms import (MPICH_ALGORITHMS, OMPI_COLL_TUNED, OMPI_PARAMETERS,
+                         mpich_variable, ompi_variable)
+from .algorithms import model_name as library_model_name
 
 OPS = ("bcast", "gather", "allreduce")
 
@@ -68,32 +71,9 @@ MODEL_NAMES = {
     ("allreduce", "ring"): "ring", ("allreduce", "rabenseifner"): "rabenseifner",
 }
 
-# Open MPI coll_tuned algorithm numbers. Read from `ompi_info --param coll tuned --level 9` of
-# Open MPI 5.0.11 (the "Valid values" lines); for bcast and gather they are the numbers of
-# Open MPI 4.1.5 used on ORFEO (4.1 lacks allreduce 6, rabenseifner). 0 lets the library decide.
-OMPI_ALGORITHMS = {
-    "bcast": {0: "ignore", 1: "basic_linear", 2: "chain", 3: "pipeline", 4: "split_binary_tree",
-              5: "binary_tree", 6: "binomial", 7: "knomial", 8: "scatter_allgather",
-              9: "scatter_allgather_ring"},
-    "gather": {0: "ignore", 1: "basic_linear", 2: "binomial", 3: "linear_sync"},
-    "allreduce": {0: "ignore", 1: "basic_linear", 2: "nonoverlapping", 3: "recursive_doubling",
-                  4: "ring", 5: "segmented_ring", 6: "rabenseifner"},
-}
-# Parameters of a forced algorithm: OMPI_MCA_coll_tuned_<op>_algorithm_<key>.
-OMPI_PARAMETERS = {
-    "bcast": ("segmentsize", "tree_fanout", "chain_fanout", "knomial_radix"),
-    "gather": ("segmentsize", "tree_fanout", "chain_fanout"),
-    "allreduce": ("segmentsize", "tree_fanout", "chain_fanout"),
-}
-# MPICH 5.0.2 MPIR_CVAR_<OP>_INTRA_ALGORITHM values (from `mpivars`), "auto" excluded.
-MPICH_ALGORITHMS = {
-    "bcast": ("binomial", "nb", "smp", "scatter_recursive_doubling_allgather",
-              "scatter_ring_allgather", "pipelined_tree", "tree"),
-    "gather": ("binomial", "nb"),
-    "allreduce": ("nb", "smp", "recursive_doubling", "recursive_multiplying",
-                  "reduce_scatter_allgather", "tree", "recexch", "ring",
-                  "k_reduce_scatter_allgather", "ccl"),
-}
+# What the libraries call their algorithms lives in commbook.algorithms; these are the
+# operations the kernels time.
+OMPI_ALGORITHMS = {op: OMPI_COLL_TUNED[op] for op in OPS}
 
 
 class SelectionError(ValueError):
@@ -143,7 +123,7 @@ def library_env(op: str, label: str, flavour: str | None = None) -> LibraryChoic
             valid = ", ".join(f"{k} ({v})" for k, v in table.items())
             raise SelectionError(f"Open MPI has no {op} algorithm '{ident}'; valid: {valid}")
         env = {"OMPI_MCA_coll_tuned_use_dynamic_rules": "1",
-               f"OMPI_MCA_coll_tuned_{op}_algorithm": str(number),
+               ompi_variable(op): str(number),
                # coll/han (Open MPI 5) takes collectives over on multi-node runs and ignores
                # coll/tuned's forced algorithm; on one node it steps aside by itself.
                "OMPI_MCA_coll": "^han"}
@@ -163,7 +143,7 @@ def library_env(op: str, label: str, flavour: str | None = None) -> LibraryChoic
         if ident not in MPICH_ALGORITHMS[op]:
             raise SelectionError(f"MPICH has no {op} algorithm '{ident}'; valid: "
                                  f"{', '.join(MPICH_ALGORITHMS[op])} (names, not numbers)")
-        env = {f"MPIR_CVAR_{op.upper()}_INTRA_ALGORITHM": ident,
+        env = {mpich_variable(op): ident,
                # without this MPICH ignores the variable above, silently
                "MPIR_CVAR_DEVICE_COLLECTIVES": "none",
                # an algorithm that cannot handle the arguments fails instead of falling back
@@ -281,7 +261,7 @@ def check_selection(out, op: str, choice: LibraryChoice | None) -> str:
         return "library: the MPI library's own choice (nothing forced)"
     cvars = library_cvars(out)
     var = (f"coll_tuned_{op}_algorithm" if choice.flavour == "openmpi"
-           else f"MPIR_CVAR_{op.upper()}_INTRA_ALGORITHM")
+           else mpich_variable(op))
     if var not in cvars:
         raise SelectionError(f"{choice.label}: the kernel did not report {var}; cannot confirm "
                              f"that the library applied it")
@@ -439,10 +419,9 @@ def model_name(op: str, algorithm: str) -> str:
         return MODEL_NAMES[op, algorithm]
     if algorithm.startswith("library:"):
         ident = algorithm.split(":")[1]
-        name = OMPI_ALGORITHMS[op].get(int(ident), "") if ident.isdigit() else ident
-        name = {"basic_linear": "linear", "binary_tree": "binary_tree"}.get(name, name)
-        from .models import collectives as mc
-        if name in mc.ALGORITHMS[op]:
+        name = (library_model_name("openmpi", op, ident)
+                or library_model_name("mpich", op, ident))
+        if name is not None:
             return name
     raise ValueError(f"no model for {op} algorithm '{algorithm}'")
 
