@@ -434,7 +434,21 @@ register(KernelSpec(
      Option("--repetitions", "repetitions", "timed repetitions per size", 5),
      Option("--iterations", "iterations", "round trips per repetition (small messages)", 1000),
      Option("--hugepages", "hugepages", "ask for transparent huge pages", flag_only=True),
+     Option("--echo", "echo", "rank 1 replies with the buffer it just received (default: from "
+            "its own send buffer, as osu_latency and IMB)", flag_only=True),
      Option("--no-validate", "validate", "skip the payload check", flag_only=True, set_value=0),
+     Option("--inject-error", "inject-error", HIDDEN)]))
+
+
+register(KernelSpec(
+    "bandwidth", "bandwidth", "streaming bandwidth one way (uni) and both ways at once (bi), "
+    "for one or several pairs of ranks",
+    [Option("--sizes", "sizes", "message sizes MIN:MAX in bytes, doubling (K/M/G suffixes)", "1K:4M"),
+     Option("--mode", "mode", "comma list of uni (one way), bi (both ways at once)", "uni,bi"),
+     Option("--pairs", "pairs", "pairs of ranks streaming at once (0: every rank, P/2 pairs)", 0),
+     Option("--window", "window", "messages in flight per window", 64),
+     Option("--repetitions", "repetitions", "timed repetitions per size and mode", 5),
+     Option("--iterations", "iterations", "windows per repetition (small messages)", 100),
      Option("--inject-error", "inject-error", HIDDEN)]))
 
 
