@@ -1,0 +1,82 @@
+"""Protocols and duplex, measured: the eager limit moved, the deadlock it hides, both ways at once.
+
+* :func:`eager_env` -- the environment that moves the MPI library's shared-memory eager limit
+  (the variable is named in :data:`commbook.algorithms.EAGER_LIMIT_VARIABLES`);
+* :func:`pingpong_sweep` -- ping-pong with the limit at several values, one tidy table;
+* :func:`deadlock_table` -- ``kernels_c/examples/deadlock.c --order send-first`` at several
+  sizes and limits; a run that has not finished after `timeout` seconds is killed and reported
+  as a deadlock (it is one: both ranks wait in MPI_Send for a receive nobody posts);
+* :func:`duplex_table` -- ``bandwidth`` one way and both ways at once: the measured B/b that the
+  Jacobi model's full-duplex assumption (B = 2b) takes for granted.
+"""
+from __future__ import annotations
+
+import pandas as pd
+
+from . import kernels, mpi_env
+from .algorithms import EAGER_LIMIT_VARIABLES
+
+
+def eager_env(limit: int | None, flavour: str | None = None) -> dict:
+    """Environment variables that set the shared-memory eager limit to `limit` bytes
+    (None: the library's default, no variable)."""
+    if limit is None:
+        return {}
+    if int(limit) <= 0:
+        raise ValueError(f"eager limit must be a positive number of bytes, not {limit!r}")
+    flavour = flavour or mpi_env.detect().flavour
+    if flavour not in EAGER_LIMIT_VARIABLES:
+        raise ValueError(f"moving the eager limit is supported for Open MPI and MPICH, not {flavour}")
+    return {EAGER_LIMIT_VARIABLES[flavour]: str(int(limit))}
+
+
+def _label(limit) -> str:
+    return "default" if limit is None else str(int(limit))
+
+
+def pingpong_sweep(limits, sizes: str = "256:256K", repetitions: int = 5,
+                   iterations: int = 500, timeout: float = 300.0) -> pd.DataFrame:
+    """Ping-pong (2 ranks) once per eager limit (None = the default); the tidy rows with a
+    column eager_limit."""
+    frames = []
+    for limit in limits:
+        out = kernels.run_mpiexec("pingpong", 2, {"sizes": sizes, "repetitions": repetitions,
+                                                  "iterations": iterations},
+                                  timeout=timeout, env=eager_env(limit))
+        frames.append(out.to_tidy().assign(eager_limit=_label(limit)))
+    return pd.concat(frames, ignore_index=True)
+
+
+def deadlocks(size: int, limit: int | None = None, timeout: float = 10.0, np: int = 2) -> bool:
+    """True if every rank calling a blocking MPI_Send of `size` bytes to its neighbour before
+    its MPI_Recv hangs (killed after `timeout` s); False if it completes correctly."""
+    try:
+        kernels.run_mpiexec("examples/deadlock", np, {"order": "send-first", "size": int(size)},
+                            timeout=timeout, env=eager_env(limit))
+    except kernels.KernelTimeout:
+        return True
+    return False
+
+
+def deadlock_table(sizes, limits, timeout: float = 10.0) -> pd.DataFrame:
+    """size_bytes x eager_limit -> 'completes' or 'deadlock (killed after T s)'."""
+    rows = []
+    for limit in limits:
+        for size in sizes:
+            hung = deadlocks(size, limit, timeout)
+            rows.append({"eager_limit": _label(limit), "size_bytes": int(size),
+                         "send-first exchange": f"deadlock (killed after {timeout:g} s)"
+                         if hung else "completes"})
+    return pd.DataFrame(rows).pivot(index="size_bytes", columns="eager_limit",
+                                    values="send-first exchange")
+
+
+def duplex_table(out: kernels.KernelOutput) -> pd.DataFrame:
+    """From a `bandwidth` run with modes uni and bi: per size the one-way bandwidth b, the
+    both-ways total B and their ratio B/b (2 if a link is full duplex)."""
+    t = out.table
+    wide = t.pivot_table(index="size_bytes", columns="algorithm", values="bandwidth_MBps")
+    if not {"uni", "bi"} <= set(wide.columns):
+        raise ValueError("duplex_table needs a bandwidth run with --mode uni,bi")
+    return pd.DataFrame({"b_MBps (one way)": wide["uni"], "B_MBps (both ways)": wide["bi"],
+                         "B / b": wide["bi"] / wide["uni"]})
