@@ -222,6 +222,28 @@ def test_orfeo_or_empty_falls_back_to_models_only(monkeypatch):
 # MPI runs
 
 
+def test_measured_crossover_is_where_the_large_message_algorithm_stays_ahead():
+    rows = []
+    for n, (a, b) in {8: (1, 2), 64: (1, 0.5), 512: (1, 3), 4096: (5, 4), 32768: (50, 30)}.items():
+        rows += [dict(algorithm="tree", np=2, size_bytes=n, t_us=a, t_min_us=a, t_max_us=a),
+                 dict(algorithm="ring", np=2, size_bytes=n, t_us=b, t_min_us=b, t_max_us=b)]
+    t = pd.DataFrame(rows)
+    assert coll.measured_crossover(t, "tree", "ring") == 4096  # 64 B was a fluke: 512 B loses
+    assert coll.measured_crossover(t, "ring", "tree") == float("inf")
+
+
+def test_lecture_trend_is_predicted_from_the_repeated_sends_alone():
+    table, lam, b = coll.lecture_bcast_comparison()
+    assert 100 < b < 200 and lam > 0  # ~1 Gb/s Ethernet
+    assert table["ratio model"].is_monotonic_increasing
+    assert table["ratio measured"].iloc[-1] > 4 * table["ratio measured"].iloc[0]
+    # the broadcast was not fitted, yet its model is within a factor 1.6 of every measurement
+    r = table["bcast model (ms)"] / table["bcast measured (ms)"]
+    assert ((r > 1 / 1.6) & (r < 1.6)).all()
+    # large messages: repeated sends cost P - 1 messages, scatter + allgather about 2: P/2
+    assert table["ratio model"].iloc[-1] == pytest.approx(10, rel=0.05)
+
+
 def _run(op, P, **opts):
     base = {"iterations": 1, "repetitions": 1}
     base.update(opts)

@@ -342,3 +342,12 @@ def test_crossover_of_two_algorithms():
     assert n == pytest.approx(3 * 1.0 / (1.25 / 5000.0))
     assert C.predict("allreduce", "rabenseifner", 8, n, 1.0, 5000.0) == pytest.approx(
         C.predict("allreduce", "recursive_doubling", 8, n, 1.0, 5000.0))
+
+
+def test_equation_3_corrected_is_the_critical_path():
+    L = np.full((8, 8), 2.0)
+    L[0, 4] = L[4, 0] = 10.0  # one slow link: the root's partner in the first level
+    # eq. 3 as printed sums all 7 edges; the tree's levels run in parallel: 3 levels
+    assert C.binomial_gather_latency_model(L, 8) == pytest.approx(6 * 2.0 + 10.0)
+    assert C.binomial_gather_critical_path(L, 8) == pytest.approx(2.0 + 2.0 + 10.0)
+    assert C.binomial_gather_critical_path(L, 2) == C.binomial_gather_latency_model(L, 2)

@@ -353,6 +353,60 @@ def ratio_table(table: pd.DataFrame, numerator: str, denominator: str) -> pd.Dat
     }).reset_index()
 
 
+def measured_crossover(table: pd.DataFrame, small: str, large: str, P: int | None = None) -> float:
+    """The smallest measured size from which `large` is faster than `small` (median times) at
+    every larger size measured; inf if it is not faster at the largest size."""
+    r = ratio_table(table, large, small)
+    if P is not None:
+        r = r[r.np == P]
+    r = r[r.size_bytes > 0].sort_values("size_bytes")
+    faster = (r.ratio < 1).to_numpy()
+    if len(faster) == 0 or not faster[-1]:
+        return float("inf")
+    first = len(faster) - int(np.argmin(faster[::-1])) if not faster.all() else 0
+    return float(r.size_bytes.iloc[first])
+
+
+# The lecture's "Timing - effect of data size" (seeds/003): mpirun -np 20 over a hostfile, an
+# int buffer of `count` elements, MPI_Bcast against the root's loop of MPI_Send; seconds of the
+# slowest rank, three runs each (the lecture's printout).
+LECTURE_BCAST = {
+    "np": 20,
+    "count": [10_000, 100_000, 1_000_000, 10_000_000],
+    "bcast_s": [[0.006201, 0.010286, 0.007437], [0.013635, 0.012790, 0.016407],
+                [0.096231, 0.100443, 0.095187], [0.652760, 0.679472, 0.656884]],
+    "sends_s": [[0.012150, 0.012115, 0.013936], [0.079088, 0.079539, 0.077956],
+                [0.577314, 0.566440, 0.567355], [5.504277, 5.505701, 5.521421]],
+}
+MPICH_BCAST_SHORT = 12288  # MPICH's MPIR_CVAR_BCAST_SHORT_MSG_SIZE: binomial below it
+
+
+def lecture_bcast_comparison() -> tuple[pd.DataFrame, float, float]:
+    """The lecture's broadcast-vs-repeated-sends trend explained by the model.
+
+    lambda and b come from a Hockney fit to the repeated sends alone (P - 1 messages of n bytes
+    each); the broadcast is then predicted, not fitted, as the algorithm MPICH picks (binomial
+    below MPICH_BCAST_SHORT bytes, else scatter + ring allgather, as P = 20 is not a power of
+    two). Returns (table, lambda_us, b_MBps)."""
+    from . import fit
+    from .models import collectives as mc
+    P = LECTURE_BCAST["np"]
+    n = np.array(LECTURE_BCAST["count"], float) * 4
+    sends = np.median(LECTURE_BCAST["sends_s"], axis=1) * 1e6
+    bcast = np.median(LECTURE_BCAST["bcast_s"], axis=1) * 1e6
+    h = fit.fit_hockney(n, sends / (P - 1), n_boot=0)
+    lam, b = h.lambda_us, h.bandwidth_MBps
+    model_bcast = [mc.predict("bcast", "binomial" if x < MPICH_BCAST_SHORT else "scatter_allgather",
+                              P, x, lam, b) for x in n]
+    model_sends = mc.predict("bcast", "linear", P, n, lam, b)
+    table = pd.DataFrame({
+        "ints": LECTURE_BCAST["count"], "bytes": n.astype(int),
+        "sends measured (ms)": sends / 1e3, "sends model (ms)": np.asarray(model_sends) / 1e3,
+        "bcast measured (ms)": bcast / 1e3, "bcast model (ms)": np.asarray(model_bcast) / 1e3,
+        "ratio measured": sends / bcast, "ratio model": np.asarray(model_sends) / model_bcast})
+    return table, lam, b
+
+
 # ---------------------------------------------------------------------------------------
 # The butterfly exercise
 

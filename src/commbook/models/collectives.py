@@ -761,3 +761,10 @@ def linear_gather_latency_model(L, P):
 def binomial_gather_latency_model(L, P):
     """seeds/002 eq. 3, read as the sum of L over the edges of the binomial tree."""
     return latency_map_time("gather", "binomial", L, P)
+
+
+def binomial_gather_critical_path(L, P):
+    """seeds/002 eq. 3 corrected: the messages of one level of the tree travel at the same
+    time, so the gather costs the sum over levels of the level's slowest message
+    (log2 P terms), not the sum over all P - 1 edges."""
+    return latency_map_time("gather", "binomial", L, P, how="steps")
