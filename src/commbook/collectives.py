@@ -353,6 +353,16 @@ def ratio_table(table: pd.DataFrame, numerator: str, denominator: str) -> pd.Dat
     }).reset_index()
 
 
+def bytes_label(n: float) -> str:
+    """A crossover size for text: '2.3 KiB', or 'never' for inf."""
+    if not math.isfinite(n):
+        return "never"
+    for unit, f in (("MiB", 1 << 20), ("KiB", 1 << 10)):
+        if n >= f:
+            return f"{n / f:.3g} {unit}"
+    return f"{n:.0f} B"
+
+
 def measured_crossover(table: pd.DataFrame, small: str, large: str, P: int | None = None) -> float:
     """The smallest measured size from which `large` is faster than `small` (median times) at
     every larger size measured; inf if it is not faster at the largest size."""
