@@ -364,13 +364,14 @@ def bytes_label(n: float) -> str:
 
 
 def measured_crossover(table: pd.DataFrame, small: str, large: str, P: int | None = None) -> float:
-    """The smallest measured size from which `large` is faster than `small` (median times) at
-    every larger size measured; inf if it is not faster at the largest size."""
+    """The smallest measured size from which `large` is faster than `small` at every larger size
+    measured, comparing the fastest repetitions (the least disturbed by other jobs on a shared
+    machine); inf if it is not faster at the largest size."""
     r = ratio_table(table, large, small)
     if P is not None:
         r = r[r.np == P]
     r = r[r.size_bytes > 0].sort_values("size_bytes")
-    faster = (r.ratio < 1).to_numpy()
+    faster = (r.ratio_of_minima < 1).to_numpy()
     if len(faster) == 0 or not faster[-1]:
         return float("inf")
     first = len(faster) - int(np.argmin(faster[::-1])) if not faster.all() else 0
