@@ -80,3 +80,42 @@ def duplex_table(out: kernels.KernelOutput) -> pd.DataFrame:
         raise ValueError("duplex_table needs a bandwidth run with --mode uni,bi")
     return pd.DataFrame({"b_MBps (one way)": wide["uni"], "B_MBps (both ways)": wide["bi"],
                          "B / b": wide["bi"] / wide["uni"]})
+
+
+def plot_eager_sweep(table: pd.DataFrame, limits_bytes=(), ax=None, title: str = ""):
+    """Ping-pong time against size, one line per eager limit (the fastest repetition of each
+    size, the least disturbed by other jobs), with each limit marked."""
+    import matplotlib.pyplot as plt
+
+    if ax is None:
+        _, ax = plt.subplots(figsize=(8, 4.5))
+    for i, (label, g) in enumerate(table.groupby("eager_limit", sort=False)):
+        g = g.sort_values("size_bytes")
+        name = "default eager limit" if label == "default" else f"eager limit {int(label):,} B"
+        ax.loglog(g.size_bytes, g.t_min_us, "o-", color=f"C{i}", label=f"{name} (measured)")
+    for i, limit in enumerate(limits_bytes):
+        ax.axvline(limit, color=f"C{i}", ls=":", lw=1)
+    ax.set_xlabel("message size (bytes)")
+    ax.set_ylabel("half round trip, fastest repetition (µs)")
+    ax.set_title(title)
+    ax.legend()
+    ax.grid(True, which="both", alpha=0.3)
+    return ax
+
+
+def plot_duplex(duplex: pd.DataFrame, ax=None, title: str = ""):
+    """B / b against size: 2 means the link is full duplex (the Jacobi model's B = 2b)."""
+    import matplotlib.pyplot as plt
+
+    if ax is None:
+        _, ax = plt.subplots(figsize=(8, 3.8))
+    ax.semilogx(duplex.index, duplex["B / b"], "o-", label="measured B / b (bandwidth kernel)")
+    ax.axhline(2, color="grey", ls="--", lw=1, label="full duplex: B = 2b (Jacobi model)")
+    ax.axhline(1, color="grey", ls=":", lw=1, label="half duplex: B = b")
+    ax.set_ylim(0, max(2.5, float(duplex["B / b"].max()) * 1.1))
+    ax.set_xlabel("message size (bytes)")
+    ax.set_ylabel("both ways / one way")
+    ax.set_title(title)
+    ax.legend()
+    ax.grid(True, which="both", alpha=0.3)
+    return ax
