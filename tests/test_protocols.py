@@ -86,3 +86,22 @@ def test_pingpong_reply_buffer_both_ways_validates(echo):
     with pytest.raises(kernels.ValidationFailed):
         kernels.run_mpiexec("pingpong", 2, {"sizes": "8:8", "echo": echo, "inject-error": 1},
                             timeout=60)
+
+
+def test_echo_comparison_alternates_and_takes_the_fastest():
+    import pandas as pd
+    from commbook.kernels import KernelOutput
+
+    calls = []
+
+    def fake_run(kernel, options):
+        calls.append((options["sizes"], options["echo"]))
+        t = 2.0 if options["echo"] else 1.0
+        t += len(calls) * 0.01  # later runs slower: only the minimum must count
+        table = pd.DataFrame([{"size_bytes": int(options["sizes"].split(":")[0]), "t_min_us": t}])
+        return KernelOutput(meta={}, table=table, result="ok", text="")
+
+    d = protocols.echo_comparison(fake_run, [1024, 2048], rounds=2)
+    assert calls[:4] == [("1024:1024", 0), ("1024:1024", 1), ("2048:2048", 0), ("2048:2048", 1)]
+    assert len(calls) == 8
+    assert d.loc[1024, "echo / own buffer"] == pytest.approx(2.02 / 1.01)

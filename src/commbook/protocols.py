@@ -119,3 +119,22 @@ def plot_duplex(duplex: pd.DataFrame, ax=None, title: str = ""):
     ax.legend()
     ax.grid(True, which="both", alpha=0.3)
     return ax
+
+
+def echo_comparison(run, sizes, rounds: int = 3, repetitions: int = 5) -> pd.DataFrame:
+    """Ping-pong replying from the own send buffer against echoing the received one, runs
+    alternating (own, echo, own, echo, ... per size, `rounds` times) so a busy spell of the
+    machine hits both. `run(kernel, options)` is e.g. MPICluster.run. Per size: the fastest
+    repetition of each reply and their ratio."""
+    rows = []
+    for _ in range(rounds):
+        for size in sizes:
+            for echo in (0, 1):
+                out = run("pingpong", {"sizes": f"{size}:{size}", "repetitions": repetitions,
+                                       "echo": echo})
+                r = out.table.iloc[0]
+                rows.append({"size_bytes": int(r.size_bytes), "echo": echo, "t_min_us": r.t_min_us})
+    best = pd.DataFrame(rows).pivot_table(index="size_bytes", columns="echo", values="t_min_us",
+                                          aggfunc="min")
+    return pd.DataFrame({"own send buffer (OSU, IMB), µs": best[0], "echo, µs": best[1],
+                         "echo / own buffer": best[1] / best[0]})
