@@ -351,3 +351,11 @@ def test_equation_3_corrected_is_the_critical_path():
     assert C.binomial_gather_latency_model(L, 8) == pytest.approx(6 * 2.0 + 10.0)
     assert C.binomial_gather_critical_path(L, 8) == pytest.approx(2.0 + 2.0 + 10.0)
     assert C.binomial_gather_critical_path(L, 2) == C.binomial_gather_latency_model(L, 2)
+
+
+def test_coefficient_table_for_explorers():
+    t = C.coefficient_table([1, 2, 5, 8], ["allreduce"])
+    assert set(t.algorithm) == set(C.ALGORITHMS["allreduce"]) and len(t) == 4 * len(C.ALGORITHMS["allreduce"])
+    row = t[(t.algorithm == "ring") & (t.np == 8)].iloc[0]
+    assert (row.latency, row.bytes, row.reduce) == pytest.approx((14, 14 / 8, 7 / 8))
+    assert (t[t.np == 1][["latency", "bytes", "reduce"]] == 0).all().all()

@@ -493,6 +493,16 @@ def coefficients(op: str, algorithm: str, P: int, segments: int | None = None):
             float(sum(max(m.frac * m.combine for m in s) for s in steps)))
 
 
+def coefficient_table(nps, ops=None) -> pd.DataFrame:
+    """A(P), B(P), C(P) of every algorithm (pipeline excepted: its k depends on n) for each P in
+    `nps`, read off the schedules: op, algorithm, np, latency, bytes, reduce. For explorers that
+    evaluate t = A lam + B n / b + C n gamma without the package (e.g. in a browser)."""
+    rows = [(op, alg, int(P), *coefficients(op, alg, int(P)))
+            for op in ops or OPERATIONS for alg in ALGORITHMS[op] if alg != "pipeline"
+            for P in nps]
+    return pd.DataFrame(rows, columns=["op", "algorithm", "np", "latency", "bytes", "reduce"])
+
+
 def _display(expr: str) -> str:
     out = expr.replace("ceil_log2(P)", "⌈log₂P⌉").replace("log2(P + 1)", "log₂(P+1)")
     out = out.replace("log2(P)", "log₂P").replace("*", "").replace(" - ", "−").replace(" + ", "+")
