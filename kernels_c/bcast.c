@@ -1,6 +1,6 @@
 /*
- * bcast.c -- broadcast by hand (linear, chain, pipelined chain, binary tree, binomial tree)
- * and the library's MPI_Bcast, timed side by side (osu_bcast style).
+ * bcast.c -- broadcast by hand (linear, chain, pipelined chain, binary tree, binomial tree,
+ * scatter + allgather) and the library's MPI_Bcast, timed side by side (osu_bcast style).
  *
  * --algorithm takes a comma list; "library" is MPI_Bcast as the library chooses, and
  * "library:ID" is MPI_Bcast with the algorithm forced through the environment (commbook's
@@ -13,7 +13,7 @@
 static const cb_optspec CB_OPTIONS[] = {
     {"sizes", "0:1M", "message sizes: MIN:MAX (doubling) or a list a,b,c (K/M/G suffixes)"},
     {"algorithm", "linear,chain,pipeline,binary,binomial,library",
-     "comma list of: linear chain pipeline binary binomial library library:ID"},
+     "comma list of: linear chain pipeline binary binomial scatter-allgather library library:ID"},
     {"segment", "16K", "segment size of the pipelined chain, bytes"},
     {"root", "0", "rank that broadcasts"},
     {"iterations", "200", "calls per repetition for small messages (fewer for large)"},
@@ -29,6 +29,7 @@ static const cc_algo ALGOS[] = {
     {"pipeline", "chain in segments of --segment bytes, so all links work at once"},
     {"binary", "binary tree: rank v receives from (v-1)/2, sends to 2v+1 and 2v+2"},
     {"binomial", "binomial tree: the ranks holding the data double every step"},
+    {"scatter-allgather", "van de Geijn: binomial scatter of P blocks, then ring allgather"},
     {NULL, NULL}};
 
 typedef struct {
@@ -55,6 +56,7 @@ static void call(void *s, int a, long long size, cc_trace *tr)
     case 2: cc_bcast_pipeline(st->buf, n, st->segment, st->root, comm, tr); break;
     case 3: cc_bcast_binary(st->buf, n, st->root, comm, tr); break;
     case 4: cc_bcast_binomial(st->buf, n, st->root, comm, tr); break;
+    case 5: cc_bcast_scatter_allgather(st->buf, n, st->root, comm, tr); break;
     default: MPI_Bcast(st->buf, n, MPI_CHAR, st->root, comm); break;
     }
 }

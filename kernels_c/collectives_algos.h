@@ -341,6 +341,178 @@ CB_API void cc_allreduce_butterfly(const double *sbuf, double *rbuf, double *tmp
     }
 }
 
+/* Block b of a vector of `count` elements cut into `nb` near-equal blocks (the first
+ * count % nb blocks one element longer): first element and length. */
+CB_API int cc_block_start(int count, int nb, int b)
+{
+    int q = count / nb, r = count % nb;
+    return b * q + (b < r ? b : r);
+}
+CB_API int cc_block_len(int count, int nb, int b) { return count / nb + (b < count % nb); }
+
+/* Allreduce (sum of doubles), ring: a reduce-scatter then an allgather, both around the ring
+ * rank -> rank+1 (Patarasuk & Yuan; Open MPI's "ring", MPICH's "ring").  The vector is cut into
+ * P blocks.  Reduce-scatter step s (1..P-1): send block (rank-s+1) mod P to the right, receive
+ * block (rank-s) mod P from the left and add it: after P-1 steps rank r holds the full sum of
+ * block (r+1) mod P.  Allgather step s: pass on the block completed last, receive the next one
+ * straight into place.  Every rank sends 2 (P-1)/P n bytes in 2 (P-1) messages: bandwidth
+ * optimal, latency linear in P.  `tmp` holds count/P + 1 doubles. */
+CB_API void cc_allreduce_ring(const double *sbuf, double *rbuf, double *tmp, int count,
+                              MPI_Comm comm, cc_trace *tr)
+{
+    int rank, P;
+    MPI_Comm_rank(comm, &rank);
+    MPI_Comm_size(comm, &P);
+    if (count) memcpy(rbuf, sbuf, (size_t)count * sizeof(double));
+    int right = (rank + 1) % P, left = (rank - 1 + P) % P;
+    for (int s = 1; s < P; s++) {
+        int sb = (rank - s + 1 + P) % P, rb = (rank - s + P) % P;
+        int slen = cc_block_len(count, P, sb), rlen = cc_block_len(count, P, rb);
+        cc_note(tr, s, rank, right, (long long)slen * 8, "reduce-scatter");
+        MPI_Sendrecv(rbuf + cc_block_start(count, P, sb), slen, MPI_DOUBLE, right, CC_TAG, tmp,
+                     rlen, MPI_DOUBLE, left, CC_TAG, comm, MPI_STATUS_IGNORE);
+        double *dst = rbuf + cc_block_start(count, P, rb);
+        for (int i = 0; i < rlen; i++) dst[i] += tmp[i];
+    }
+    for (int s = 1; s < P; s++) {
+        int sb = (rank - s + 2 + P) % P, rb = (rank - s + 1 + P) % P;
+        cc_note(tr, P - 1 + s, rank, right, (long long)cc_block_len(count, P, sb) * 8, "allgather");
+        MPI_Sendrecv(rbuf + cc_block_start(count, P, sb), cc_block_len(count, P, sb), MPI_DOUBLE,
+                     right, CC_TAG, rbuf + cc_block_start(count, P, rb),
+                     cc_block_len(count, P, rb), MPI_DOUBLE, left, CC_TAG, comm,
+                     MPI_STATUS_IGNORE);
+    }
+}
+
+/* Allreduce (sum of doubles), Rabenseifner: recursive-halving reduce-scatter, then
+ * recursive-doubling allgather (Thakur, Rabenseifner & Gropp 2005; MPICH's
+ * "reduce_scatter_allgather", Open MPI's "rabenseifner").  Ranks that are not part of the
+ * largest power of two p2 <= P are folded in and out exactly as in cc_allreduce_butterfly.
+ * The p2 ranks cut the vector into p2 blocks.  Halving, partner distance p2/2, p2/4, ..., 1:
+ * each rank keeps the half of its current range on its side of the partner, sends the
+ * other half and adds the half it receives; at the end rank q (of the p2) owns block q,
+ * fully summed.  Doubling, distance 1, 2, ..., p2/2: partners swap their ranges, which
+ * double.  Every rank sends 2 (p2-1)/p2 n bytes in 2 log2 p2 messages.  `tmp` holds count
+ * doubles. */
+CB_API void cc_allreduce_rabenseifner(const double *sbuf, double *rbuf, double *tmp, int count,
+                                      MPI_Comm comm, cc_trace *tr)
+{
+    int rank, P;
+    MPI_Comm_rank(comm, &rank);
+    MPI_Comm_size(comm, &P);
+    if (count) memcpy(rbuf, sbuf, (size_t)count * sizeof(double));
+    int p2 = cc_pof2_floor(P), rem = P - p2, lg = 0;
+    while ((1 << lg) < p2) lg++;
+    int q = rank - rem; /* this rank's number among the p2; -1: folded out */
+    if (rank < 2 * rem) {
+        if (rank % 2 == 0) {
+            cc_note(tr, 0, rank, rank + 1, (long long)count * 8, "fold-in");
+            MPI_Send(rbuf, count, MPI_DOUBLE, rank + 1, CC_TAG, comm);
+            q = -1;
+        } else {
+            MPI_Recv(tmp, count, MPI_DOUBLE, rank - 1, CC_TAG, comm, MPI_STATUS_IGNORE);
+            for (int i = 0; i < count; i++) rbuf[i] += tmp[i];
+            q = rank / 2;
+        }
+    }
+    if (q >= 0) {
+        int lo = 0, hi = p2, step = 1; /* blocks [lo, hi) are this rank's to finish */
+        for (int d = p2 / 2; d >= 1; d /= 2, step++) {
+            int pq = q ^ d, partner = pq < rem ? 2 * pq + 1 : pq + rem, mid = lo + (hi - lo) / 2;
+            int keep_lo = (q & d) ? mid : lo, keep_hi = (q & d) ? hi : mid;
+            int send_lo = (q & d) ? lo : mid, send_hi = (q & d) ? mid : hi;
+            int s0 = cc_block_start(count, p2, send_lo), s1 = cc_block_start(count, p2, send_hi);
+            int k0 = cc_block_start(count, p2, keep_lo), k1 = cc_block_start(count, p2, keep_hi);
+            cc_note(tr, step, rank, partner, (long long)(s1 - s0) * 8, "halving");
+            MPI_Sendrecv(rbuf + s0, s1 - s0, MPI_DOUBLE, partner, CC_TAG, tmp, k1 - k0,
+                         MPI_DOUBLE, partner, CC_TAG, comm, MPI_STATUS_IGNORE);
+            for (int i = 0; i < k1 - k0; i++) rbuf[k0 + i] += tmp[i];
+            lo = keep_lo;
+            hi = keep_hi;
+        }
+        for (int d = 1; d < p2; d *= 2, step++) {
+            int pq = q ^ d, partner = pq < rem ? 2 * pq + 1 : pq + rem;
+            int plo = (q & d) ? lo - d : hi, phi = plo + d; /* the partner's range */
+            int s0 = cc_block_start(count, p2, lo), s1 = cc_block_start(count, p2, hi);
+            int r0 = cc_block_start(count, p2, plo), r1 = cc_block_start(count, p2, phi);
+            cc_note(tr, step, rank, partner, (long long)(s1 - s0) * 8, "doubling");
+            MPI_Sendrecv(rbuf + s0, s1 - s0, MPI_DOUBLE, partner, CC_TAG, rbuf + r0, r1 - r0,
+                         MPI_DOUBLE, partner, CC_TAG, comm, MPI_STATUS_IGNORE);
+            lo = plo < lo ? plo : lo;
+            hi = phi > hi ? phi : hi;
+        }
+    }
+    if (rank < 2 * rem) {
+        if (rank % 2) {
+            cc_note(tr, 2 * lg + 1, rank, rank - 1, (long long)count * 8, "fold-out");
+            MPI_Send(rbuf, count, MPI_DOUBLE, rank - 1, CC_TAG, comm);
+        } else {
+            MPI_Recv(rbuf, count, MPI_DOUBLE, rank + 1, CC_TAG, comm, MPI_STATUS_IGNORE);
+        }
+    }
+}
+
+/* Broadcast, scatter + allgather (van de Geijn; MPICH's scatter_ring_allgather, Open MPI's
+ * scatter_allgather_ring): the root's message is cut into P blocks of ceil(n/P) bytes (the
+ * last ones shorter or empty); a binomial tree scatters them (each subtree gets its blocks,
+ * contiguous in relative rank order), then a ring allgather passes every block round.
+ * Every rank receives about n bytes in total instead of log2 P times n: bandwidth optimal
+ * for large messages, at the price of log2 P + P - 1 latencies. */
+CB_API long long cc_span_bytes(long long n, long long block, int from, int to)
+{
+    long long a = (long long)from * block, b = (long long)to * block;
+    if (a > n) a = n;
+    if (b > n) b = n;
+    return b - a;
+}
+
+CB_API void cc_bcast_scatter_allgather(char *buf, int n, int root, MPI_Comm comm, cc_trace *tr)
+{
+    int rank, P;
+    MPI_Comm_rank(comm, &rank);
+    MPI_Comm_size(comm, &P);
+    if (P == 1) return;
+    int vr = (rank - root + P) % P, steps = 0;
+    while ((1 << steps) < P) steps++;
+    long long block = ((long long)n + P - 1) / P;
+    /* binomial scatter: vr receives the blocks of its subtree [vr, vr + lowbit(vr)) */
+    int mask = 1;
+    while (mask < P) {
+        if (vr & mask) {
+            int end = vr + mask < P ? vr + mask : P;
+            long long len = cc_span_bytes(n, block, vr, end);
+            if (len > 0)
+                MPI_Recv(buf + cc_span_bytes(n, block, 0, vr), (int)len, MPI_CHAR,
+                         cc_real(vr - mask, root, P), CC_TAG, comm, MPI_STATUS_IGNORE);
+            break;
+        }
+        mask <<= 1;
+    }
+    for (mask >>= 1; mask > 0; mask >>= 1) {
+        if (vr + mask < P) {
+            int end = vr + 2 * mask < P ? vr + 2 * mask : P;
+            long long len = cc_span_bytes(n, block, vr + mask, end);
+            if (len > 0) {
+                int lg = 0;
+                while ((1 << lg) < mask) lg++;
+                cc_note(tr, steps - lg, rank, cc_real(vr + mask, root, P), len, "scatter");
+                MPI_Send(buf + cc_span_bytes(n, block, 0, vr + mask), (int)len, MPI_CHAR,
+                         cc_real(vr + mask, root, P), CC_TAG, comm);
+            }
+        }
+    }
+    /* ring allgather in relative ranks: step s passes block vr-s+1 on, receives vr-s */
+    int right = cc_real((vr + 1) % P, root, P), left = cc_real((vr - 1 + P) % P, root, P);
+    for (int s = 1; s < P; s++) {
+        int sb = (vr - s + 1 + P) % P, rb = (vr - s + P) % P;
+        long long slen = cc_span_bytes(n, block, sb, sb + 1), rlen = cc_span_bytes(n, block, rb, rb + 1);
+        cc_note(tr, steps + s, rank, right, slen, "allgather");
+        MPI_Sendrecv(buf + cc_span_bytes(n, block, 0, sb), (int)slen, MPI_CHAR, right, CC_TAG,
+                     buf + cc_span_bytes(n, block, 0, rb), (int)rlen, MPI_CHAR, left, CC_TAG,
+                     comm, MPI_STATUS_IGNORE);
+    }
+}
+
 /* ---- options shared by the three kernels --------------------------------------------- */
 
 /* --sizes: "MIN:MAX" (MIN, then doubling up to MAX; 0 is followed by `unit`) or a list
@@ -821,10 +993,10 @@ typedef void (*cc_user_allreduce)(const double *sendbuf, double *recvbuf, int co
 CB_API const cb_optspec CC_ALLREDUCE_OPTIONS[] = {
     {"sizes", "0:1M", "vector sizes in bytes, multiples of 8 (doubles): MIN:MAX or a,b,c"},
     {"algorithm", "butterfly-lh,butterfly-hl,library",
-     "comma list of: butterfly-lh butterfly-hl library library:ID (exercise: mine)"},
+     "comma list of: butterfly-lh butterfly-hl ring rabenseifner library library:ID (exercise: mine)"},
     {"iterations", "200", "calls per repetition for small vectors (fewer for large)"},
     {"repetitions", "5", "timed repetitions per size and algorithm"},
-    {"trace", "0", "1: print the butterfly's messages step by step (# trace: lines)"},
+    {"trace", "0", "1: print each hand-written algorithm's messages step by step (# trace: lines)"},
     {"monitor", "0", "1: print the messages the library counted (Open MPI pml monitoring)"},
     {"inject-error", "0", "testing only: 1 corrupts one result to prove the check fails"},
     {NULL, NULL, NULL}};
@@ -833,6 +1005,8 @@ CB_API const cc_algo CC_ALLREDUCE_ALGOS[] = {
     {"butterfly-lh", "recursive doubling, partners differ in bit 1, 2, 4, ... (low to high)"},
     {"butterfly-hl", "recursive doubling, partners differ in the highest bit first (high to low)"},
     {"mine", "the reader's my_allreduce (exercise)"},
+    {"ring", "ring reduce-scatter then ring allgather: 2(P-1) steps of n/P bytes"},
+    {"rabenseifner", "recursive-halving reduce-scatter then recursive-doubling allgather"},
     {NULL, NULL}};
 
 typedef struct {
@@ -854,6 +1028,8 @@ CB_API void cc_acall(void *s, int a, long long size, cc_trace *tr)
     case 0: cc_allreduce_butterfly(st->sbuf, st->rbuf, st->tmp, count, 1, comm, tr); break;
     case 1: cc_allreduce_butterfly(st->sbuf, st->rbuf, st->tmp, count, 0, comm, tr); break;
     case 2: st->user(st->sbuf, st->rbuf, count, comm); break;
+    case 3: cc_allreduce_ring(st->sbuf, st->rbuf, st->tmp, count, comm, tr); break;
+    case 4: cc_allreduce_rabenseifner(st->sbuf, st->rbuf, st->tmp, count, comm, tr); break;
     default: MPI_Allreduce(st->sbuf, st->rbuf, count, MPI_DOUBLE, MPI_SUM, comm); break;
     }
 }

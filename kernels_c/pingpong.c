@@ -6,6 +6,12 @@
  * trip.  Ranks other than 0 and 1 wait at the barriers.  With one rank, rank 0 plays
  * both sides through MPI's self path.  --validate 1 sends a known pattern and checks it
  * on both sides before timing each size.
+ *
+ * Rank 1 replies from its own send buffer, not from the buffer it has just received into
+ * (osu_latency and IMB PingPong do the same).  --echo 1 replies with the received buffer
+ * itself: those bytes were just written by rank 1's core, so rank 0 must fetch lines that
+ * are modified in another core's cache, which is measurably slower for messages that fit in
+ * the caches (the ping-pong chapter's lesson on caches).
  */
 #include "commbench.h"
 
@@ -15,6 +21,7 @@ static const cb_optspec CB_OPTIONS[] = {
     {"repetitions", "5", "timed repetitions per size (summarised as min/median/max)"},
     {"validate", "1", "1: check the payload on both sides before timing each size"},
     {"hugepages", "0", "1: ask for transparent huge pages on the buffers"},
+    {"echo", "0", "1: rank 1 replies with the buffer it just received (0: from its send buffer)"},
     {"inject-error", "0", "1: corrupt one received byte (to test that validation catches it)"},
     {NULL, NULL, NULL}};
 
@@ -36,7 +43,7 @@ static void half_trip(cb_ctx *ctx, char *sbuf, char *rbuf, int count, int from, 
     }
 }
 
-static void round_trips(cb_ctx *ctx, char *sbuf, char *rbuf, int count, long long n)
+static void round_trips(cb_ctx *ctx, char *sbuf, char *rbuf, int count, long long n, int echo)
 {
     int peer = ctx->size == 1 ? 0 : 1;
     for (long long i = 0; i < n; i++) {
@@ -46,7 +53,7 @@ static void round_trips(cb_ctx *ctx, char *sbuf, char *rbuf, int count, long lon
             else half_trip(ctx, sbuf, rbuf, count, 0, 0);
         } else if (ctx->rank == 1) {
             half_trip(ctx, sbuf, rbuf, count, 0, 1);
-            half_trip(ctx, rbuf, sbuf, count, 1, 0);
+            half_trip(ctx, echo ? rbuf : sbuf, NULL, count, 1, 0);
         }
     }
 }
@@ -90,12 +97,13 @@ static int cb_kernel(MPI_Comm comm, cb_ctx *ctx)
 {
     (void)comm;
     if (cb_parse(ctx, "pingpong", CB_OPTIONS)) return CB_BAD_OPTIONS;
-    long long smin, smax, iters, reps, check, huge, inject;
+    long long smin, smax, iters, reps, check, huge, echo, inject;
     if (cb_opt_range(ctx, CB_OPTIONS, "sizes", &smin, &smax) ||
         cb_opt_int(ctx, CB_OPTIONS, "iterations", 1, 100000000, &iters) ||
         cb_opt_int(ctx, CB_OPTIONS, "repetitions", 1, 1000, &reps) ||
         cb_opt_int(ctx, CB_OPTIONS, "validate", 0, 1, &check) ||
         cb_opt_int(ctx, CB_OPTIONS, "hugepages", 0, 1, &huge) ||
+        cb_opt_int(ctx, CB_OPTIONS, "echo", 0, 1, &echo) ||
         cb_opt_int(ctx, CB_OPTIONS, "inject-error", 0, 1, &inject))
         return CB_BAD_OPTIONS;
     if (smax > (1LL << 30)) {
@@ -108,9 +116,11 @@ static int cb_kernel(MPI_Comm comm, cb_ctx *ctx)
     cb_printf(ctx, "# peers: %s\n", ctx->size == 1 ? "rank 0 with itself" : "rank 0 and rank 1");
     cb_printf(ctx, "# allocation: %s\n", cb_alloc_name((int)huge));
     cb_printf(ctx, "# validation: %s\n", check ? "on" : "off");
+    cb_printf(ctx, "# reply: %s\n", echo ? "echo: rank 1 sends back the buffer it received"
+                                         : "from rank 1's send buffer (as osu_latency, IMB)");
     cb_printf(ctx, "# repetitions: %lld\n", reps);
     cb_printf(ctx, "# time: half round trip, microseconds; bandwidth: 1e6 B/s (as IMB)\n");
-    cb_printf(ctx, "# columns: size_bytes iterations t_min_us t_median_us t_max_us bandwidth_MBps\n");
+    cb_printf(ctx, "# columns: size_bytes iterations echo t_min_us t_median_us t_max_us bandwidth_MBps\n");
 
     char *sbuf = cb_alloc((size_t)smax + 1, (int)huge);
     char *rbuf = cb_alloc((size_t)smax + 1, (int)huge);
@@ -136,16 +146,16 @@ static int cb_kernel(MPI_Comm comm, cb_ctx *ctx)
         long long n = cb_iterations(iters, size, 10);
         long long warm = n / 10 > 2 ? n / 10 : 2;
         MPI_Barrier(ctx->comm);
-        round_trips(ctx, sbuf, rbuf, count, warm);
+        round_trips(ctx, sbuf, rbuf, count, warm, (int)echo);
         for (long long r = 0; r < reps; r++) {
             MPI_Barrier(ctx->comm);
             double t0 = MPI_Wtime();
-            round_trips(ctx, sbuf, rbuf, count, n);
+            round_trips(ctx, sbuf, rbuf, count, n, (int)echo);
             t[r] = (MPI_Wtime() - t0) / (2.0 * (double)n) * 1e6;
         }
         double tmin, tmed, tmax;
         cb_summary(t, (int)reps, &tmin, &tmed, &tmax);
-        cb_printf(ctx, "%lld %lld %.4f %.4f %.4f %.3f\n", size, n, tmin, tmed, tmax,
+        cb_printf(ctx, "%lld %lld %lld %.4f %.4f %.4f %.3f\n", size, n, echo, tmin, tmed, tmax,
                   tmed > 0 ? (double)size / tmed : 0.0);
     }
     if (rc == CB_OK) cb_printf(ctx, "# result: ok\n");

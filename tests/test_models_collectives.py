@@ -287,3 +287,75 @@ def test_cli_bad_input_one_line(capsys, args, message):
 def test_cli_needs_parameters(capsys):
     rc = main(["predict", "collective", "--op", "bcast", "--np", "4"])
     assert rc == 2 and "need --lambda-us and --bandwidth-MBps" in capsys.readouterr().err
+
+
+# ---------------------------------------------------------------------------------------
+# alpha-beta-gamma coefficients, the cost table and the lower bounds
+
+
+@pytest.mark.parametrize("key", sorted(C.COSTS))
+def test_cost_formulas_are_the_schedules(key):
+    op, alg = key
+    cost = C.COSTS[key]
+    checked = 0
+    for P in range(2, 40):
+        A, Bc, Cc = C.coefficients(op, alg, P)
+        n, lam, b, g = 3000.0, 0.7, 900.0, 2e-4
+        assert C.predict(op, alg, P, n, lam, b, g) == pytest.approx(A * lam + Bc * n / b + Cc * n * g)
+        if cost.holds(P):
+            assert (A, Bc, Cc) == pytest.approx(cost.coefficients(P)), P
+            checked += 1
+    assert checked >= 2
+
+
+@pytest.mark.parametrize("key", sorted(C.COSTS))
+def test_no_algorithm_beats_its_lower_bound(key):
+    op, alg = key
+    for P in range(2, 40):
+        bound = C.LOWER_BOUNDS[op].coefficients(P)
+        have = C.coefficients(op, alg, P)
+        assert all(h >= lb - 1e-12 for h, lb in zip(have, bound)), (P, have, bound)
+    # and the bandwidth-optimal ones meet the bandwidth bound
+    for P in (2, 4, 8, 16):
+        assert C.coefficients("allreduce", "ring", P)[1:] == pytest.approx(
+            C.LOWER_BOUNDS["allreduce"].coefficients(P)[1:])
+        assert C.coefficients("allreduce", "rabenseifner", P)[1:] == pytest.approx(
+            C.LOWER_BOUNDS["allreduce"].coefficients(P)[1:])
+
+
+def test_cost_table_lists_every_algorithm_and_a_bound_per_operation():
+    t = C.cost_table()
+    for op, algs in C.ALGORITHMS.items():
+        assert set(t[t.operation == op].algorithm) == set(algs) | {"lower bound"}
+    ring = t[(t.operation == "allreduce") & (t.algorithm == "ring")].iloc[0]
+    assert (ring["latency × λ"], ring["bytes × nβ"], ring["reduced × nγ"]) == \
+        ("2(P−1)", "2(P−1)/P", "(P−1)/P")
+
+
+def test_crossover_of_two_algorithms():
+    # P = 2: ring pays one more latency and saves n gamma / 2: n* = lam / (gamma / 2)
+    assert C.crossover("allreduce", "recursive_doubling", "ring", 2, 1.0, 5000.0, 1e-4) == \
+        pytest.approx(2e4)
+    assert C.crossover("allreduce", "recursive_doubling", "ring", 2, 1.0, 5000.0) == float("inf")
+    # P = 8, gamma = 0: rabenseifner 3 latencies more, saves (3 - 7/4) n beta
+    n = C.crossover("allreduce", "recursive_doubling", "rabenseifner", 8, 1.0, 5000.0)
+    assert n == pytest.approx(3 * 1.0 / (1.25 / 5000.0))
+    assert C.predict("allreduce", "rabenseifner", 8, n, 1.0, 5000.0) == pytest.approx(
+        C.predict("allreduce", "recursive_doubling", 8, n, 1.0, 5000.0))
+
+
+def test_equation_3_corrected_is_the_critical_path():
+    L = np.full((8, 8), 2.0)
+    L[0, 4] = L[4, 0] = 10.0  # one slow link: the root's partner in the first level
+    # eq. 3 as printed sums all 7 edges; the tree's levels run in parallel: 3 levels
+    assert C.binomial_gather_latency_model(L, 8) == pytest.approx(6 * 2.0 + 10.0)
+    assert C.binomial_gather_critical_path(L, 8) == pytest.approx(2.0 + 2.0 + 10.0)
+    assert C.binomial_gather_critical_path(L, 2) == C.binomial_gather_latency_model(L, 2)
+
+
+def test_coefficient_table_for_explorers():
+    t = C.coefficient_table([1, 2, 5, 8], ["allreduce"])
+    assert set(t.algorithm) == set(C.ALGORITHMS["allreduce"]) and len(t) == 4 * len(C.ALGORITHMS["allreduce"])
+    row = t[(t.algorithm == "ring") & (t.np == 8)].iloc[0]
+    assert (row.latency, row.bytes, row.reduce) == pytest.approx((14, 14 / 8, 7 / 8))
+    assert (t[t.np == 1][["latency", "bytes", "reduce"]] == 0).all().all()

@@ -32,6 +32,9 @@ import numpy as np
 import pandas as pd
 
 from . import kernels, mpi_env
+from .algorithms import (MPICH_ALGORITHMS, OMPI_COLL_TUNED, OMPI_PARAMETERS,
+                         mpich_variable, ompi_variable)
+from .algorithms import model_name as library_model_name
 
 OPS = ("bcast", "gather", "allreduce")
 
@@ -43,6 +46,7 @@ HAND_ALGORITHMS = {
         "pipeline": "chain in segments of --segment bytes, so all links work at once",
         "binary": "binary tree: rank v receives from (v-1)/2, sends to 2v+1 and 2v+2",
         "binomial": "binomial tree: the ranks holding the data double every step",
+        "scatter-allgather": "van de Geijn: binomial scatter of P blocks, then ring allgather",
     },
     "gather": {
         "linear": "every rank sends its block to the root, which receives them in rank order",
@@ -51,6 +55,8 @@ HAND_ALGORITHMS = {
     "allreduce": {
         "butterfly-lh": "recursive doubling, partners differ in bit 1, 2, 4, ... (low to high)",
         "butterfly-hl": "recursive doubling, partners differ in the highest bit first (high to low)",
+        "ring": "ring reduce-scatter then ring allgather: 2(P-1) steps of n/P bytes",
+        "rabenseifner": "recursive-halving reduce-scatter then recursive-doubling allgather",
     },
 }
 
@@ -61,34 +67,13 @@ MODEL_NAMES = {
     ("gather", "linear"): "linear", ("gather", "binomial"): "binomial",
     ("allreduce", "butterfly-lh"): "recursive_doubling",
     ("allreduce", "butterfly-hl"): "recursive_doubling",
+    ("bcast", "scatter-allgather"): "scatter_allgather",
+    ("allreduce", "ring"): "ring", ("allreduce", "rabenseifner"): "rabenseifner",
 }
 
-# Open MPI coll_tuned algorithm numbers. Read from `ompi_info --param coll tuned --level 9` of
-# Open MPI 5.0.11 (the "Valid values" lines); for bcast and gather they are the numbers of
-# Open MPI 4.1.5 used on ORFEO (4.1 lacks allreduce 6, rabenseifner). 0 lets the library decide.
-OMPI_ALGORITHMS = {
-    "bcast": {0: "ignore", 1: "basic_linear", 2: "chain", 3: "pipeline", 4: "split_binary_tree",
-              5: "binary_tree", 6: "binomial", 7: "knomial", 8: "scatter_allgather",
-              9: "scatter_allgather_ring"},
-    "gather": {0: "ignore", 1: "basic_linear", 2: "binomial", 3: "linear_sync"},
-    "allreduce": {0: "ignore", 1: "basic_linear", 2: "nonoverlapping", 3: "recursive_doubling",
-                  4: "ring", 5: "segmented_ring", 6: "rabenseifner"},
-}
-# Parameters of a forced algorithm: OMPI_MCA_coll_tuned_<op>_algorithm_<key>.
-OMPI_PARAMETERS = {
-    "bcast": ("segmentsize", "tree_fanout", "chain_fanout", "knomial_radix"),
-    "gather": ("segmentsize", "tree_fanout", "chain_fanout"),
-    "allreduce": ("segmentsize", "tree_fanout", "chain_fanout"),
-}
-# MPICH 5.0.2 MPIR_CVAR_<OP>_INTRA_ALGORITHM values (from `mpivars`), "auto" excluded.
-MPICH_ALGORITHMS = {
-    "bcast": ("binomial", "nb", "smp", "scatter_recursive_doubling_allgather",
-              "scatter_ring_allgather", "pipelined_tree", "tree"),
-    "gather": ("binomial", "nb"),
-    "allreduce": ("nb", "smp", "recursive_doubling", "recursive_multiplying",
-                  "reduce_scatter_allgather", "tree", "recexch", "ring",
-                  "k_reduce_scatter_allgather", "ccl"),
-}
+# What the libraries call their algorithms lives in commbook.algorithms; these are the
+# operations the kernels time.
+OMPI_ALGORITHMS = {op: OMPI_COLL_TUNED[op] for op in OPS}
 
 
 class SelectionError(ValueError):
@@ -138,7 +123,7 @@ def library_env(op: str, label: str, flavour: str | None = None) -> LibraryChoic
             valid = ", ".join(f"{k} ({v})" for k, v in table.items())
             raise SelectionError(f"Open MPI has no {op} algorithm '{ident}'; valid: {valid}")
         env = {"OMPI_MCA_coll_tuned_use_dynamic_rules": "1",
-               f"OMPI_MCA_coll_tuned_{op}_algorithm": str(number),
+               ompi_variable(op): str(number),
                # coll/han (Open MPI 5) takes collectives over on multi-node runs and ignores
                # coll/tuned's forced algorithm; on one node it steps aside by itself.
                "OMPI_MCA_coll": "^han"}
@@ -158,7 +143,7 @@ def library_env(op: str, label: str, flavour: str | None = None) -> LibraryChoic
         if ident not in MPICH_ALGORITHMS[op]:
             raise SelectionError(f"MPICH has no {op} algorithm '{ident}'; valid: "
                                  f"{', '.join(MPICH_ALGORITHMS[op])} (names, not numbers)")
-        env = {f"MPIR_CVAR_{op.upper()}_INTRA_ALGORITHM": ident,
+        env = {mpich_variable(op): ident,
                # without this MPICH ignores the variable above, silently
                "MPIR_CVAR_DEVICE_COLLECTIVES": "none",
                # an algorithm that cannot handle the arguments fails instead of falling back
@@ -276,7 +261,7 @@ def check_selection(out, op: str, choice: LibraryChoice | None) -> str:
         return "library: the MPI library's own choice (nothing forced)"
     cvars = library_cvars(out)
     var = (f"coll_tuned_{op}_algorithm" if choice.flavour == "openmpi"
-           else f"MPIR_CVAR_{op.upper()}_INTRA_ALGORITHM")
+           else mpich_variable(op))
     if var not in cvars:
         raise SelectionError(f"{choice.label}: the kernel did not report {var}; cannot confirm "
                              f"that the library applied it")
@@ -368,6 +353,71 @@ def ratio_table(table: pd.DataFrame, numerator: str, denominator: str) -> pd.Dat
     }).reset_index()
 
 
+def bytes_label(n: float) -> str:
+    """A crossover size for text: '2.3 KiB', or 'never' for inf."""
+    if not math.isfinite(n):
+        return "never"
+    for unit, f in (("MiB", 1 << 20), ("KiB", 1 << 10)):
+        if n >= f:
+            return f"{n / f:.3g} {unit}"
+    return f"{n:.0f} B"
+
+
+def measured_crossover(table: pd.DataFrame, small: str, large: str, P: int | None = None) -> float:
+    """The smallest measured size from which `large` is faster than `small` at every larger size
+    measured, comparing the fastest repetitions (the least disturbed by other jobs on a shared
+    machine); inf if it is not faster at the largest size."""
+    r = ratio_table(table, large, small)
+    if P is not None:
+        r = r[r.np == P]
+    r = r[r.size_bytes > 0].sort_values("size_bytes")
+    faster = (r.ratio_of_minima < 1).to_numpy()
+    if len(faster) == 0 or not faster[-1]:
+        return float("inf")
+    first = len(faster) - int(np.argmin(faster[::-1])) if not faster.all() else 0
+    return float(r.size_bytes.iloc[first])
+
+
+# The lecture's "Timing - effect of data size" (seeds/003): mpirun -np 20 over a hostfile, an
+# int buffer of `count` elements, MPI_Bcast against the root's loop of MPI_Send; seconds of the
+# slowest rank, three runs each (the lecture's printout).
+LECTURE_BCAST = {
+    "np": 20,
+    "count": [10_000, 100_000, 1_000_000, 10_000_000],
+    "bcast_s": [[0.006201, 0.010286, 0.007437], [0.013635, 0.012790, 0.016407],
+                [0.096231, 0.100443, 0.095187], [0.652760, 0.679472, 0.656884]],
+    "sends_s": [[0.012150, 0.012115, 0.013936], [0.079088, 0.079539, 0.077956],
+                [0.577314, 0.566440, 0.567355], [5.504277, 5.505701, 5.521421]],
+}
+MPICH_BCAST_SHORT = 12288  # MPICH's MPIR_CVAR_BCAST_SHORT_MSG_SIZE: binomial below it
+
+
+def lecture_bcast_comparison() -> tuple[pd.DataFrame, float, float]:
+    """The lecture's broadcast-vs-repeated-sends trend explained by the model.
+
+    lambda and b come from a Hockney fit to the repeated sends alone (P - 1 messages of n bytes
+    each); the broadcast is then predicted, not fitted, as the algorithm MPICH picks (binomial
+    below MPICH_BCAST_SHORT bytes, else scatter + ring allgather, as P = 20 is not a power of
+    two). Returns (table, lambda_us, b_MBps)."""
+    from . import fit
+    from .models import collectives as mc
+    P = LECTURE_BCAST["np"]
+    n = np.array(LECTURE_BCAST["count"], float) * 4
+    sends = np.median(LECTURE_BCAST["sends_s"], axis=1) * 1e6
+    bcast = np.median(LECTURE_BCAST["bcast_s"], axis=1) * 1e6
+    h = fit.fit_hockney(n, sends / (P - 1), n_boot=0)
+    lam, b = h.lambda_us, h.bandwidth_MBps
+    model_bcast = [mc.predict("bcast", "binomial" if x < MPICH_BCAST_SHORT else "scatter_allgather",
+                              P, x, lam, b) for x in n]
+    model_sends = mc.predict("bcast", "linear", P, n, lam, b)
+    table = pd.DataFrame({
+        "ints": LECTURE_BCAST["count"], "bytes": n.astype(int),
+        "sends measured (ms)": sends / 1e3, "sends model (ms)": np.asarray(model_sends) / 1e3,
+        "bcast measured (ms)": bcast / 1e3, "bcast model (ms)": np.asarray(model_bcast) / 1e3,
+        "ratio measured": sends / bcast, "ratio model": np.asarray(model_sends) / model_bcast})
+    return table, lam, b
+
+
 # ---------------------------------------------------------------------------------------
 # The butterfly exercise
 
@@ -434,10 +484,9 @@ def model_name(op: str, algorithm: str) -> str:
         return MODEL_NAMES[op, algorithm]
     if algorithm.startswith("library:"):
         ident = algorithm.split(":")[1]
-        name = OMPI_ALGORITHMS[op].get(int(ident), "") if ident.isdigit() else ident
-        name = {"basic_linear": "linear", "binary_tree": "binary_tree"}.get(name, name)
-        from .models import collectives as mc
-        if name in mc.ALGORITHMS[op]:
+        name = (library_model_name("openmpi", op, ident)
+                or library_model_name("mpich", op, ident))
+        if name is not None:
             return name
     raise ValueError(f"no model for {op} algorithm '{algorithm}'")
 

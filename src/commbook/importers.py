@@ -39,6 +39,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from . import algorithms
 from .data import COLUMNS, MAPPINGS, DataFormatError
 
 
@@ -46,22 +47,9 @@ class Refused(DataFormatError):
     """A file (or part of one) that cannot become tidy rows; the message names file and line."""
 
 
-# Open MPI 4.1 coll_tuned algorithm ids (``--mca coll_tuned_<op>_algorithm N``). Source: the
-# enum tables in ompi/mca/coll/tuned/coll_tuned_<op>_decision.c (v4.x), open-mpi/ompi issue
-# #8157 (list of algorithms, 2020) and PR #7151 (scatter linear_nb). 0 is "ignore": let the
-# library's fixed decision rules choose, which we call "default".
-COLL_TUNED = {
-    "bcast": ["default", "basic_linear", "chain", "pipeline", "split_binary_tree",
-              "binary_tree", "binomial", "knomial", "scatter_allgather", "scatter_allgather_ring"],
-    "reduce": ["default", "linear", "chain", "pipeline", "binary", "binomial",
-               "in_order_binary", "rabenseifner"],
-    "gather": ["default", "basic_linear", "binomial", "linear_sync"],
-    "scatter": ["default", "basic_linear", "binomial", "linear_nb"],
-    "barrier": ["default", "linear", "double_ring", "recursive_doubling", "bruck", "two_proc",
-                "tree"],
-    "allreduce": ["default", "basic_linear", "nonoverlapping", "recursive_doubling", "ring",
-                  "segmented_ring", "rabenseifner"],
-}
+# Open MPI coll_tuned algorithm ids (``--mca coll_tuned_<op>_algorithm N``) as tidy-data labels,
+# from commbook.algorithms (0 "ignore" is labelled "default").
+COLL_TUNED = {op: algorithms.coll_tuned_labels(op) for op in algorithms.OMPI_COLL_TUNED}
 # Names students used for the same algorithms (compared without case, '_', '-' or spaces).
 ALGORITHM_ALIASES = {
     "def": "default", "ignore": "default", "fixed": "default",

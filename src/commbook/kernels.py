@@ -427,7 +427,21 @@ register(KernelSpec(
      Option("--repetitions", "repetitions", "timed repetitions per size", 5),
      Option("--iterations", "iterations", "round trips per repetition (small messages)", 1000),
      Option("--hugepages", "hugepages", "ask for transparent huge pages", flag_only=True),
+     Option("--echo", "echo", "rank 1 replies with the buffer it just received (default: from "
+            "its own send buffer, as osu_latency and IMB)", flag_only=True),
      Option("--no-validate", "validate", "skip the payload check", flag_only=True, set_value=0),
+     Option("--inject-error", "inject-error", HIDDEN)]))
+
+
+register(KernelSpec(
+    "bandwidth", "bandwidth", "streaming bandwidth one way (uni) and both ways at once (bi), "
+    "for one or several pairs of ranks",
+    [Option("--sizes", "sizes", "message sizes MIN:MAX in bytes, doubling (K/M/G suffixes)", "1K:4M"),
+     Option("--mode", "mode", "comma list of uni (one way), bi (both ways at once)", "uni,bi"),
+     Option("--pairs", "pairs", "pairs of ranks streaming at once (0: every rank, P/2 pairs)", 0),
+     Option("--window", "window", "messages in flight per window", 64),
+     Option("--repetitions", "repetitions", "timed repetitions per size and mode", 5),
+     Option("--iterations", "iterations", "windows per repetition (small messages)", 100),
      Option("--inject-error", "inject-error", HIDDEN)]))
 
 
@@ -553,11 +567,13 @@ def _collective_options(op: str, default_sizes: str, default_algorithms: str) ->
 
 for _op, _sizes, _algs, _help in [
         ("bcast", "0:1M", "linear,chain,pipeline,binary,binomial,library",
-         "broadcast by hand (linear, chain, pipeline, binary, binomial) against MPI_Bcast"),
+         "broadcast by hand (linear, chain, pipeline, binary, binomial, scatter-allgather) "
+         "against MPI_Bcast"),
         ("gather", "0:256K", "linear,binomial,library",
          "gather by hand (linear, binomial) against MPI_Gather"),
         ("allreduce", "0:1M", "butterfly-lh,butterfly-hl,library",
-         "butterfly allreduce (recursive doubling, both bit orders) against MPI_Allreduce")]:
+         "allreduce by hand (butterfly in both bit orders, ring, rabenseifner) against "
+         "MPI_Allreduce")]:
     register(KernelSpec(_op, _op, _help, _collective_options(_op, _sizes, _algs),
                         prepare=_collective_prepare(_op), summary=_collective_summary(_op)))
 # --- end collectives ---

@@ -432,6 +432,116 @@ def closed_form(op: str, algorithm: str, P: int, n: float, lam: float, b: float,
     return float(formula(P, n, lam, b, gamma))
 
 
+# ---------------------------------------------------------------------------------------
+# alpha-beta-gamma costs as coefficients: t = A(P) lam + B(P) n beta + C(P) n gamma
+
+
+@dataclass(frozen=True)
+class Cost:
+    """An algorithm's cost as three functions of P, written as Python expressions in P
+    (``log2``, ``ceil_log2``): A latencies, B times n bytes on the critical path, C times n
+    bytes combined on it.  `exact_for` says for which P the expressions are the schedule's."""
+    latency: str
+    bytes: str
+    reduce: str = "0"
+    exact_for: str = "all P"
+
+    def coefficients(self, P: int) -> tuple[float, float, float]:
+        env = {"P": P, "log2": math.log2, "ceil_log2": _ceil_log2}
+        return tuple(float(eval(e, {"__builtins__": {}}, env))  # noqa: S307 (our own table)
+                     for e in (self.latency, self.bytes, self.reduce))
+
+    def holds(self, P: int) -> bool:
+        return {"all P": True, "P = 2^k": _pow2(P), "P = 2^k - 1": _pow2(P + 1)}[self.exact_for]
+
+
+COSTS = {
+    ("bcast", "linear"): Cost("P - 1", "P - 1"),
+    ("bcast", "chain"): Cost("P - 1", "P - 1"),
+    ("bcast", "binary_tree"): Cost("2*(log2(P + 1) - 1)", "2*(log2(P + 1) - 1)", "0", "P = 2^k - 1"),
+    ("bcast", "binomial"): Cost("ceil_log2(P)", "ceil_log2(P)"),
+    ("bcast", "scatter_allgather"): Cost("log2(P) + P - 1", "2*(P - 1)/P", "0", "P = 2^k"),
+    ("gather", "linear"): Cost("P - 1", "P - 1"),
+    ("gather", "binomial"): Cost("log2(P)", "P - 1", "0", "P = 2^k"),
+    ("scatter", "linear"): Cost("P - 1", "P - 1"),
+    ("scatter", "binomial"): Cost("log2(P)", "P - 1", "0", "P = 2^k"),
+    ("reduce", "linear"): Cost("P - 1", "P - 1", "P - 1"),
+    ("reduce", "binomial"): Cost("ceil_log2(P)", "ceil_log2(P)", "ceil_log2(P)"),
+    ("allreduce", "recursive_doubling"): Cost("log2(P)", "log2(P)", "log2(P)", "P = 2^k"),
+    ("allreduce", "reduce_bcast"): Cost("2*ceil_log2(P)", "2*ceil_log2(P)", "ceil_log2(P)"),
+    ("allreduce", "ring"): Cost("2*(P - 1)", "2*(P - 1)/P", "(P - 1)/P"),
+    ("allreduce", "rabenseifner"): Cost("2*log2(P)", "2*(P - 1)/P", "(P - 1)/P", "P = 2^k"),
+}
+
+# Lower bounds on any algorithm (Chan, Heimlich, Purkayastha & van de Geijn 2007, table 1):
+# the data must reach ceil(log2 P) levels of ranks, every rank must receive (or, for gather,
+# the root must take in) so many bytes, and the combining must be spread over all P ranks.
+LOWER_BOUNDS = {
+    "bcast": Cost("ceil_log2(P)", "1"),
+    "gather": Cost("ceil_log2(P)", "P - 1"),
+    "scatter": Cost("ceil_log2(P)", "P - 1"),
+    "reduce": Cost("ceil_log2(P)", "1", "(P - 1)/P"),
+    "allreduce": Cost("ceil_log2(P)", "2*(P - 1)/P", "(P - 1)/P"),
+}
+
+
+def coefficients(op: str, algorithm: str, P: int, segments: int | None = None):
+    """(A, B, C) with t = A lam + B n beta + C n gamma, read off the schedule for this P: A steps,
+    B and C the sums over steps of the largest fraction of n sent / sent and combined."""
+    steps = schedule(op, algorithm, P, segments)
+    return (float(len(steps)), float(sum(max(m.frac for m in s) for s in steps)),
+            float(sum(max(m.frac * m.combine for m in s) for s in steps)))
+
+
+def coefficient_table(nps, ops=None) -> pd.DataFrame:
+    """A(P), B(P), C(P) of every algorithm (pipeline excepted: its k depends on n) for each P in
+    `nps`, read off the schedules: op, algorithm, np, latency, bytes, reduce. For explorers that
+    evaluate t = A lam + B n / b + C n gamma without the package (e.g. in a browser)."""
+    rows = [(op, alg, int(P), *coefficients(op, alg, int(P)))
+            for op in ops or OPERATIONS for alg in ALGORITHMS[op] if alg != "pipeline"
+            for P in nps]
+    return pd.DataFrame(rows, columns=["op", "algorithm", "np", "latency", "bytes", "reduce"])
+
+
+def _display(expr: str) -> str:
+    out = expr.replace("ceil_log2(P)", "⌈log₂P⌉").replace("log2(P + 1)", "log₂(P+1)")
+    out = out.replace("log2(P)", "log₂P").replace("*", "").replace(" - ", "−").replace(" + ", "+")
+    return "0" if out == "0" else out
+
+
+def cost_table(ops=None) -> pd.DataFrame:
+    """Every modelled algorithm's alpha-beta-gamma cost and each operation's lower bound, as
+    printed on the collectives page: op, algorithm, latency (times lam), bandwidth (times
+    n beta), reduction (times n gamma), exact for."""
+    rows = []
+    for op in ops or OPERATIONS:
+        for alg in ALGORITHMS[op]:
+            if alg == "pipeline":
+                rows.append((op, alg, "P−2+k", "(P−2+k)/k", "0", "k segments"))
+                continue
+            c = COSTS[op, alg]
+            rows.append((op, alg, _display(c.latency), _display(c.bytes), _display(c.reduce),
+                         c.exact_for))
+        lb = LOWER_BOUNDS[op]
+        rows.append((op, "lower bound", _display(lb.latency), _display(lb.bytes),
+                     _display(lb.reduce), "any algorithm"))
+    return pd.DataFrame(rows, columns=["operation", "algorithm", "latency × λ", "bytes × nβ",
+                                       "reduced × nγ", "exact for"])
+
+
+def crossover(op: str, fast_small: str, fast_large: str, P: int, lam: float, b: float,
+              gamma: float = 0.0) -> float:
+    """Size n (bytes) where `fast_large` starts to beat `fast_small` in the model (the sizes
+    where their costs A lam + (B/b + C gamma) n are equal); inf if never, 0 if always."""
+    a1, b1, c1 = coefficients(op, fast_small, P)
+    a2, b2, c2 = coefficients(op, fast_large, P)
+    slope = (b1 - b2) / b + (c1 - c2) * gamma  # us per byte saved by fast_large
+    extra = (a2 - a1) * lam                   # us of latency it pays more
+    if extra <= 0:
+        return 0.0 if slope >= 0 else float("inf")
+    return extra / slope if slope > 0 else float("inf")
+
+
 def fastest_algorithm(op: str, P: int, n: float, lam: float, b: float, gamma: float = 0.0):
     """(name of the predicted fastest algorithm, ranking table algorithm/t_us/segments sorted
     fastest first; ties keep the order of ALGORITHMS[op]). Pipeline uses its optimal k*."""
@@ -661,3 +771,10 @@ def linear_gather_latency_model(L, P):
 def binomial_gather_latency_model(L, P):
     """seeds/002 eq. 3, read as the sum of L over the edges of the binomial tree."""
     return latency_map_time("gather", "binomial", L, P)
+
+
+def binomial_gather_critical_path(L, P):
+    """seeds/002 eq. 3 corrected: the messages of one level of the tree travel at the same
+    time, so the gather costs the sum over levels of the level's slowest message
+    (log2 P terms), not the sum over all P - 1 edges."""
+    return latency_map_time("gather", "binomial", L, P, how="steps")

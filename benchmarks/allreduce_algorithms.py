@@ -1,0 +1,75 @@
+"""Ring and Rabenseifner allreduce (kernels_c/collectives_algos.h) against MPI_Allreduce.
+
+One run of the allreduce kernel per P times ring, rabenseifner, the butterfly and the library's
+MPI_Allreduce at 8 B and 1 MiB with the repetitions interleaved (ring, rabenseifner, butterfly,
+library, ring, ...), so a slow spell of the machine hits them all alike. Prints the median
+times and each hand-written algorithm's ratio to the library (of the medians, of the minima,
+and the worst-case range). Goal (issue 13): within 1.3x of the library at 1 MiB for P = 2.
+
+    python benchmarks/allreduce_algorithms.py [--np 2] [--repetitions 21] [--out FILE]
+"""
+from __future__ import annotations
+
+import argparse
+import os
+import shlex
+import sys
+import time
+
+from commbook import collectives as coll
+from commbook import kernels, machine, mpi_env
+
+SIZES = {"8 B": 8, "1 MiB": 1 << 20}
+HAND = ("ring", "rabenseifner", "butterfly-lh")
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--np", default="2", help="comma list of process counts")
+    ap.add_argument("--repetitions", type=int, default=21)
+    ap.add_argument("--iterations", type=int, default=200, help="calls per repetition (8 B)")
+    ap.add_argument("--out", help="also write the report to this file")
+    args = ap.parse_args(argv)
+    nps = [int(p) for p in args.np.split(",")]
+
+    lines = [f"# command: python benchmarks/allreduce_algorithms.py "
+             f"{' '.join(shlex.quote(a) for a in (argv if argv is not None else sys.argv[1:]))}",
+             f"# date: {time.strftime('%Y-%m-%dT%H:%M:%S%z')}",
+             f"# machine: {machine.name()} ({mpi_env.cores()} cores), {mpi_env.detect().version}, "
+             f"load average (1/5/15 min) at start {'/'.join(f'{x:.2f}' for x in os.getloadavg())}"
+             f" (other jobs share the cores)",
+             f"# repetitions: {args.repetitions}, interleaved {', '.join(HAND)}, library; time per "
+             f"call = mean of back-to-back calls on the slowest rank; ratio = algorithm / library "
+             f"of the medians; of minima = of the fastest repetitions",
+             ""]
+    lines.append(f"{'P':>2} {'size':>6} {'algorithm':>13} {'t us':>9} {'library us':>11} "
+                 f"{'ratio':>6} {'of minima':>9} {'worst-case range':>16}")
+    for P in nps:
+        out = coll.measure("allreduce", ",".join(HAND) + ",library", np=P,
+                           sizes=",".join(str(s) for s in SIZES.values()),
+                           repetitions=args.repetitions, iterations=args.iterations)
+        table = coll.tidy(out)
+        for alg in HAND:
+            ratios = coll.ratio_table(table, alg, "library")
+            for label, size in SIZES.items():
+                r = ratios[ratios.size_bytes == size].iloc[0]
+                lines.append(f"{P:>2} {label:>6} {alg:>13} {r[f'{alg}_us']:>9.2f} "
+                             f"{r['library_us']:>11.2f} {r.ratio:>6.2f} {r.ratio_of_minima:>9.2f} "
+                             f"{r.ratio_low:>7.2f} - {r.ratio_high:<6.2f}")
+        if P > mpi_env.cores():
+            lines.append(f"   (P = {P} > {mpi_env.cores()} cores: ranks share cores, oversubscribed)")
+    lines.append(f"# load average (1/5/15 min) at end {'/'.join(f'{x:.2f}' for x in os.getloadavg())}")
+    report = "\n".join(lines)
+    print(report)
+    if args.out:
+        from commbook.data import atomic_write_text
+        atomic_write_text(args.out, report + "\n")
+    return 0
+
+
+if __name__ == "__main__":
+    try:
+        sys.exit(main())
+    except (kernels.KernelError, coll.SelectionError) as e:
+        print(f"allreduce_algorithms: {e}", file=sys.stderr)
+        sys.exit(1)
