@@ -22,7 +22,7 @@ static const cb_optspec CB_OPTIONS[] = {
     {"validate", "1", "1: check the payload on both sides before timing each size"},
     {"hugepages", "0", "1: ask for transparent huge pages on the buffers"},
     {"echo", "0", "1: rank 1 replies with the buffer it just received (0: from its send buffer)"},
-    {"inject-error", "0", "1: corrupt one received byte (to test that validation catches it)"},
+    {"inject-error", "0", "testing only: 1 corrupts one received byte to prove validation catches it"},
     {NULL, NULL, NULL}};
 
 static unsigned char pattern(long long i, long long size, int salt)

@@ -8,11 +8,6 @@ from pathlib import Path
 import networkx as nx
 import pytest
 
-# The one cycle main still has (kernels' collective hooks import collectives, which imports
-# kernels); the lead resolves it after the issue 9 merge. Remove it here when it is gone.
-KNOWN = {frozenset({"commbook.kernels", "commbook.collectives"})}
-
-
 def module_name(src: Path, path: Path) -> str:
     parts = list(path.relative_to(src).with_suffix("").parts)
     return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
@@ -90,14 +85,6 @@ def test_graph_covers_the_package(graph):
     assert graph.has_edge("commbook.cli.fit", "commbook.fit")  # imported inside a function
 
 
-def test_no_new_import_cycles(graph):
-    new = [text for group, text in cycles(graph) if group not in KNOWN]
-    assert not new, "import cycles among commbook modules:\n" + "\n".join(new)
-
-
-@pytest.mark.xfail(strict=True, reason="issue 9: commbook.kernels and commbook.collectives import "
-                   "each other; once the lead has untangled them this passes, and strict xfail "
-                   "turns that into a failure: then delete KNOWN and this mark")
-def test_no_import_cycles_at_all(graph):
+def test_no_import_cycles(graph):
     found = [text for _, text in cycles(graph)]
     assert not found, "import cycles among commbook modules:\n" + "\n".join(found)

@@ -731,3 +731,22 @@ def orfeo_or_empty(key: str) -> tuple[pd.DataFrame, str]:
         return orfeo.load(key)
     except orfeo.DataUnavailable as e:
         return empty_table(), f"ORFEO data not available here ({e}); only the models are drawn"
+
+
+def run_summary(op: str, out) -> str:
+    """What `commbook measure bcast|gather|allreduce` prints after a run: the library's algorithm
+    as read back, each hand-written algorithm's diagram, the messages the library counted."""
+    lines = []
+    _, choice = parse_algorithms(op, out.meta.get("algorithm", "library"))
+    lines.append(check_selection(out, op, choice))
+    trace = parse_trace(out)
+    for alg in dict.fromkeys(trace.algorithm):
+        lines.append(f"communication diagram of {alg} (P = {out.meta.get('np')}):")
+        lines.append(communication_diagram(trace, alg))
+    if "messages" in out.meta:
+        msgs = parse_messages(out)
+        for alg, g in msgs.groupby("algorithm", sort=False):
+            pairs = ", ".join(f"{r.src}->{r.dst}" + (f" x{r.count}" if r.count > 1 else "")
+                              for r in g.itertuples() if r.count > 0) or "none"
+            lines.append(f"messages the library counted in one {alg} call: {pairs}")
+    return "\n".join(lines)

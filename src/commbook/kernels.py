@@ -12,7 +12,6 @@ Compiler and program arguments are passed as lists, never through a shell.
 """
 from __future__ import annotations
 
-import argparse
 import ctypes
 import hashlib
 import io
@@ -23,12 +22,12 @@ import subprocess
 import tempfile
 import threading
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable
 
 from . import config, mpi_env
-# pandas and commbook.data are imported where used: the CLI reads the registry at start-up
+# pandas and commbook.data are imported where used: the CLI's registry imports this at start-up
 
 OUTPUT_CAPACITY = 1 << 20  # bytes of text a kernel may return through ctypes
 DEFAULT_TIMEOUT = 600.0
@@ -378,73 +377,6 @@ def call_on_comm(library: str, options: dict | None = None, comm=None) -> tuple[
     return rc, buf.value.decode(errors="replace")
 
 
-# ---------------------------------------------------------------------------------------
-# Registry: what `commbook measure NAME` can run
-
-
-HIDDEN = argparse.SUPPRESS  # help text of testing-only options: kept out of --help
-
-
-@dataclass
-class Option:
-    """One command-line option of `commbook measure NAME`, passed to the kernel as --kernel_name."""
-    flag: str
-    kernel_name: str
-    help: str
-    default: object = None
-    flag_only: bool = False  # a switch: present means set_value
-    set_value: object = 1
-
-
-@dataclass
-class KernelSpec:
-    """A kernel `commbook measure` can run.
-
-    prepare(options) may rewrite the kernel options and return extra environment variables
-    (e.g. an MPI library's algorithm selection); summary(output) gives the line printed after
-    the run (e.g. MLUP/s and the residual).
-    """
-    name: str
-    source: str
-    help: str
-    options: list[Option] = field(default_factory=list)
-    default_np: int = 2
-    prepare: Callable[[dict], tuple[dict, dict]] | None = None
-    summary: Callable[[KernelOutput], str] | None = None
-
-
-KERNELS: dict[str, KernelSpec] = {}
-
-
-def register(spec: KernelSpec) -> KernelSpec:
-    KERNELS[spec.name] = spec
-    return spec
-
-
-register(KernelSpec(
-    "pingpong", "pingpong", "ping-pong latency and bandwidth between ranks 0 and 1",
-    [Option("--sizes", "sizes", "message sizes MIN:MAX in bytes (K/M/G suffixes)", "0:64M"),
-     Option("--repetitions", "repetitions", "timed repetitions per size", 5),
-     Option("--iterations", "iterations", "round trips per repetition (small messages)", 1000),
-     Option("--hugepages", "hugepages", "ask for transparent huge pages", flag_only=True),
-     Option("--echo", "echo", "rank 1 replies with the buffer it just received (default: from "
-            "its own send buffer, as osu_latency and IMB)", flag_only=True),
-     Option("--no-validate", "validate", "skip the payload check", flag_only=True, set_value=0),
-     Option("--inject-error", "inject-error", HIDDEN)]))
-
-
-register(KernelSpec(
-    "bandwidth", "bandwidth", "streaming bandwidth one way (uni) and both ways at once (bi), "
-    "for one or several pairs of ranks",
-    [Option("--sizes", "sizes", "message sizes MIN:MAX in bytes, doubling (K/M/G suffixes)", "1K:4M"),
-     Option("--mode", "mode", "comma list of uni (one way), bi (both ways at once)", "uni,bi"),
-     Option("--pairs", "pairs", "pairs of ranks streaming at once (0: every rank, P/2 pairs)", 0),
-     Option("--window", "window", "messages in flight per window", 64),
-     Option("--repetitions", "repetitions", "timed repetitions per size and mode", 5),
-     Option("--iterations", "iterations", "windows per repetition (small messages)", 100),
-     Option("--inject-error", "inject-error", HIDDEN)]))
-
-
 def measurement_meta(out: KernelOutput, command: str, extra: dict | None = None) -> dict:
     """The metadata header for a measurement file made from kernel output."""
     from . import machine
@@ -465,151 +397,3 @@ def output_text(out: KernelOutput) -> str:
     buf = io.StringIO()
     out.table.to_string(buf, index=False)
     return buf.getvalue()
-
-
-# --- ring and matrix addition (chapters ring.md, matrix_add.md) --------------------------
-
-
-
-def _ring_summary(out: KernelOutput) -> str:
-    rows = out.table
-    if rows.empty:
-        return ""
-    r = rows.iloc[0]
-    return (f"ring of {int(r['np'])} ranks ({out.meta.get('algorithm', '')}), {int(r['size_bytes'])} B: "
-            f"{r['t_median_us']:.2f} µs per ring, {r['t_step_us']:.3f} µs per step (median)")
-
-
-def _matrix_summary(out: KernelOutput) -> str:
-    if out.table.empty:
-        return ""
-    r = out.table.iloc[0]
-    speedup = r["t_serial_add_us"] / r["t_median_us"] if r["t_median_us"] > 0 else float("nan")
-    return (f"grid {r['grid']}, shape {r['shape']}: scatter {r['t_scatter_median_us']:.0f} µs, "
-            f"add {r['t_add_median_us']:.0f} µs, gather {r['t_gather_median_us']:.0f} µs, "
-            f"total {r['t_median_us']:.0f} µs; serial add {r['t_serial_add_us']:.0f} µs "
-            f"(speedup {speedup:.2f})")
-
-
-register(KernelSpec(
-    "ring", "ring", "messages both ways round a periodic 1-D Cartesian ring, P steps per ring",
-    [Option("--size", "size", "message size in bytes, or MIN:MAX (powers of two; at least 4)", "4"),
-     Option("--nonblocking", "nonblocking", "use MPI_Isend/MPI_Irecv instead of MPI_Sendrecv",
-            flag_only=True),
-     Option("--repetitions", "repetitions", "timed repetitions", 10),
-     Option("--iterations", "iterations", "rings per repetition (small messages)", 200),
-     Option("--inject-error", "inject-error", HIDDEN)],
-    summary=_ring_summary))
-
-register(KernelSpec(
-    "matrix-add", "matrix_add", "C = A + B on 3-D matrices: scatter, add, gather over a process grid",
-    [Option("--grid", "grid", "process grid AxBxC (0 = let MPI choose)", "0x1x1"),
-     Option("--shape", "shape", "matrix extents NXxNYxNZ (odd sizes allowed)", "100x100x100"),
-     Option("--repetitions", "repetitions", "timed repetitions", 5),
-     Option("--inject-error", "inject-error", HIDDEN)],
-    summary=_matrix_summary))
-
-
-# --- collectives (chapter collectives.md) ---------------------------------------------------
-# The prepare hooks turn --algorithm library:ID into the MPI library's environment; the import
-# is inside the hook because commbook.collectives imports this module.
-
-def _collective_prepare(op: str):
-    def prepare(options: dict) -> tuple[dict, dict]:
-        from .collectives import prepare_for
-        return prepare_for(op)(options)
-    return prepare
-
-
-def _collective_summary(op: str):
-    def summary(out: KernelOutput) -> str:
-        from . import collectives
-        lines = []
-        _, choice = collectives.parse_algorithms(op, out.meta.get("algorithm", "library"))
-        lines.append(collectives.check_selection(out, op, choice))
-        trace = collectives.parse_trace(out)
-        for alg in dict.fromkeys(trace.algorithm):
-            lines.append(f"communication diagram of {alg} (P = {out.meta.get('np')}):")
-            lines.append(collectives.communication_diagram(trace, alg))
-        if "messages" in out.meta:
-            msgs = collectives.parse_messages(out)
-            for alg, g in msgs.groupby("algorithm", sort=False):
-                pairs = ", ".join(f"{r.src}->{r.dst}" + (f" x{r.count}" if r.count > 1 else "")
-                                  for r in g.itertuples() if r.count > 0) or "none"
-                lines.append(f"messages the library counted in one {alg} call: {pairs}")
-        return "\n".join(lines)
-    return summary
-
-
-
-
-def _collective_options(op: str, default_sizes: str, default_algorithms: str) -> list:
-    opts = [
-        Option("--sizes", "sizes", "sizes in bytes: MIN:MAX (doubling) or a list a,b,c"
-               + (" (multiples of 8)" if op == "allreduce" else ""), default_sizes),
-        Option("--algorithm", "algorithm", "comma list of hand-written algorithms and library "
-               "or library:ID (Open MPI coll_tuned number or name; MPICH algorithm name)",
-               default_algorithms),
-        Option("--repetitions", "repetitions", "timed repetitions per size and algorithm", 5),
-        Option("--iterations", "iterations", "calls per repetition for small messages", 200),
-        Option("--trace", "trace", "print each hand-written algorithm's messages, step by step",
-               flag_only=True),
-        Option("--monitor", "monitor", "print the messages the library counted in one call "
-               "(Open MPI pml monitoring)", flag_only=True),
-        Option("--inject-error", "inject-error", HIDDEN),
-    ]
-    if op != "allreduce":
-        opts.insert(2, Option("--root", "root", "root rank", 0))
-    if op == "bcast":
-        opts.insert(3, Option("--segment", "segment", "segment size of the pipelined chain", "16K"))
-    return opts
-
-
-for _op, _sizes, _algs, _help in [
-        ("bcast", "0:1M", "linear,chain,pipeline,binary,binomial,library",
-         "broadcast by hand (linear, chain, pipeline, binary, binomial, scatter-allgather) "
-         "against MPI_Bcast"),
-        ("gather", "0:256K", "linear,binomial,library",
-         "gather by hand (linear, binomial) against MPI_Gather"),
-        ("allreduce", "0:1M", "butterfly-lh,butterfly-hl,library",
-         "allreduce by hand (butterfly in both bit orders, ring, rabenseifner) against "
-         "MPI_Allreduce")]:
-    register(KernelSpec(_op, _op, _help, _collective_options(_op, _sizes, _algs),
-                        prepare=_collective_prepare(_op), summary=_collective_summary(_op)))
-# --- end collectives ---
-
-
-# --- jacobi ---
-def _jacobi_summary(out: KernelOutput) -> str:
-    from .models.jacobi import summary_line
-    return summary_line(out)
-
-
-def _stream_summary(out: KernelOutput) -> str:
-    rows = out.table.set_index("algorithm")
-    parts = [f"{name} {rows.loc[name, 'bandwidth_MBps']:,.0f} MB/s" for name in rows.index]
-    return (f"stream on {out.meta.get('np')} ranks, {out.meta.get('array_bytes', '').split(' (')[0]}"
-            f" (best of {out.meta.get('repetitions')}, STREAM byte counting): " + ", ".join(parts))
-
-
-register(KernelSpec(
-    "jacobi", "jacobi3d", "7-point Jacobi sweeps on an L^3 grid over a Cartesian process grid",
-    [Option("--L", "L", "grid points per dimension (whole grid; per rank with --weak)", 64),
-     Option("--sweeps", "sweeps", "Jacobi sweeps (timed repetitions)", 10),
-     Option("--grid", "grid", "process grid AxBxC (default: MPI_Dims_create)"),
-     Option("--decomp", "decomp", "with the default grid: decompose 1, 2 or 3 dimensions"),
-     Option("--weak", "weak", "weak scaling: every rank holds L^3 points", flag_only=True),
-     Option("--block", "block", "j-block size for spatial blocking (0: none)"),
-     Option("--no-check", "check", "check error and residual only at the start and end",
-            flag_only=True, set_value=0),
-     Option("--inject", "inject", "testing only: 1 corrupt a ghost value, 2 reset rank 0")],
-    summary=_jacobi_summary))
-
-register(KernelSpec(
-    "stream", "stream", "STREAM-like memory bandwidth (copy, scale, add, triad) on every rank",
-    [Option("--size", "size", "bytes per array per rank (K/M/G); 3 arrays >> last-level cache",
-            "128M"),
-     Option("--repetitions", "repetitions", "timed repetitions after one warm-up", 10),
-     Option("--kernels", "kernels", "comma list of copy,scale,add,triad", "copy,scale,add,triad")],
-    default_np=1, summary=_stream_summary))
-# --- end jacobi ---

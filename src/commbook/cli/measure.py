@@ -1,13 +1,13 @@
 """`commbook measure KERNEL --np P ... --out FILE`: run a kernel under mpiexec as a batch job.
 
-The subcommands come from the kernel registry (commbook.kernels.KERNELS): each registered
+The subcommands come from the kernel registry (commbook.registry.KERNELS): each registered
 option becomes a flag passed through to the C kernel, which checks it again."""
 from __future__ import annotations
 
 import shlex
 import sys
 
-from .. import kernels, machine
+from .. import kernels, machine, registry
 from .common import CLIError
 
 
@@ -15,7 +15,7 @@ def register(sub):
     p = sub.add_parser("measure", help="run a benchmark kernel under mpiexec and save tidy CSV")
     benches = p.add_subparsers(dest="kernel", metavar="KERNEL")
     benches.required = True
-    for spec in kernels.KERNELS.values():
+    for spec in registry.KERNELS.values():
         b = benches.add_parser(spec.name, help=spec.help, description=spec.help)
         b.add_argument("--np", type=int, default=spec.default_np, help="MPI processes")
         b.add_argument("--out", help="tidy CSV to write (atomically); omit to only print")
@@ -36,7 +36,7 @@ def register(sub):
 
 
 def run(args) -> int:
-    spec: kernels.KernelSpec = args.spec
+    spec: registry.KernelSpec = args.spec
     if args.np < 1:
         raise CLIError(f"--np must be at least 1, not {args.np}")
     options = {name[2:]: v for name, v in vars(args).items()
