@@ -6,9 +6,13 @@
 
 * Engines are launched with mpiexec (``engines="mpi"``) so they share one MPI_COMM_WORLD; every
   engine calls the kernel's ``cb_entry`` through ctypes with that communicator.
-* The cluster is always stopped: on leaving the ``with`` block, on ``stop()``, and at interpreter
-  exit. A call that hangs is timed out: its engines and mpiexec are killed (they ignore SIGTERM
-  inside MPI), KernelTimeout is raised, and the next ``run`` starts a fresh cluster.
+* The cluster is always stopped, its whole process tree (controller, mpiexec, engines, their
+  nannies; see commbook.process_tree): on leaving the ``with`` block, on ``stop()``, at
+  interpreter exit, and on SIGTERM or SIGHUP of this process (a Jupyter kernel shutdown or
+  restart). A run that hangs is timed out, a run interrupted with Ctrl-C and a run during which
+  an engine dies all kill the cluster (engines inside MPI ignore SIGTERM) and raise a clear
+  error; the next ``run`` starts a fresh cluster and says so.
+* A local cluster listens on loopback only (controller on 127.0.0.1, see mpi_env.loopback_environment).
 * On a cluster login node, engines go through Slurm by configuration, not code:
   ``COMMBOOK_ENGINES=slurm`` plus ``COMMBOOK_SLURM_QUEUE``, ``COMMBOOK_SLURM_ACCOUNT``,
   ``COMMBOOK_SLURM_TIME`` and ``COMMBOOK_SLURM_OPTIONS`` (extra ``#SBATCH`` options such as
@@ -20,14 +24,15 @@ from __future__ import annotations
 import atexit
 import logging
 import os
-import signal
 import subprocess
 import sys
 import time
 import weakref
 from pathlib import Path
 
-from . import config, kernels, mpi_env
+import psutil
+
+from . import config, kernels, mpi_env, process_tree
 from .kernels import KernelOutput, KernelTimeout
 
 _live: "weakref.WeakSet[MPICluster]" = weakref.WeakSet()
@@ -41,6 +46,15 @@ def _stop_all_at_exit():
             pass
 
 
+def _kill_all_now():
+    """On SIGTERM/SIGHUP: no time for a graceful stop, kill every cluster's tree."""
+    for c in list(_live):
+        try:
+            c._force_stop()
+        except Exception:
+            pass
+
+
 atexit.register(_stop_all_at_exit)
 
 
@@ -51,33 +65,11 @@ def _engine_pid_and_rank():
     return [_os.getpid()], MPI.COMM_WORLD.Get_rank(), MPI.COMM_WORLD.Get_size()
 
 
-def _parents() -> dict[int, int]:
-    out = {}
-    for entry in os.scandir("/proc") if os.path.isdir("/proc") else []:
-        if entry.name.isdigit():
-            try:
-                with open(f"/proc/{entry.name}/stat") as f:
-                    out[int(entry.name)] = int(f.read().rsplit(")", 1)[1].split()[1])
-            except (OSError, ValueError, IndexError):
-                continue
-    return out
-
-
-def _descendants(pids) -> list[int]:
-    """All processes below pids (an engine's nanny, a controller's schedulers, mpiexec's ranks)."""
-    parents, found, frontier = _parents(), set(), set(pids)
-    while frontier:
-        frontier = {p for p, pp in parents.items() if pp in frontier and p not in found}
-        found |= frontier
-    return sorted(found)
-
-
 def alive(pid: int) -> bool:
     """True while pid exists and is not a zombie."""
     try:
-        with open(f"/proc/{pid}/stat") as f:
-            return f.read().rsplit(")", 1)[1].split()[0] != "Z"
-    except (OSError, IndexError):
+        return psutil.Process(pid).status() != psutil.STATUS_ZOMBIE
+    except psutil.Error:
         return False
 
 
@@ -100,7 +92,10 @@ class MPICluster:
         self._cluster = None
         self._client = None
         self._engine_pids: list[int] = []
+        self._tree: process_tree.ProcessTree | None = None
+        self._ended = ""  # how the last run ended when it took the cluster down with it
         _live.add(self)
+        process_tree.on_termination(_kill_all_now)
 
     # -- life cycle --------------------------------------------------------------------
 
@@ -108,17 +103,24 @@ class MPICluster:
     def running(self) -> bool:
         return self._client is not None
 
+    @property
+    def local(self) -> bool:
+        """Engines on this machine (not through a scheduler or a user's own profile)."""
+        return self.engines == "mpi" and not config.get("COMMBOOK_IPP_PROFILE")
+
     def start(self) -> "MPICluster":
         if self.running:
             return self
         import ipyparallel as ipp
 
         os.environ.setdefault("IPP_NONINTERACTIVE", "1")
-        mpi_env.apply(self.n)
+        mpi_env.apply(self.n, local=None if self.local else False)
         kwargs = dict(n=self.n, engines=self.engines, log_level=logging.ERROR)
         profile = config.get("COMMBOOK_IPP_PROFILE")
         if profile:
             kwargs["profile"] = profile
+        if self.local:
+            kwargs["controller_ip"] = "127.0.0.1"
         if self.engines == "slurm":
             kwargs["controller_ip"] = "*"
         cluster = ipp.Cluster(**kwargs)
@@ -129,9 +131,13 @@ class MPICluster:
                 if config.get(var):
                     setattr(cfg, trait, config.get(var))
         t0 = time.perf_counter()
+        self._tree = process_tree.ProcessTree(f"cluster of {self.n}")
+        # every launched process inherits the marker: found even after reparenting to PID 1
+        cluster.config.BaseLauncher.environment = self._tree.env()
         self._cluster = cluster
         try:
             cluster.start_cluster_sync()
+            self._adopt_launchers()
             client = cluster.connect_client_sync()
             client.wait_for_engines(self.n, interactive=False, timeout=self.start_timeout)
         except Exception as e:
@@ -148,20 +154,25 @@ class MPICluster:
                 f"engines do not share one MPI world (sizes {sorted(sizes)}): mpi4py and mpiexec "
                 f"come from different MPI installations. `commbook doctor` explains.")
         self._engine_pids = [pid for pids, _, _ in info for pid in pids]
+        for pid in self._engine_pids:
+            self._tree.adopt(pid)
         self._ranks = {eid: rank for eid, (_, rank, _) in zip(client.ids, info)}
         self.start_seconds = time.perf_counter() - t0
         return self
 
     def stop(self) -> None:
         """Stop engines and controller; kill anything that does not stop by itself."""
-        if self._cluster is None:
+        if self._cluster is None and self._tree is None:
             return
-        pids = self.pids()  # before stopping: orphans are no longer found as descendants
+        if self._tree is not None:
+            self._adopt_launchers()
+            self._tree.snapshot()  # before stopping: orphans are no longer descendants
         try:
-            self._cluster.stop_cluster_sync()
+            if self._cluster is not None:
+                self._cluster.stop_cluster_sync()
         except Exception:
             pass
-        self._force_stop(pids)
+        self._force_stop()
 
     def restart(self, n: int | None = None) -> "MPICluster":
         self.stop()
@@ -169,28 +180,39 @@ class MPICluster:
             self.n = int(n)
         return self.start()
 
-    def pids(self) -> list[int]:
-        """Every process of this cluster: launchers, controller, engines and their children."""
-        roots = list(self._engine_pids)
+    def _adopt_launchers(self) -> None:
         cluster = self._cluster
-        if cluster is not None:
-            for launcher in list(getattr(cluster, "engines", {}).values()) + [
-                    getattr(cluster, "controller", None)]:
-                proc = getattr(launcher, "process", None)
-                pid = getattr(proc, "pid", None) or getattr(launcher, "pid", None)
-                if pid:
-                    roots.append(pid)
-        return sorted(set(roots) | set(_descendants(roots)))
+        if cluster is None or self._tree is None:
+            return
+        for launcher in list(getattr(cluster, "engines", {}).values()) + [
+                getattr(cluster, "controller", None)]:
+            proc = getattr(launcher, "process", None)
+            pid = getattr(proc, "pid", None) or getattr(launcher, "pid", None)
+            if pid:
+                self._tree.adopt(pid)
 
-    def _force_stop(self, pids: list[int] | None = None) -> None:
-        """SIGKILL every process of the cluster (processes blocked in MPI ignore SIGTERM)."""
-        pids = self.pids() if pids is None else pids
-        for pid in pids:
-            if alive(pid):
-                try:
-                    os.kill(pid, signal.SIGKILL)
-                except (ProcessLookupError, PermissionError):
-                    pass
+    def pids(self) -> list[int]:
+        """Every live process of this cluster: launchers, controller, engines and their children."""
+        if self._tree is None:
+            return []
+        self._adopt_launchers()
+        return self._tree.pids()
+
+    def healthy(self) -> bool:
+        """Running, with every engine alive and registered."""
+        if not self.running:
+            return False
+        try:
+            registered = len(self._client.ids)
+        except Exception:
+            return False
+        return registered == self.n and all(alive(p) for p in self._engine_pids)
+
+    def _force_stop(self) -> None:
+        """SIGKILL the cluster's whole tree (processes blocked in MPI ignore SIGTERM)."""
+        if self._tree is not None:
+            self._tree.close()
+        self._tree = None
         if self._cluster is not None:
             self._cluster.shutdown_atexit = False  # its processes are gone: nothing to stop at exit
         self._cluster = None
@@ -225,19 +247,41 @@ class MPICluster:
         when the call does not return within `timeout` seconds.
         """
         library = str(kernels.compile_kernel(kernel, "shared", extra_flags))
+        if self._tree is not None and not self.healthy():
+            print(f"commbook: the MPI cluster lost an engine since the last run; restarting it "
+                  f"({self.n} engines).", file=sys.stderr, flush=True)
+            self._force_stop()
+        elif self._tree is None and self._ended:
+            print(f"commbook: starting a new MPI cluster ({self.n} engines) after the last run "
+                  f"{self._ended}.", file=sys.stderr, flush=True)
+        self._ended = ""
         self.start()
         timeout = self.default_timeout if timeout is None else timeout
         view = self._client[:]
         result = view.apply_async(_engine_call, library, options or {})
         try:
             replies = result.get(timeout=timeout)
+        except KeyboardInterrupt:
+            self._force_stop()  # the engines are inside MPI: only killing them stops the run
+            self._ended = "was interrupted"
+            print(f"commbook: {kernel} interrupted; the cluster's processes were killed and the "
+                  f"next run starts a new cluster.", file=sys.stderr, flush=True)
+            raise
         except Exception as e:
             import ipyparallel as ipp
             if isinstance(e, ipp.error.TimeoutError):
                 self._force_stop()
+                self._ended = "timed out"
                 raise KernelTimeout(
                     f"{kernel} did not finish on {self.n} engines within {timeout:g} s; the "
                     f"engines were killed and the next run starts a new cluster.") from None
+            if isinstance(e, ipp.error.EngineError) or not self.healthy():
+                self._force_stop()
+                self._ended = "lost an engine"
+                died = [l.strip() for l in str(e).splitlines() if "died" in l] or [str(e)]
+                raise kernels.KernelFailed(
+                    f"{kernel}: an MPI engine died during the run ({died[0]}); the cluster "
+                    f"was stopped and the next run starts a new one.") from None
             raise kernels.KernelFailed(f"{kernel} raised on an engine: {e}") from None
         by_rank = sorted(zip((self._ranks[eid] for eid in result.engine_id), replies))
         codes = [rc for _, (rc, _) in by_rank]

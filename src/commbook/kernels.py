@@ -17,7 +17,6 @@ import hashlib
 import io
 import os
 import re
-import signal
 import subprocess
 import tempfile
 import threading
@@ -27,6 +26,7 @@ from pathlib import Path
 from typing import Callable
 
 from . import config, mpi_env
+from .process_tree import ProcessTree, install_signal_handlers
 # pandas and commbook.data are imported where used: the CLI's registry imports this at start-up
 
 OUTPUT_CAPACITY = 1 << 20  # bytes of text a kernel may return through ctypes
@@ -281,29 +281,27 @@ def kernel_args(options: dict | None) -> list[str]:
     return args
 
 
-def _kill_group(proc: subprocess.Popen) -> None:
-    try:
-        os.killpg(proc.pid, signal.SIGKILL)
-    except (ProcessLookupError, PermissionError):
-        pass
-
-
 def run_mpiexec(kernel: str | os.PathLike, np: int, options: dict | None = None,
                 timeout: float = DEFAULT_TIMEOUT, env: dict | None = None,
                 on_line: Callable[[str], None] | None = None,
                 extra_flags: tuple = ()) -> KernelOutput:
     """Compile the standalone kernel and run it with `mpiexec -n np`.
 
-    A job still running after `timeout` seconds is killed (the whole process group: mpiexec,
-    its proxies and the ranks) and KernelTimeout is raised. on_line sees each output line as it
+    However the job ends (success, failure, the timeout, Ctrl-C, SIGTERM or SIGHUP of this
+    process) its whole process tree is killed: mpiexec, its daemons and every rank, even ranks
+    Open MPI has put in their own process groups (see commbook.process_tree). A job still
+    running after `timeout` seconds raises KernelTimeout. on_line sees each output line as it
     arrives (for progress bars).
     """
     if int(np) < 1:
         raise ValueError(f"np must be at least 1, not {np}")
     exe = compile_kernel(kernel, "executable", extra_flags)
     cmd = mpi_env.mpiexec_command(np, [str(exe), *kernel_args(options)])
+    tree = ProcessTree(Path(exe).name)
+    install_signal_handlers()
     proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                            env=mpi_env.environ(np, env), start_new_session=True)
+                            env=mpi_env.environ(np, {**(env or {}), **tree.env()}),
+                            start_new_session=True)
     lines, errs = [], []
 
     def pump(stream, sink, callback=None):
@@ -316,19 +314,29 @@ def run_mpiexec(kernel: str | os.PathLike, np: int, options: dict | None = None,
                threading.Thread(target=pump, args=(proc.stderr, errs), daemon=True)]
     for t in readers:
         t.start()
+    deadline = time.monotonic() + timeout
     try:
-        proc.wait(timeout=timeout)
-    except subprocess.TimeoutExpired:
-        _kill_group(proc)
-        proc.wait()
-        for t in readers:
-            t.join(5)
-        raise KernelTimeout(
-            f"{Path(exe).name} with {np} ranks did not finish in {timeout:g} s and was killed. "
-            f"Last output: {''.join(lines[-3:]).strip() or '(none)'}") from None
+        tree.adopt(proc.pid)
+        while proc.poll() is None:
+            left = deadline - time.monotonic()
+            if left <= 0:
+                tree.kill()
+                proc.wait()
+                for t in readers:
+                    t.join(5)
+                raise KernelTimeout(
+                    f"{Path(exe).name} with {np} ranks did not finish in {timeout:g} s and was "
+                    f"killed (all its processes). Last output: "
+                    f"{''.join(lines[-3:]).strip() or '(none)'}") from None
+            try:
+                proc.wait(timeout=min(left, 0.5))
+            except subprocess.TimeoutExpired:
+                tree.snapshot()  # ranks seen while their launcher lives
     finally:
+        tree.close()  # nothing may outlive the run, whatever ended it
         if proc.poll() is None:
-            _kill_group(proc)
+            proc.kill()
+            proc.wait()
     for t in readers:
         t.join(5)
     text, stderr = "".join(lines), "".join(errs)
@@ -359,7 +367,9 @@ def call_on_comm(library: str, options: dict | None = None, comm=None) -> tuple[
     the C function receives the MPI_Comm handle behind the mpi4py object.
     """
     from mpi4py import MPI
-    comm = comm or MPI.COMM_WORLD
+    comm = MPI.COMM_WORLD if comm is None else comm  # `or` would turn COMM_NULL into the world
+    if comm == MPI.COMM_NULL:
+        raise KernelError("call_on_comm got MPI.COMM_NULL: this process is not in the communicator")
     lib = _loaded.get(library)
     if lib is None:
         lib = ctypes.CDLL(library, mode=ctypes.RTLD_GLOBAL)
@@ -369,7 +379,7 @@ def call_on_comm(library: str, options: dict | None = None, comm=None) -> tuple[
         lib.cb_entry.restype = ctypes.c_int
         _loaded[library] = lib
     comm_t = _mpi_comm_ctype()
-    handle = comm_t.from_address(MPI._addressof(comm))
+    handle = comm_t(comm.handle)  # mpi4py 4: the C handle's value (int or pointer)
     args = [Path(library).stem.encode()] + [a.encode() for a in kernel_args(options)]
     argv = (ctypes.c_char_p * (len(args) + 1))(*args, None)
     buf = ctypes.create_string_buffer(OUTPUT_CAPACITY)

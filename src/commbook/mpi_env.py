@@ -75,10 +75,41 @@ def cores() -> int:
         return os.cpu_count() or 1
 
 
-def run_environment(np: int | None = None) -> dict:
-    """Variables that let mpiexec run here: as root, and with more ranks than cores."""
+BATCH_JOB_VARIABLES = ("SLURM_JOB_ID", "PBS_JOBID", "LSB_JOBID", "COBALT_JOBID")
+
+
+def in_batch_job() -> bool:
+    """True inside a batch allocation, where ranks may span nodes and need the network."""
+    return any(os.environ.get(v) for v in BATCH_JOB_VARIABLES)
+
+
+def loopback_environment(flavour: str) -> dict:
+    """Variables that keep a single-machine run off the network: nothing listens beyond loopback.
+
+    Open MPI: the ranks use shared memory, not the TCP BTL (which would listen on every
+    interface whatever btl_tcp_if_include says), and PMIx already listens on 127.0.0.1.
+    Open MPI 5's launcher (PRRTE) still opens its out-of-band listener on the wildcard address:
+    PRRTE refuses to run with only the loopback interface, so no setting can avoid that.
+    MPICH: Hydra and the libfabric TCP providers on the loopback interface.
+    A variable the user has set is left alone.
+    """
+    if flavour == "openmpi":
+        wanted = {"OMPI_MCA_btl": "^tcp"}
+    elif flavour == "mpich":
+        wanted = {"HYDRA_IFACE": "lo", "FI_TCP_IFACE": "lo", "FI_SOCKETS_IFACE": "lo"}
+    else:
+        wanted = {}
+    return {k: v for k, v in wanted.items() if k not in os.environ}
+
+
+def run_environment(np: int | None = None, local: bool | None = None) -> dict:
+    """Variables that let mpiexec run here: as root, and with more ranks than cores.
+
+    local (default: not inside a batch job) keeps the run on the loopback interface."""
     info = detect()
     env = {"PATH": bin_path()}
+    if local if local is not None else not in_batch_job():
+        env.update(loopback_environment(info.flavour))
     if info.flavour == "openmpi":
         if hasattr(os, "geteuid") and os.geteuid() == 0:
             env["OMPI_ALLOW_RUN_AS_ROOT"] = "1"
@@ -96,17 +127,17 @@ def run_environment(np: int | None = None) -> dict:
     return env
 
 
-def environ(np: int | None = None, extra: dict | None = None) -> dict:
+def environ(np: int | None = None, extra: dict | None = None, local: bool | None = None) -> dict:
     """A full environment for subprocesses: os.environ plus run_environment plus extra."""
     env = dict(os.environ)
-    env.update(run_environment(np))
+    env.update(run_environment(np, local))
     env.update(extra or {})
     return env
 
 
-def apply(np: int | None = None) -> None:
+def apply(np: int | None = None, local: bool | None = None) -> None:
     """Put run_environment into os.environ (ipyparallel's launchers read it from there)."""
-    os.environ.update(run_environment(np))
+    os.environ.update(run_environment(np, local))
 
 
 def mpiexec_command(np: int, program: list[str]) -> list[str]:

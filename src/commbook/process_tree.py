@@ -1,0 +1,173 @@
+"""Every process a run started, found and killed as one tree, whatever ends the run.
+
+A run (an ``mpiexec`` job, an ipyparallel cluster) is started with an environment marker
+(``COMMBOOK_TREE=<owner pid>-<random>``) that every descendant inherits. Open MPI puts each
+rank in its own process group, and when the launcher dies its ranks are reparented to PID 1,
+so neither the process group nor the parent links find them all; the marker does. The tree
+also remembers every descendant it has seen (with its start time, so a reused PID is never
+killed by mistake), for processes that clear their environment.
+
+:func:`install_signal_handlers` makes SIGTERM and SIGHUP of the owning process (what a
+Jupyter kernel shutdown or a closed terminal sends) kill every live tree first, then end the
+process the conventional way (status 128 + signal number).
+"""
+from __future__ import annotations
+
+import os
+import signal
+import threading
+import uuid
+import weakref
+from typing import Callable
+
+import psutil
+
+MARKER = "COMMBOOK_TREE"
+
+_live: "weakref.WeakSet[ProcessTree]" = weakref.WeakSet()
+_cleanups: list[Callable[[], None]] = []
+_installed: dict[int, object] = {}
+
+
+class ProcessTree:
+    """The processes of one run: pass :meth:`env` to the launcher, :meth:`kill` when done."""
+
+    def __init__(self, label: str = "run"):
+        self.label = label
+        self.marker = f"{os.getpid()}-{uuid.uuid4().hex[:12]}"
+        self._seen: dict[tuple[int, float], psutil.Process] = {}
+        self._lock = threading.Lock()
+        _live.add(self)
+
+    def env(self) -> dict:
+        return {MARKER: self.marker}
+
+    def _remember(self, proc: psutil.Process) -> None:
+        try:
+            key = (proc.pid, proc.create_time())
+        except psutil.Error:
+            return
+        with self._lock:
+            self._seen.setdefault(key, proc)
+
+    def adopt(self, pid: int) -> None:
+        """Remember pid and its current descendants (call while the tree is alive)."""
+        try:
+            root = psutil.Process(pid)
+        except psutil.Error:
+            return
+        for proc in [root, *_children(root)]:
+            self._remember(proc)
+
+    def snapshot(self) -> None:
+        """Remember every live descendant of the processes seen so far."""
+        with self._lock:
+            known = list(self._seen.values())
+        for proc in known:
+            for child in _children(proc):
+                self._remember(child)
+
+    def _marked(self) -> list[psutil.Process]:
+        me, uid, found = os.getpid(), os.getuid(), []
+        for proc in psutil.process_iter(["uids"]):
+            try:
+                if proc.pid == me or proc.info["uids"] is None or proc.info["uids"].real != uid:
+                    continue
+                if proc.environ().get(MARKER) == self.marker:
+                    found.append(proc)
+            except psutil.Error:
+                continue
+        return found
+
+    def processes(self) -> list[psutil.Process]:
+        """The tree's live processes (zombies excluded), found by marker and by descent."""
+        self.snapshot()
+        for proc in self._marked():
+            self._remember(proc)
+        with self._lock:
+            known = list(self._seen.values())
+        out = []
+        for proc in known:
+            try:
+                if proc.is_running() and proc.status() != psutil.STATUS_ZOMBIE:
+                    out.append(proc)
+            except psutil.Error:
+                continue
+        return out
+
+    def pids(self) -> list[int]:
+        return sorted(p.pid for p in self.processes())
+
+    def kill(self, wait: float = 10.0) -> list[int]:
+        """SIGKILL the whole tree (ranks blocked in MPI ignore SIGTERM); return pids still alive."""
+        for _ in range(3):  # again: a launcher may fork while it is being killed
+            procs = self.processes()
+            if not procs:
+                return []
+            for proc in procs:
+                try:
+                    proc.kill()
+                except psutil.Error:
+                    pass
+            psutil.wait_procs(procs, timeout=wait)
+        return self.pids()
+
+    def close(self) -> None:
+        self.kill()
+        _live.discard(self)
+
+
+def _children(proc: psutil.Process) -> list[psutil.Process]:
+    try:
+        return proc.children(recursive=True)
+    except psutil.Error:
+        return []
+
+
+def kill_all() -> None:
+    """Kill every live tree and run the registered cleanups (a signal or interpreter exit)."""
+    for cleanup in list(_cleanups):
+        try:
+            cleanup()
+        except Exception:  # ending anyway: never mask the exit status
+            pass
+    for tree in list(_live):
+        try:
+            tree.kill(wait=5)
+        except Exception:
+            pass
+
+
+def on_termination(cleanup: Callable[[], None]) -> None:
+    """Run cleanup (before killing the trees) when the process is told to terminate."""
+    if cleanup not in _cleanups:
+        _cleanups.append(cleanup)
+    install_signal_handlers()
+
+
+def _handler(signum, frame):
+    kill_all()
+    previous = _installed.pop(signum, None)
+    if callable(previous):  # someone else's handler (ipykernel, a test runner): theirs now
+        signal.signal(signum, previous)
+        previous(signum, frame)
+        return
+    signal.signal(signum, signal.SIG_DFL)
+    os.kill(os.getpid(), signum)  # end as the signal would have: status 128 + signum
+
+
+def install_signal_handlers() -> None:
+    """SIGTERM and SIGHUP kill every live tree first (only possible from the main thread)."""
+    if threading.current_thread() is not threading.main_thread():
+        return
+    for sig in (signal.SIGTERM, getattr(signal, "SIGHUP", None)):
+        if sig is None or sig in _installed:
+            continue
+        previous = signal.getsignal(sig)
+        if previous == signal.SIG_IGN:  # e.g. SIGHUP under nohup: the process keeps running
+            continue
+        try:
+            signal.signal(sig, _handler)
+            _installed[sig] = previous
+        except (ValueError, OSError):
+            pass
