@@ -140,6 +140,9 @@ class MPICluster:
             self._adopt_launchers()
             client = cluster.connect_client_sync()
             client.wait_for_engines(self.n, interactive=False, timeout=self.start_timeout)
+        except KeyboardInterrupt:
+            self._force_stop()  # half-started: nothing may be left behind
+            raise
         except Exception as e:
             self._force_stop()
             raise kernels.KernelError(

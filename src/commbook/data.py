@@ -20,7 +20,9 @@ one (benchmark, algorithm, mapping, transport, np, size) point:
     params       extra benchmark parameters as "key=value;key=value" (L=64;sweeps=10;mlups=..)
 
 Writes are atomic (temporary file in the same folder, then ``os.replace``), so an interrupted
-run never leaves half a file where a good one was.
+run never leaves half a file where a good one was; files get the user's umask like any other.
+Commands that measure check their output path before they start (:func:`check_output_path`) and
+never lose a measurement to a failed write (:func:`write_measurements_keeping`).
 """
 from __future__ import annotations
 
@@ -43,6 +45,18 @@ INT_COLUMNS = ["np", "size_bytes", "reps"]
 FLOAT_COLUMNS = ["t_us", "t_min_us", "t_max_us"]
 TEXT_COLUMNS = [c for c in COLUMNS if c not in INT_COLUMNS + FLOAT_COLUMNS]
 MAPPINGS = {"core", "socket", "node", "self", "oversubscribed", "unknown"}
+
+
+class OutputPathError(ValueError):
+    """An output path that cannot be written: found before a measurement starts."""
+
+
+class SavedElsewhere(OSError):
+    """The requested file could not be written; the rows were saved at .saved instead."""
+
+    def __init__(self, wanted, saved, reason):
+        self.wanted, self.saved, self.reason = Path(wanted), Path(saved), reason
+        super().__init__(f"could not write {wanted} ({reason}); the results are kept in {saved}")
 
 
 class DataFormatError(ValueError):
@@ -109,6 +123,8 @@ def write_measurements(path, table: pd.DataFrame, meta: dict | None = None) -> P
     table = normalise(table)
     buf = io.StringIO()
     for key, value in (meta or {}).items():
+        if value is None:  # unknown: left out, never written as the word None
+            continue
         text = " ".join(str(value).split())  # one line per key
         buf.write(f"# {key}: {text}\n")
     table.to_csv(buf, index=False, lineterminator="\n")
@@ -116,11 +132,62 @@ def write_measurements(path, table: pd.DataFrame, meta: dict | None = None) -> P
     return path
 
 
+def write_measurements_keeping(path, table: pd.DataFrame, meta: dict | None = None) -> Path:
+    """write_measurements, but a failed write never loses the rows: they go next to the
+    requested path, or else to a temporary file, and SavedElsewhere says where."""
+    path = Path(path)
+    try:
+        return write_measurements(path, table, meta)
+    except OSError as e:
+        reason = e.strerror or str(e)
+    try:
+        beside = path.with_name(f"{path.stem}.unsaved-{os.getpid()}{path.suffix or '.csv'}")
+        write_measurements(beside, table, meta)
+        saved = beside
+    except OSError:
+        fd, tmp = tempfile.mkstemp(prefix=f"commbook-{path.stem}-", suffix=path.suffix or ".csv")
+        os.close(fd)
+        saved = write_measurements(tmp, table, meta)
+    raise SavedElsewhere(path, saved, reason)
+
+
+def check_output_path(path) -> Path:
+    """Raise OutputPathError unless a file can be created at path (before a long measurement).
+
+    Catches a directory where the file should be, a file where a folder should be, and a
+    folder that cannot be written (read-only, no permission), by creating and removing a
+    temporary file there. Missing folders are created, as the write would."""
+    path = Path(path)
+    if path.is_dir():
+        raise OutputPathError(f"--out {path}: is a directory; give a file name")
+    for parent in path.parents:
+        if parent.exists() and not parent.is_dir():
+            raise OutputPathError(f"--out {path}: {parent} is a file, not a directory")
+        if parent.exists():
+            break
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".check", dir=path.parent)
+        os.close(fd)
+        os.unlink(tmp)
+    except OSError as e:
+        raise OutputPathError(f"--out {path}: cannot write in {path.parent} "
+                              f"({e.strerror or e})") from None
+    return path
+
+
+def _umask() -> int:
+    mask = os.umask(0)  # the only portable way to read it is to set it
+    os.umask(mask)
+    return mask
+
+
 def atomic_write_text(path, text: str) -> None:
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
     try:
+        os.fchmod(fd, 0o666 & ~_umask())  # mkstemp makes 0600; a written file follows the umask
         with os.fdopen(fd, "w", encoding="utf-8", newline="") as f:
             f.write(text)
             f.flush()

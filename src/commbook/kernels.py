@@ -324,10 +324,10 @@ def run_mpiexec(kernel: str | os.PathLike, np: int, options: dict | None = None,
                 proc.wait()
                 for t in readers:
                     t.join(5)
+                last = lines[-1].strip() if lines else "(none)"
                 raise KernelTimeout(
                     f"{Path(exe).name} with {np} ranks did not finish in {timeout:g} s and was "
-                    f"killed (all its processes). Last output: "
-                    f"{''.join(lines[-3:]).strip() or '(none)'}") from None
+                    f"killed (all its processes). Last output line: {last[:200]}") from None
             try:
                 proc.wait(timeout=min(left, 0.5))
             except subprocess.TimeoutExpired:

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import os
 import signal
+import sys
 import threading
 import uuid
 import weakref
@@ -124,8 +125,9 @@ def _children(proc: psutil.Process) -> list[psutil.Process]:
         return []
 
 
-def kill_all() -> None:
-    """Kill every live tree and run the registered cleanups (a signal or interpreter exit)."""
+def kill_all() -> int:
+    """Run the registered cleanups and kill every live tree; return how many trees there were."""
+    trees = [t for t in list(_live) if t.processes()]
     for cleanup in list(_cleanups):
         try:
             cleanup()
@@ -136,6 +138,7 @@ def kill_all() -> None:
             tree.kill(wait=5)
         except Exception:
             pass
+    return len(trees)
 
 
 def on_termination(cleanup: Callable[[], None]) -> None:
@@ -146,7 +149,12 @@ def on_termination(cleanup: Callable[[], None]) -> None:
 
 
 def _handler(signum, frame):
-    kill_all()
+    if kill_all():
+        try:
+            print(f"commbook: {signal.Signals(signum).name} received: stopped the MPI processes "
+                  f"this process had started", file=sys.stderr, flush=True)
+        except (OSError, ValueError):  # stderr closed (a terminal hung up)
+            pass
     previous = _installed.pop(signum, None)
     if callable(previous):  # someone else's handler (ipykernel, a test runner): theirs now
         signal.signal(signum, previous)

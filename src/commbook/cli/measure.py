@@ -18,7 +18,8 @@ def register(sub):
     for spec in registry.KERNELS.values():
         b = benches.add_parser(spec.name, help=spec.help, description=spec.help)
         b.add_argument("--np", type=int, default=spec.default_np, help="MPI processes")
-        b.add_argument("--out", help="tidy CSV to write (atomically); omit to only print")
+        b.add_argument("--out", help="tidy CSV to write (atomically; checked before the run); "
+                       "omit to only print")
         b.add_argument("--timeout", type=float, default=kernels.DEFAULT_TIMEOUT,
                        help="kill the job after this many seconds (default %(default)s)")
         b.add_argument("--machine", default=None, help="machine name recorded in the file")
@@ -36,6 +37,7 @@ def register(sub):
 
 
 def run(args) -> int:
+    from ..data import SavedElsewhere, check_output_path, write_measurements_keeping
     spec: registry.KernelSpec = args.spec
     if args.np < 1:
         raise CLIError(f"--np must be at least 1, not {args.np}")
@@ -44,6 +46,8 @@ def run(args) -> int:
     env = {}
     if spec.prepare:
         options, env = spec.prepare(dict(options))
+    if args.out:
+        check_output_path(args.out)  # before the run, not after it
     rows = []
 
     def progress(line: str):
@@ -71,8 +75,11 @@ def run(args) -> int:
     if spec.summary:
         print(spec.summary(out))
     if args.out:
-        from ..data import write_measurements
         meta = kernels.measurement_meta(out, command)
-        write_measurements(args.out, tidy, meta)
+        try:
+            write_measurements_keeping(args.out, tidy, meta)
+        except SavedElsewhere as e:
+            print(f"commbook: error: {e}", file=sys.stderr)
+            return 1
         print(f"commbook: wrote {len(tidy)} rows to {args.out}", file=sys.stderr)
     return 0

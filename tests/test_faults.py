@@ -1,0 +1,320 @@
+"""Fault injection: every way a run can end leaves no process behind and says so in one line.
+
+Each test starts the owning process (the `commbook` command, or a Python script holding an
+MPICluster, as a notebook kernel would) in a subprocess, watches its process tree while it runs
+(recording every descendant with its start time: Open MPI's ranks leave the tree when their
+launcher dies, so they are recorded while they are still in it), injects the fault, and then
+checks the exit status, the message and that none of the recorded processes is still alive.
+"""
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import textwrap
+import threading
+import time
+
+import psutil
+import pytest
+
+pytestmark = pytest.mark.mpi
+
+LONG_RING = ["measure", "ring", "--np", "2", "--size", "4", "--iterations", "100000000",
+             "--repetitions", "1000", "--quiet"]
+
+
+class Watched:
+    """A subprocess and every process ever seen below it."""
+
+    def __init__(self, argv, env=None):
+        self.proc = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                                     text=True, env={**os.environ, **(env or {})})
+        self.seen: dict[tuple[int, float], psutil.Process] = {}
+        self.root = psutil.Process(self.proc.pid)
+        self.out: list[str] = []
+        self.err: list[str] = []
+        self.readers = [threading.Thread(target=lambda s=s, sink=k: sink.extend(s), daemon=True)
+                        for s, k in ((self.proc.stdout, self.out), (self.proc.stderr, self.err))]
+        for t in self.readers:
+            t.start()
+
+    def said(self, prefix) -> str | None:
+        return next((line for line in list(self.out) if line.startswith(prefix)), None)
+
+    def poll_tree(self):
+        try:
+            for p in self.root.children(recursive=True):
+                try:
+                    self.seen.setdefault((p.pid, p.create_time()), p)
+                except psutil.Error:
+                    pass
+        except psutil.Error:
+            pass
+
+    def wait_for(self, condition, timeout=120.0):
+        """Poll the tree until condition(processes seen and alive) holds."""
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            self.poll_tree()
+            if condition(self.alive()):
+                return
+            if self.proc.poll() is not None:
+                pytest.fail(f"owner ended early ({self.proc.returncode}):\n"
+                            f"{''.join(self.out)}\n{''.join(self.err)}")
+            time.sleep(0.2)
+        pytest.fail("the run never got going")
+
+    def alive(self) -> list[psutil.Process]:
+        out = []
+        for p in self.seen.values():
+            try:
+                if p.is_running() and p.status() != psutil.STATUS_ZOMBIE:
+                    out.append(p)
+            except psutil.Error:
+                pass
+        return out
+
+    def finish(self, timeout=60.0) -> tuple[int, str, str]:
+        deadline = time.monotonic() + timeout
+        while self.proc.poll() is None and time.monotonic() < deadline:
+            self.poll_tree()
+            time.sleep(0.2)
+        if self.proc.poll() is None:
+            self.proc.kill()
+            self.proc.wait()
+            pytest.fail(f"owner did not end within {timeout} s:\n{''.join(self.err)}")
+        for t in self.readers:
+            t.join(10)
+        return self.proc.returncode, "".join(self.out), "".join(self.err)
+
+    def leftovers(self, grace=10.0) -> list[str]:
+        """Processes of the run still alive after a grace period (then killed: ours)."""
+        deadline = time.monotonic() + grace
+        while self.alive() and time.monotonic() < deadline:
+            time.sleep(0.2)
+        left = []
+        for p in self.alive():
+            try:
+                left.append(f"{p.pid} {' '.join(p.cmdline())[:120]}")
+                p.kill()
+            except psutil.Error:
+                pass
+        return left
+
+
+def commbook(*args) -> list[str]:
+    return [sys.executable, "-m", "commbook.cli", *args]
+
+
+def ranks(name):
+    return lambda procs: sum(1 for p in procs if _name(p).startswith(name)) >= 2
+
+
+def _name(p):
+    try:
+        return p.name()
+    except psutil.Error:
+        return ""
+
+
+# --------------------------------------------------------------- commbook measure (mpiexec)
+
+def test_measure_success_leaves_nothing(tmp_path):
+    w = Watched(commbook("measure", "pingpong", "--np", "2", "--sizes", "8:8",
+                         "--repetitions", "1", "--quiet", "--out", str(tmp_path / "pp.csv")))
+    rc, out, err = w.finish()
+    assert rc == 0, err
+    assert len(w.seen) >= 3  # mpiexec and two ranks were seen
+    assert w.leftovers() == []
+
+
+def test_measure_timeout_kills_every_rank():
+    w = Watched(commbook(*LONG_RING, "--timeout", "4"))
+    w.wait_for(ranks("ring-"))
+    rc, out, err = w.finish()
+    assert rc == 1
+    lines = err.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("commbook: error: ") and "did not finish in 4 s" in lines[0]
+    assert w.leftovers() == []
+
+
+@pytest.mark.parametrize("sig, status, said", [
+    (signal.SIGINT, 130, "commbook: interrupted"),
+    (signal.SIGTERM, -signal.SIGTERM, "commbook: SIGTERM received: stopped the MPI processes"),
+    (signal.SIGHUP, -signal.SIGHUP, "commbook: SIGHUP received: stopped the MPI processes"),
+])
+def test_measure_signal_kills_every_rank(sig, status, said):
+    w = Watched(commbook(*LONG_RING, "--timeout", "300"))
+    w.wait_for(ranks("ring-"))
+    w.proc.send_signal(sig)
+    rc, out, err = w.finish()
+    assert rc == status, err
+    assert err.strip().splitlines() == [said + (" this process had started" if "received" in said else "")]
+    assert w.leftovers() == []
+
+
+def test_measure_rank_crash_is_one_error_and_kills_the_rest():
+    w = Watched(commbook(*LONG_RING, "--timeout", "300"))
+    w.wait_for(ranks("ring-"))
+    victim = next(p for p in w.alive() if _name(p).startswith("ring-"))
+    victim.kill()
+    rc, out, err = w.finish()
+    assert rc == 1
+    assert err.splitlines()[0].startswith("commbook: error: kernel ring failed")
+    assert "Traceback" not in err
+    assert w.leftovers() == []
+
+
+def test_output_path_checked_before_the_run(tmp_path, capsys):
+    from commbook.cli import main
+    blocker = tmp_path / "file"
+    blocker.write_text("x")
+    t0 = time.monotonic()
+    assert main([*LONG_RING, "--out", str(blocker / "out.csv")]) == 2
+    assert main([*LONG_RING, "--out", str(tmp_path)]) == 2
+    assert time.monotonic() - t0 < 10  # refused at once, nothing ran
+    err = capsys.readouterr().err.strip().splitlines()
+    assert err == [f"commbook: error: --out {blocker / 'out.csv'}: {blocker} is a file, not a directory",
+                   f"commbook: error: --out {tmp_path}: is a directory; give a file name"]
+
+
+@pytest.mark.skipif(os.geteuid() == 0, reason="root can write into a read-only directory")
+def test_read_only_output_directory_refused_before_the_run(tmp_path, capsys):
+    from commbook.cli import main
+    ro = tmp_path / "ro"
+    ro.mkdir()
+    ro.chmod(0o500)
+    try:
+        assert main([*LONG_RING, "--out", str(ro / "out.csv")]) == 2
+    finally:
+        ro.chmod(0o700)
+    assert "cannot write in" in capsys.readouterr().err
+
+
+def test_write_failure_after_the_run_keeps_the_results(tmp_path, capsys, monkeypatch):
+    from commbook import data
+    from commbook.cli import main
+    wanted = tmp_path / "pp.csv"
+    real = data.atomic_write_text
+
+    def disk_full_for_wanted(path, text):
+        if str(path) == str(wanted):
+            raise OSError(28, "No space left on device")
+        return real(path, text)
+
+    monkeypatch.setattr(data, "atomic_write_text", disk_full_for_wanted)
+    rc = main(["measure", "pingpong", "--np", "2", "--sizes", "0:64", "--repetitions", "1",
+               "--quiet", "--out", str(wanted)])
+    assert rc == 1
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "No space left on device" in err[0]
+    kept = err[0].rsplit("kept in ", 1)[1]
+    assert kept.startswith(str(tmp_path)) and not wanted.exists()
+    assert len(data.read_measurements(kept).table) == 8
+
+
+# --------------------------------------------------------------- an MPICluster's owner
+
+OWNER = textwrap.dedent("""
+    import sys, time
+    from commbook.cluster import MPICluster
+    from commbook import kernels
+    cluster = MPICluster(n=2)
+    cluster.start()
+    print("engines", *cluster._engine_pids, flush=True)
+    try:
+        cluster.run("examples/deadlock", timeout=float(sys.argv[1]))
+    except KeyboardInterrupt:
+        print("interrupted", flush=True)
+    except kernels.KernelError as e:
+        print("failed:", e, flush=True)
+    print("second run ok:", cluster.run("pingpong", {"sizes": "8:8", "repetitions": 1}).ok, flush=True)
+    cluster.stop()
+""")
+
+
+def cluster_owner(tmp_path, timeout=300):
+    return Watched([sys.executable, "-c", OWNER, str(timeout)],
+                   env={"IPYTHONDIR": str(tmp_path / "ipython")})
+
+
+def started(w):
+    """The cluster is up and its first run (a deadlock) has had time to begin."""
+    w.wait_for(lambda procs: w.said("engines") is not None, timeout=180)
+    time.sleep(3)
+    w.poll_tree()
+
+
+@pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGHUP])
+def test_owner_terminated_stops_the_whole_cluster(tmp_path, sig):
+    """What a Jupyter kernel shutdown or restart (SIGTERM) or a closed terminal (SIGHUP) does."""
+    w = cluster_owner(tmp_path)
+    started(w)
+    w.proc.send_signal(sig)
+    rc, out, err = w.finish()
+    assert rc == -sig
+    assert f"commbook: {signal.Signals(sig).name} received" in err
+    assert len(w.seen) >= 4  # controller, mpiexec, two engines
+    assert w.leftovers() == []
+
+
+def test_ctrl_c_kills_the_cluster_and_the_next_run_restarts_it(tmp_path):
+    w = cluster_owner(tmp_path)
+    started(w)
+    first = [p for p in w.alive()]
+    w.proc.send_signal(signal.SIGINT)
+    rc, out, err = w.finish(timeout=180)
+    assert rc == 0, err
+    assert "interrupted" in out and "second run ok: True" in out
+    assert "starting a new MPI cluster (2 engines) after the last run was interrupted" in err
+    assert not [p for p in first if p.is_running() and p.status() != psutil.STATUS_ZOMBIE]
+    assert w.leftovers() == []
+
+
+def test_engine_crash_fails_that_run_and_the_next_restarts(tmp_path):
+    w = cluster_owner(tmp_path)
+    started(w)
+    engine_pid = int(w.said("engines").split()[1])
+    psutil.Process(engine_pid).kill()
+    rc, out, err = w.finish(timeout=180)
+    assert rc == 0, err
+    failed = [line for line in out.splitlines() if line.startswith("failed:")]
+    assert len(failed) == 1 and "an MPI engine died during the run" in failed[0]
+    assert "second run ok: True" in out
+    assert "after the last run lost an engine" in err
+    assert w.leftovers() == []
+
+
+def test_local_cluster_listens_on_loopback_only(tmp_path, monkeypatch):
+    """Every listening socket of the cluster's processes is on 127.0.0.1 or ::1.
+
+    Exception: Open MPI 5's launcher (prterun) opens its out-of-band listener on the wildcard
+    address and refuses to run with only the loopback interface (see mpi_env)."""
+    from commbook.cluster import MPICluster
+    monkeypatch.setenv("IPYTHONDIR", str(tmp_path / "ipython"))
+    with MPICluster(n=2) as cluster:
+        wide = []
+        for pid in cluster.pids():
+            try:
+                proc = psutil.Process(pid)
+                if proc.name() == "prterun":
+                    continue
+                for c in proc.net_connections(kind="inet"):
+                    if c.status == psutil.CONN_LISTEN and c.laddr.ip not in ("127.0.0.1", "::1"):
+                        wide.append(f"{proc.name()} {c.laddr.ip}:{c.laddr.port}")
+            except psutil.Error:
+                continue
+        assert len(cluster.pids()) >= 4
+    assert wide == []
+
+
+def test_written_files_follow_the_umask(tmp_path):
+    from commbook import data
+    old = os.umask(0o027)
+    try:
+        data.atomic_write_text(tmp_path / "a.txt", "x")
+    finally:
+        os.umask(old)
+    assert (tmp_path / "a.txt").stat().st_mode & 0o777 == 0o640
