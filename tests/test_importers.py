@@ -323,3 +323,131 @@ def test_fuzzed_orfeo_copies_never_crash(tmp_path):
                 assert "\n" not in str(err)
                 outcomes["refused"] += 1
     assert outcomes["rows"] > 0 and outcomes["refused"] > 0
+
+
+# ----------------------------------------------------------------------- hostile input
+
+def _hostile_mutations(data: bytes, rng: random.Random) -> list[tuple[str, bytes]]:
+    """Truncations, byte flips, swapped columns, negative values and an absurd line."""
+    lines = data.split(b"\n")
+    numeric = [i for i, line in enumerate(lines) if any(c in b"0123456789" for c in line[:1] or b"")
+               or (line.strip()[:1].isdigit())]
+    out = [("truncated", data[:rng.randrange(max(len(data), 1))])]
+    flipped = bytearray(data)
+    for _ in range(3):
+        if flipped:
+            flipped[rng.randrange(len(flipped))] ^= 1 << rng.randrange(8)
+    out.append(("flipped", bytes(flipped)))
+
+    def swap(line: bytes) -> bytes:
+        sep = b"," if b"," in line else None
+        fields = line.split(sep) if sep else line.split()
+        if len(fields) >= 2:
+            i, j = rng.sample(range(len(fields)), 2)
+            fields[i], fields[j] = fields[j], fields[i]
+        return (sep or b" ").join(fields)
+    out.append(("swapped", b"\n".join(swap(line) for line in lines)))
+    negative = list(lines)
+    for i in rng.sample(numeric, min(3, len(numeric))):
+        negative[i] = b"-" + negative[i].lstrip()
+    out.append(("negative", b"\n".join(negative)))
+    out.append(("negative-all", b"\n".join(
+        b" ".join(b"-" + f if f[:1].isdigit() else f for f in line.split(b" ")) for line in lines)))
+    long_line = list(lines)
+    long_line.insert(len(lines) // 2, b"9" * 200_000)
+    out.append(("long-line", b"\n".join(long_line)))
+    return out
+
+
+class _Hang(Exception):
+    pass
+
+
+def _alarm(signum, frame):
+    raise _Hang()
+
+
+def test_fuzzed_orfeo_mutations_refused_cleanly_or_possible(orfeo_mirror, tmp_path):
+    """Every mutation of real ORFEO files ends within 10 s as tidy rows with only possible
+    values, or as one Refused line naming the file; never a traceback."""
+    import signal
+    rng = random.Random(16)
+    files = sorted(p for p in im.iter_files([orfeo_mirror])
+                   if p.suffix.lower() in (".csv", ".txt", ".out", "") and p.stat().st_size < 100_000)
+    sample = rng.sample(files, min(40, len(files)))
+    counts = {"rows": 0, "refused": 0}
+    old = signal.signal(signal.SIGALRM, _alarm)
+    try:
+        for src in sample:
+            for kind, mutated in _hostile_mutations(src.read_bytes(), rng):
+                p = tmp_path / kind / src.name
+                p.parent.mkdir(exist_ok=True)
+                p.write_bytes(mutated)
+                signal.alarm(10)
+                try:
+                    df = im.import_file(p)
+                except im.Refused as err:
+                    msg = str(err)
+                    assert msg.startswith(str(p)) and "\n" not in msg, msg
+                    assert "internal error" not in msg, f"{kind} of {src}: {msg}"
+                    counts["refused"] += 1
+                    continue
+                except _Hang:
+                    pytest.fail(f"{kind} of {src} took more than 10 s")
+                finally:
+                    signal.alarm(0)
+                assert im.is_finite_table(df), f"{kind} of {src}"
+                impossible = ((df.t_us < 0) | (df.t_min_us < 0) | (df.t_max_us < 0)
+                              | (df.size_bytes < 0) | (df.np < 1) | (df.reps < 1))
+                assert not impossible.any(), f"{kind} of {src} accepted {df[impossible].head(2)}"
+                counts["rows"] += 1
+    finally:
+        signal.signal(signal.SIGALRM, old)
+    assert counts["rows"] > 0 and counts["refused"] > 0
+
+
+def test_special_and_huge_files_refused_within_seconds(tmp_path):
+    import time
+    fifo = tmp_path / "results.fifo"
+    os.mkfifo(fifo)
+    huge = tmp_path / "huge.txt"
+    with open(huge, "wb") as f:
+        f.truncate(im.MAX_BYTES + 1)  # sparse: costs no disk
+    one_line = tmp_path / "one_line.csv"
+    one_line.write_text("size,time\n" + "1," * 5_000_000 + "\n")
+    utf16 = tmp_path / "utf16.txt"
+    utf16.write_text("size,time\n8,1.5\n", encoding="utf-16")
+    latin1 = tmp_path / "latin1.txt"
+    latin1.write_bytes("# machine: caf\xe9\nsize,time\n8,1.5\n".encode("latin-1"))
+    cases = [(Path(os.devnull), "not a regular file (a device)"),
+             (Path("/dev/zero"), "not a regular file (a device)"),
+             (fifo, "not a regular file (a FIFO)"),
+             (huge, "larger than 32 MB"),
+             (one_line, f"{one_line}:2: a line of 10,000,000 characters"),
+             (utf16, "binary data (NUL byte)"),
+             (latin1, f"{latin1}:1: not UTF-8 text")]
+    for path, said in cases:
+        t0 = time.monotonic()
+        with pytest.raises(im.Refused) as err:
+            im.import_file(path)
+        assert time.monotonic() - t0 < 5
+        assert said in str(err.value) and str(err.value).startswith(str(path))
+
+
+def test_negative_and_impossible_values_name_the_line(tmp_path):
+    cases = {"negative time": "benchmark,np,size_bytes,t_us\npingpong,2,8,1.5\npingpong,2,16,-2.0\n",
+             "negative message size": "benchmark,np,size_bytes,t_us\npingpong,2,-8,1.5\n",
+             "fewer than one process": "benchmark,np,size_bytes,t_us\nbcast,-4,8,1.5\n"}
+    for what, text in cases.items():
+        p = tmp_path / "t.csv"
+        p.write_text(text)
+        with pytest.raises(im.Refused, match=what) as err:
+            im.import_file(p)
+        line = len(text.strip().splitlines())
+        assert str(err.value).startswith(f"{p}:{line}: "), str(err.value)
+
+
+def test_cli_import_of_dev_zero_is_one_line(capsys):
+    assert main(["import", "/dev/zero"]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and err[0].startswith("commbook: error: /dev/zero: not a regular file")

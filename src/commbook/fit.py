@@ -52,6 +52,11 @@ LOSSES = ("linear", "soft_l1", "huber", "cauchy", "arctan")
 # Inputs
 
 
+# Inputs beyond these would run for minutes, not seconds (hostile or mistaken input).
+MAX_BOOT = 10_000
+MAX_PIECEWISE_SIZES = 256
+
+
 def check_data(sizes, times, two_sizes: bool = True) -> tuple[np.ndarray, np.ndarray]:
     """Sizes (bytes) and times (µs) as float arrays, refusing what cannot be fitted."""
     try:
@@ -262,8 +267,8 @@ def bootstrap_ci(sizes, times, *, n_boot: int = 500, seed: int | None = 0, level
     picks repetitions when every size has at least two rows.
     """
     n, t = check_data(sizes, times)
-    if int(n_boot) < 1:
-        raise ValueError(f"n_boot must be at least 1, not {n_boot}")
+    if not 1 <= int(n_boot) <= MAX_BOOT:
+        raise ValueError(f"n_boot must be between 1 and {MAX_BOOT:,}, not {n_boot}")
     if not 0 < level < 1:
         raise ValueError(f"level must be between 0 and 1, not {level}")
     counts = np.unique(n, return_counts=True)[1]
@@ -413,6 +418,9 @@ def fit_piecewise(sizes, times, max_segments: int = 3, *, min_points: int = 3,
     uniq, start = np.unique(n, return_index=True)
     m = uniq.size
     bounds = list(start) + [n.size]      # rows of distinct size j are bounds[j]:bounds[j+1]
+    if m > MAX_PIECEWISE_SIZES:  # the breakpoint search fits O(m^2) segments
+        raise ValueError(f"{m} different sizes: a piecewise fit takes at most "
+                         f"{MAX_PIECEWISE_SIZES} (select a range of sizes)")
     k_max = min(int(max_segments), m // int(min_points))
     if k_max < 1:
         raise ValueError(f"need at least {min_points} different sizes, got {m}")

@@ -32,6 +32,7 @@ import csv
 import functools
 import math
 import re
+import stat
 import statistics
 from collections import Counter
 from pathlib import Path
@@ -176,17 +177,35 @@ def time_unit_of(column: str) -> str | None:
     return None
 
 
+MAX_BYTES = 32 << 20  # 50 times the largest ORFEO file: anything bigger is not a benchmark log
+MAX_LINE = 100_000  # characters; the longest ORFEO line has about 2,000
+
+
 def read_text(path) -> str:
-    """The file's text: BOM removed, CRLF and CR made LF; binary files refused."""
+    """The file's text: BOM removed, CRLF and CR made LF; binary, special and huge files refused.
+
+    Only regular files are opened (a FIFO would block, /dev/zero never ends), and at most
+    MAX_BYTES are read, so every refusal comes within seconds."""
     path = Path(path)
     try:
-        raw = path.read_bytes()
+        st = path.stat()
     except FileNotFoundError:
         raise Refused(path, 0, "no such file") from None
-    except IsADirectoryError:
-        raise Refused(path, 0, "is a directory") from None
     except OSError as e:
         raise Refused(path, 0, f"cannot read ({e.strerror})") from None
+    if stat.S_ISDIR(st.st_mode):
+        raise Refused(path, 0, "is a directory")
+    if not stat.S_ISREG(st.st_mode):
+        kind = ("a FIFO" if stat.S_ISFIFO(st.st_mode) else "a device" if stat.S_ISCHR(st.st_mode)
+                or stat.S_ISBLK(st.st_mode) else "a socket" if stat.S_ISSOCK(st.st_mode) else "special")
+        raise Refused(path, 0, f"not a regular file ({kind}); not benchmark output")
+    try:
+        with open(path, "rb") as f:
+            raw = f.read(MAX_BYTES + 1)
+    except OSError as e:
+        raise Refused(path, 0, f"cannot read ({e.strerror})") from None
+    if len(raw) > MAX_BYTES:
+        raise Refused(path, 0, f"larger than {MAX_BYTES >> 20} MB; not a benchmark output")
     if b"\x00" in raw:
         line = raw[:raw.index(b"\x00")].count(b"\n") + 1
         raise Refused(path, line, "binary data (NUL byte); not a text benchmark output")
@@ -195,7 +214,12 @@ def read_text(path) -> str:
     except UnicodeDecodeError as e:
         line = raw[:e.start].count(b"\n") + 1
         raise Refused(path, line, f"not UTF-8 text (byte 0x{raw[e.start]:02x} at offset {e.start})") from None
-    return text.replace("\r\n", "\n").replace("\r", "\n")
+    text = text.replace("\r\n", "\n").replace("\r", "\n")
+    if len(text) > MAX_LINE:
+        for n, line in enumerate(text.split("\n"), start=1):
+            if len(line) > MAX_LINE:
+                raise Refused(path, n, f"a line of {len(line):,} characters; not benchmark output")
+    return text
 
 
 def numbered_lines(text: str) -> list[tuple[int, str]]:
@@ -478,12 +502,24 @@ class Collector:
         }, columns=COLUMNS)
         if not np.isfinite(df[["t_us", "t_min_us", "t_max_us"]].to_numpy()).all():
             raise Refused(self.path, 0, "a time is not a finite number")
+        for column, lowest, what in IMPOSSIBLE:
+            bad = np.flatnonzero(df[column].to_numpy() < lowest)
+            if len(bad):
+                i = int(bad[0])
+                raise Refused(self.path, rows[i].get("line", 0),
+                              f"{what}: {column} = {df[column].iloc[i]:g}")
         bad = ~df["mapping"].isin(MAPPINGS)
         if bad.any():
             df.loc[bad, "mapping"] = "unknown"
         if h.get("fix"):
             df = h["fix"](df)
         return df
+
+
+# (column, smallest possible value, what is wrong below it)
+IMPOSSIBLE = [("t_us", 0, "negative time"), ("t_min_us", 0, "negative time"),
+              ("t_max_us", 0, "negative time"), ("size_bytes", 0, "negative message size"),
+              ("np", 1, "fewer than one process"), ("reps", 1, "fewer than one repetition")]
 
 
 def _fmt(v) -> str:
@@ -816,7 +852,7 @@ def parse_table(text: str, col: Collector):
             if j == last and len(fields) < len(header):
                 col.note(f"line {n}: truncated last row skipped")
                 continue
-            if all(not f.strip() for f in fields[len(header):]):
+            if len(fields) > len(header) and all(not f.strip() for f in fields[len(header):]):
                 fields = fields[:len(header)]
             else:
                 raise Refused(col.path, n, f"{len(fields)} fields but the header has {len(header)}")
@@ -1109,7 +1145,8 @@ def import_file(path, fmt: str | None = None, hints: dict | None = None,
         raise
     except (ValueError, IndexError, KeyError, TypeError, ZeroDivisionError, OverflowError,
             AttributeError, statistics.StatisticsError, csv.Error) as e:
-        raise Refused(path, 0, f"internal error while reading as {fmt}: {type(e).__name__}: {e}") from e
+        doing = f"reading it as {fmt}" if fmt else "detecting its format"
+        raise Refused(path, 0, f"internal error while {doing}: {type(e).__name__}: {e}") from e
 
 
 def iter_files(paths) -> list[Path]:

@@ -388,7 +388,7 @@ def lookup(path) -> pd.Series | None:
         return None
     p = Path(path)
     try:
-        if p.stat().st_size > 50 << 20:
+        if not p.is_file() or p.stat().st_size > 50 << 20:  # /dev/zero, a FIFO: never hash
             return None
         sha = sha256_of(p)
     except OSError:
