@@ -1,4 +1,6 @@
 """The tidy schema: normalising, atomic writes, and clear errors for malformed files."""
+import os
+
 import pandas as pd
 import pytest
 
@@ -68,3 +70,38 @@ def test_reference_pingpong_is_shipped_with_provenance():
         assert ref.meta.get(key), key
     assert ref.table["size_bytes"].max() >= 64 * 2**20
     assert (ref.table["t_us"] > 0).all()
+
+
+def test_unknown_metadata_is_left_out_not_written_as_none(tmp_path):
+    path = data.write_measurements(tmp_path / "m.csv", table(), {"machine": "m", "cpu": None})
+    text = path.read_text()
+    assert "None" not in text and "# machine: m" in text and "cpu" not in text
+
+
+def test_failed_write_keeps_rows_beside_the_path_or_in_a_temp_file(tmp_path, monkeypatch, capsys):
+    wanted = tmp_path / "out.csv"
+    real = data.atomic_write_text
+    refused = {str(wanted)}
+    monkeypatch.setattr(data, "atomic_write_text", lambda p, t: (
+        (_ for _ in ()).throw(OSError(28, "No space left on device")) if str(p) in refused
+        else real(p, t)))
+    with pytest.raises(data.SavedElsewhere) as err:
+        data.write_measurements_keeping(wanted, table(), {"machine": "m"})
+    assert err.value.saved.parent == tmp_path and "No space left" in str(err.value)
+    assert len(data.read_measurements(err.value.saved).table) == 1
+    refused.add(str(tmp_path / f"out.unsaved-{os.getpid()}.csv"))  # the folder fails too
+    with pytest.raises(data.SavedElsewhere) as err:
+        data.write_measurements_keeping(wanted, table(), {"machine": "m"})
+    assert err.value.saved.parent != tmp_path and err.value.saved.name.startswith("commbook-out-")
+    assert len(data.read_measurements(err.value.saved).table) == 1
+    err.value.saved.unlink()
+
+
+def test_output_path_check(tmp_path):
+    (tmp_path / "f").write_text("x")
+    with pytest.raises(data.OutputPathError, match="is a file, not a directory"):
+        data.check_output_path(tmp_path / "f" / "sub" / "out.csv")
+    with pytest.raises(data.OutputPathError, match="is a directory"):
+        data.check_output_path(tmp_path)
+    assert data.check_output_path(tmp_path / "new" / "out.csv").parent.is_dir()
+    assert list((tmp_path / "new").iterdir()) == []  # the probe file is gone
