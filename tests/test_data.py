@@ -1,5 +1,6 @@
 """The tidy schema: normalising, atomic writes, and clear errors for malformed files."""
 import os
+import re
 
 import pandas as pd
 import pytest
@@ -105,3 +106,20 @@ def test_output_path_check(tmp_path):
         data.check_output_path(tmp_path)
     assert data.check_output_path(tmp_path / "new" / "out.csv").parent.is_dir()
     assert list((tmp_path / "new").iterdir()) == []  # the probe file is gone
+
+
+def test_hostile_measurement_files_refused_at_once(tmp_path, capsys):
+    """`commbook fit` and every reader of tidy files: one line, never a hang or a traceback."""
+    from commbook.cli import main
+    fifo = tmp_path / "pp.csv"
+    os.mkfifo(fifo)
+    long_field = tmp_path / "long.csv"
+    long_field.write_text("benchmark,np,t_us\n" + '"' + "x" * 200_000 + '",2,1\n')
+    cases = [(fifo, "not a regular file (a FIFO)"), ("/dev/zero", "not a regular file (a device)"),
+             (long_field, "not a CSV table")]
+    for path, said in cases:
+        with pytest.raises(data.DataFormatError, match=re.escape(said)):
+            data.read_measurements(path)
+        assert main(["fit", "hockney", str(path)]) == 2
+        err = capsys.readouterr().err.strip().splitlines()
+        assert len(err) == 1 and err[0].startswith(f"commbook: error: {path}") and said in err[0]

@@ -29,6 +29,7 @@ from __future__ import annotations
 import csv
 import io
 import os
+import stat
 import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -198,18 +199,47 @@ def atomic_write_text(path, text: str) -> None:
         raise
 
 
+MAX_INPUT_BYTES = 32 << 20  # far beyond any benchmark table; bigger inputs are refused at once
+
+
+def read_regular_file(path, error=DataFormatError, limit: int = MAX_INPUT_BYTES) -> bytes:
+    """The bytes of a regular file of at most limit bytes; anything else raises error(path, 0, why)
+    at once (a FIFO would block, /dev/zero never ends)."""
+    path = Path(path)
+    try:
+        st = path.stat()
+    except FileNotFoundError:
+        raise error(path, 0, "no such file") from None
+    except OSError as e:
+        raise error(path, 0, f"cannot read ({e.strerror})") from None
+    if stat.S_ISDIR(st.st_mode):
+        raise error(path, 0, "is a directory")
+    if not stat.S_ISREG(st.st_mode):
+        kind = ("a FIFO" if stat.S_ISFIFO(st.st_mode) else "a device" if stat.S_ISCHR(st.st_mode)
+                or stat.S_ISBLK(st.st_mode) else "a socket" if stat.S_ISSOCK(st.st_mode) else "special")
+        raise error(path, 0, f"not a regular file ({kind})")
+    try:
+        with open(path, "rb") as f:
+            raw = f.read(limit + 1)
+    except OSError as e:
+        raise error(path, 0, f"cannot read ({e.strerror})") from None
+    if len(raw) > limit:
+        raise error(path, 0, f"larger than {limit >> 20} MB")
+    return raw
+
+
 def read_metadata_csv(path) -> tuple[dict, int, list[str], list[tuple[int, list[str]]]]:
     """The parts of a CSV file with a `# key: value` metadata header: (metadata, line number of
     the header row, header names, [(line number, fields), ...]). Blank lines are skipped; a
     missing file, non-UTF-8 bytes, no header, or a row with the wrong number of fields raise
     DataFormatError naming the file and the line."""
     path = Path(path)
+    raw = read_regular_file(path)
     try:
-        text = path.read_text(encoding="utf-8-sig")
-    except FileNotFoundError:
-        raise DataFormatError(path, 0, "no such file") from None
+        text = raw.decode("utf-8-sig")
     except UnicodeDecodeError as e:
-        raise DataFormatError(path, 0, f"not UTF-8 text ({e.reason} at byte {e.start})") from None
+        line = raw[:e.start].count(b"\n") + 1
+        raise DataFormatError(path, line, f"not UTF-8 text ({e.reason} at byte {e.start})") from None
     meta, body = {}, []
     for n, line in enumerate(text.splitlines(), start=1):
         if not body and line.startswith("#"):
@@ -220,7 +250,10 @@ def read_metadata_csv(path) -> tuple[dict, int, list[str], list[tuple[int, list[
             body.append((n, line))
     if not body:
         raise DataFormatError(path, 0, "no header row and no data")
-    parsed = list(csv.reader([line for _, line in body]))
+    try:
+        parsed = list(csv.reader([line for _, line in body]))
+    except csv.Error as e:  # e.g. a field longer than csv's limit
+        raise DataFormatError(path, 0, f"not a CSV table ({e})") from None
     header_line, header = body[0][0], [h.strip() for h in parsed[0]]
     rows = []
     for (n, _), row in zip(body[1:], parsed[1:]):

@@ -32,7 +32,6 @@ import csv
 import functools
 import math
 import re
-import stat
 import statistics
 from collections import Counter
 from pathlib import Path
@@ -41,7 +40,7 @@ import numpy as np
 import pandas as pd
 
 from . import algorithms
-from .data import COLUMNS, MAPPINGS, DataFormatError
+from .data import COLUMNS, MAPPINGS, MAX_INPUT_BYTES, DataFormatError, read_regular_file
 
 
 class Refused(DataFormatError):
@@ -177,7 +176,7 @@ def time_unit_of(column: str) -> str | None:
     return None
 
 
-MAX_BYTES = 32 << 20  # 50 times the largest ORFEO file: anything bigger is not a benchmark log
+MAX_BYTES = MAX_INPUT_BYTES  # 50 times the largest ORFEO file: anything bigger is not a benchmark log
 MAX_LINE = 100_000  # characters; the longest ORFEO line has about 2,000
 
 
@@ -187,25 +186,7 @@ def read_text(path) -> str:
     Only regular files are opened (a FIFO would block, /dev/zero never ends), and at most
     MAX_BYTES are read, so every refusal comes within seconds."""
     path = Path(path)
-    try:
-        st = path.stat()
-    except FileNotFoundError:
-        raise Refused(path, 0, "no such file") from None
-    except OSError as e:
-        raise Refused(path, 0, f"cannot read ({e.strerror})") from None
-    if stat.S_ISDIR(st.st_mode):
-        raise Refused(path, 0, "is a directory")
-    if not stat.S_ISREG(st.st_mode):
-        kind = ("a FIFO" if stat.S_ISFIFO(st.st_mode) else "a device" if stat.S_ISCHR(st.st_mode)
-                or stat.S_ISBLK(st.st_mode) else "a socket" if stat.S_ISSOCK(st.st_mode) else "special")
-        raise Refused(path, 0, f"not a regular file ({kind}); not benchmark output")
-    try:
-        with open(path, "rb") as f:
-            raw = f.read(MAX_BYTES + 1)
-    except OSError as e:
-        raise Refused(path, 0, f"cannot read ({e.strerror})") from None
-    if len(raw) > MAX_BYTES:
-        raise Refused(path, 0, f"larger than {MAX_BYTES >> 20} MB; not a benchmark output")
+    raw = read_regular_file(path, Refused, MAX_BYTES)
     if b"\x00" in raw:
         line = raw[:raw.index(b"\x00")].count(b"\n") + 1
         raise Refused(path, line, "binary data (NUL byte); not a text benchmark output")
