@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import os
 import signal
+import subprocess
 import sys
 import threading
 import uuid
@@ -33,11 +34,12 @@ _installed: dict[int, object] = {}
 class ProcessTree:
     """The processes of one run: pass :meth:`env` to the launcher, :meth:`kill` when done."""
 
-    def __init__(self, label: str = "run"):
+    def __init__(self, label: str = "run", watchdog: bool = True):
         self.label = label
         self.marker = f"{os.getpid()}-{uuid.uuid4().hex[:12]}"
         self._seen: dict[tuple[int, float], psutil.Process] = {}
         self._lock = threading.Lock()
+        self._watchdog = _start_watchdog(self.marker) if watchdog else None
         _live.add(self)
 
     def env(self) -> dict:
@@ -116,6 +118,34 @@ class ProcessTree:
     def close(self) -> None:
         self.kill()
         _live.discard(self)
+        dog, self._watchdog = self._watchdog, None
+        if dog is not None:
+            try:
+                dog.stdin.close()  # "all done": it finds nothing more to kill and exits
+            except OSError:
+                pass
+
+
+def _start_watchdog(marker: str) -> subprocess.Popen | None:
+    """A small process that kills the tree if this one dies without cleaning up (SIGKILL, the
+    out-of-memory killer): it waits for the end of a pipe only this process holds."""
+    try:
+        return subprocess.Popen([sys.executable, "-m", "commbook.process_tree", marker],
+                                stdin=subprocess.PIPE, stdout=subprocess.DEVNULL,
+                                start_new_session=True)  # not hit by a signal to our group
+    except OSError:
+        return None  # the tree is still killed by close() and the signal handlers
+
+
+def _watch(marker: str) -> None:
+    """The watchdog: block until the owner's pipe closes, then kill what carries the marker."""
+    try:
+        sys.stdin.buffer.read()
+    except (OSError, KeyboardInterrupt):
+        pass
+    tree = ProcessTree("orphans", watchdog=False)
+    tree.marker = marker
+    tree.kill()
 
 
 def _children(proc: psutil.Process) -> list[psutil.Process]:
@@ -179,3 +209,8 @@ def install_signal_handlers() -> None:
             _installed[sig] = previous
         except (ValueError, OSError):
             pass
+
+
+if __name__ == "__main__":  # the watchdog of one tree (see _start_watchdog)
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    _watch(sys.argv[1])
