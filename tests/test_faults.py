@@ -256,10 +256,10 @@ def started(w):
     w.poll_tree()
 
 
-@pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGHUP, signal.SIGKILL])
+@pytest.mark.parametrize("sig", [signal.SIGTERM])  # SIGHUP: the same handler, tested above
 def test_owner_terminated_stops_the_whole_cluster(tmp_path, sig):
-    """What a Jupyter kernel shutdown or restart (SIGTERM), a closed terminal (SIGHUP) or a
-    kernel killed outright (SIGKILL: the tree's watchdog cleans up) does."""
+    """What a Jupyter kernel shutdown sends when the kernel does not exit by itself (SIGTERM);
+    SIGKILL (the tree's watchdog cleans up) is the kernel restart test's now=True."""
     w = cluster_owner(tmp_path)
     started(w)
     w.proc.send_signal(sig)
@@ -329,3 +329,32 @@ def test_written_files_follow_the_umask(tmp_path):
     finally:
         os.umask(old)
     assert (tmp_path / "a.txt").stat().st_mode & 0o777 == 0o640
+
+
+@pytest.mark.parametrize("now", [False, True])
+def test_jupyter_kernel_restart_stops_the_cluster(tmp_path, now):
+    """The notebook case: a kernel holding a cluster is restarted (now=True: killed at once)."""
+    jupyter_client = pytest.importorskip("jupyter_client")
+    km = jupyter_client.KernelManager(kernel_name="python3")
+    km.start_kernel(env={**os.environ, "IPYTHONDIR": str(tmp_path / "ipython")})
+    kc = km.client()
+    kc.start_channels()
+    try:
+        kc.wait_for_ready(timeout=120)
+        reply = kc.execute_interactive(
+            "from commbook.cluster import MPICluster\ncluster = MPICluster(n=2).start()",
+            timeout=180)
+        assert reply["content"]["status"] == "ok"
+        seen = psutil.Process(km.provisioner.process.pid).children(recursive=True)
+        assert len(seen) >= 4  # controller, mpiexec, two engines (and the tree's watchdog)
+        km.restart_kernel(now=now)
+        deadline = time.monotonic() + 15
+        while time.monotonic() < deadline and [p for p in seen if p.is_running()]:
+            time.sleep(0.2)
+        left = [p for p in seen if p.is_running() and p.status() != psutil.STATUS_ZOMBIE]
+        for p in left:
+            p.kill()
+        assert left == []
+    finally:
+        kc.stop_channels()
+        km.shutdown_kernel(now=True)
