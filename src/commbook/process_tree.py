@@ -9,7 +9,10 @@ killed by mistake), for processes that clear their environment.
 
 :func:`install_signal_handlers` makes SIGTERM and SIGHUP of the owning process (what a
 Jupyter kernel shutdown or a closed terminal sends) kill every live tree first, then end the
-process the conventional way (status 128 + signal number).
+process the conventional way (status 128 + signal number). For endings no handler sees
+(SIGKILL, the out-of-memory killer) each tree has a watchdog: a small process, in its own
+session, that waits on a pipe only the owner holds and kills the marked processes when the
+pipe closes without a word.
 """
 from __future__ import annotations
 
