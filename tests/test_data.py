@@ -123,3 +123,10 @@ def test_hostile_measurement_files_refused_at_once(tmp_path, capsys):
         assert main(["fit", "hockney", str(path)]) == 2
         err = capsys.readouterr().err.strip().splitlines()
         assert len(err) == 1 and err[0].startswith(f"commbook: error: {path}") and said in err[0]
+
+
+def test_impossible_values_name_file_and_line(tmp_path):
+    path = tmp_path / "m.csv"
+    path.write_text("# machine: m\nbenchmark,np,size_bytes,t_us\npingpong,2,8,0.5\npingpong,2,16,-1\n")
+    with pytest.raises(data.DataFormatError, match=re.escape(f"{path}:4: negative time: t_us = -1")):
+        data.read_measurements(path)

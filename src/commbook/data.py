@@ -46,6 +46,10 @@ INT_COLUMNS = ["np", "size_bytes", "reps"]
 FLOAT_COLUMNS = ["t_us", "t_min_us", "t_max_us"]
 TEXT_COLUMNS = [c for c in COLUMNS if c not in INT_COLUMNS + FLOAT_COLUMNS]
 MAPPINGS = {"core", "socket", "node", "self", "oversubscribed", "unknown"}
+# (column, smallest possible value, what is wrong below it): refused wherever a file is read
+IMPOSSIBLE = [("t_us", 0, "negative time"), ("t_min_us", 0, "negative time"),
+              ("t_max_us", 0, "negative time"), ("size_bytes", 0, "negative message size"),
+              ("np", 1, "fewer than one process"), ("reps", 1, "fewer than one repetition")]
 
 
 class OutputPathError(ValueError):
@@ -276,6 +280,11 @@ def read_measurements(path) -> Measurements:
             raise DataFormatError(path, rows[e.line - 2][0] if e.line >= 2 else header_line,
                                   e.what) from None
         raise
+    for column, lowest, what in IMPOSSIBLE:
+        bad = (df[column] < lowest).to_numpy().nonzero()[0]
+        if len(bad):
+            i = int(bad[0])
+            raise DataFormatError(path, rows[i][0], f"{what}: {column} = {df[column].iloc[i]:g}")
     return Measurements(df, meta)
 
 

@@ -40,7 +40,8 @@ import numpy as np
 import pandas as pd
 
 from . import algorithms
-from .data import COLUMNS, MAPPINGS, MAX_INPUT_BYTES, DataFormatError, read_regular_file
+from .data import (COLUMNS, IMPOSSIBLE, MAPPINGS, MAX_INPUT_BYTES, DataFormatError,
+                   read_regular_file)
 
 
 class Refused(DataFormatError):
@@ -495,12 +496,6 @@ class Collector:
         if h.get("fix"):
             df = h["fix"](df)
         return df
-
-
-# (column, smallest possible value, what is wrong below it)
-IMPOSSIBLE = [("t_us", 0, "negative time"), ("t_min_us", 0, "negative time"),
-              ("t_max_us", 0, "negative time"), ("size_bytes", 0, "negative message size"),
-              ("np", 1, "fewer than one process"), ("reps", 1, "fewer than one repetition")]
 
 
 def _fmt(v) -> str:
