@@ -1,7 +1,7 @@
 """Every process a run started, found and killed as one tree, whatever ends the run.
 
 A run (an ``mpiexec`` job, an ipyparallel cluster) is started with an environment marker
-(``COMMBOOK_TREE=<owner pid>-<random>``) that every descendant inherits. Open MPI puts each
+(``CB_PROCESS_TREE=<owner pid>-<random>``) that every descendant inherits. Open MPI puts each
 rank in its own process group, and when the launcher dies its ranks are reparented to PID 1,
 so neither the process group nor the parent links find them all; the marker does. The tree
 also remembers every descendant it has seen (with its start time, so a reused PID is never
@@ -27,7 +27,7 @@ from typing import Callable
 
 import psutil
 
-MARKER = "COMMBOOK_TREE"
+MARKER = "CB_PROCESS_TREE"  # a marker, not a setting: so not one of config's COMMBOOK_* variables
 
 _live: "weakref.WeakSet[ProcessTree]" = weakref.WeakSet()
 _cleanups: list[Callable[[], None]] = []
