@@ -189,13 +189,13 @@ def build_student(root: Path, strict: bool = True, execute: str = "cache") -> in
     if static.is_dir():
         shutil.copytree(static, stage / "book" / "_static", dirs_exist_ok=True)
     shutil.copy2(root / "_toc.yml", stage / "_toc.yml")
-    config = yaml.safe_load((root / "_config.yml").read_text())
-    config["title"] = f"{config.get('title', '')} (student edition)"
-    config.setdefault("execute", {})
-    config["execute"]["execute_notebooks"] = execute
+    book_config = yaml.safe_load((root / "_config.yml").read_text())
+    book_config["title"] = f"{book_config.get('title', '')} (student edition)"
+    book_config.setdefault("execute", {})
+    book_config["execute"]["execute_notebooks"] = execute
     # the default build's cache: solutions are markdown, so every code cell hashes the same
-    config["execute"]["cache"] = str(root / "_build" / ".jupyter_cache")
-    (stage / "_config.yml").write_text(yaml.safe_dump(config, sort_keys=False, allow_unicode=True))
+    book_config["execute"]["cache"] = str(root / "_build" / ".jupyter_cache")
+    (stage / "_config.yml").write_text(yaml.safe_dump(book_config, sort_keys=False, allow_unicode=True))
     mirror = orfeo_mirror(root)
     if mirror:  # the staged copy has no ../shared beside it
         config.set_default("COMMBOOK_ORFEO_MIRROR", mirror)
