@@ -17,6 +17,7 @@ import sys
 import time
 
 from commbook import collectives as coll
+from commbook.chapters import collectives as collectives_chapter
 from commbook import kernels, machine, mpi_env
 
 SIZES = {"8 B": 8, "1 MiB": 1 << 20}
@@ -45,12 +46,12 @@ def main(argv=None) -> int:
     lines.append(f"{'P':>2} {'size':>6} {'algorithm':>13} {'t us':>9} {'library us':>11} "
                  f"{'ratio':>6} {'of minima':>9} {'worst-case range':>16}")
     for P in nps:
-        out = coll.measure("allreduce", ",".join(HAND) + ",library", np=P,
+        out = collectives_chapter.measure("allreduce", ",".join(HAND) + ",library", np=P,
                            sizes=",".join(str(s) for s in SIZES.values()),
                            repetitions=args.repetitions, iterations=args.iterations)
-        table = coll.tidy(out)
+        table = collectives_chapter.tidy(out)
         for alg in HAND:
-            ratios = coll.ratio_table(table, alg, "library")
+            ratios = collectives_chapter.ratio_table(table, alg, "library")
             for label, size in SIZES.items():
                 r = ratios[ratios.size_bytes == size].iloc[0]
                 lines.append(f"{P:>2} {label:>6} {alg:>13} {r[f'{alg}_us']:>9.2f} "

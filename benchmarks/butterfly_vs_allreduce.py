@@ -18,6 +18,7 @@ import sys
 import time
 
 from commbook import collectives as coll
+from commbook.chapters import collectives as collectives_chapter
 from commbook import kernels, machine, mpi_env
 
 SIZES = {"8 B": 8, "1 MiB": 1 << 20}
@@ -27,7 +28,7 @@ def library_pattern(P: int, size: int) -> str:
     """Messages the library's allreduce sent in one call (Open MPI pml monitoring)."""
     if mpi_env.detect().flavour != "openmpi":
         return "(message counts need Open MPI)"
-    out = coll.measure("allreduce", "library", np=P, sizes=str(size), repetitions=1,
+    out = collectives_chapter.measure("allreduce", "library", np=P, sizes=str(size), repetitions=1,
                        iterations=1, monitor=True)
     m = coll.parse_messages(out)
     m = m[m["count"] > 0]
@@ -58,11 +59,11 @@ def main(argv=None) -> int:
     lines.append(header)
     patterns = []
     for P in (2, 4):
-        out = coll.measure("allreduce", "butterfly-lh,library", np=P,
+        out = collectives_chapter.measure("allreduce", "butterfly-lh,library", np=P,
                            sizes=",".join(str(s) for s in SIZES.values()),
                            repetitions=args.repetitions, iterations=args.iterations)
-        table = coll.tidy(out)
-        ratios = coll.ratio_table(table, "butterfly-lh", "library")
+        table = collectives_chapter.tidy(out)
+        ratios = collectives_chapter.ratio_table(table, "butterfly-lh", "library")
         for label, size in SIZES.items():
             r = ratios[ratios.size_bytes == size].iloc[0]
             lines.append(f"{P:>2} {label:>6} {r['butterfly-lh_us']:>13.2f} {r['library_us']:>11.2f} "

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 from commbook import algorithms, collectives, importers
+from commbook.chapters import collectives as collectives_chapter
 from commbook.models import collectives as mc
 
 
@@ -36,4 +37,4 @@ def test_model_names_of_library_algorithms_exist_in_the_models():
     assert algorithms.model_name("openmpi", "allreduce", "6") == "rabenseifner"
     assert algorithms.model_name("mpich", "allreduce", "reduce_scatter_allgather") == "rabenseifner"
     assert algorithms.model_name("openmpi", "bcast", "8") is None  # recursive-doubling allgather
-    assert collectives.model_name("allreduce", "library:4") == "ring"
+    assert collectives_chapter.model_name("allreduce", "library:4") == "ring"

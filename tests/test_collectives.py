@@ -9,6 +9,9 @@ import pandas as pd
 import pytest
 
 from commbook import collectives as coll
+from commbook import exercises
+from commbook.chapters import collectives as collectives_chapter
+from commbook.models import link_classes
 from commbook import kernels, mpi_env
 from commbook.models import collectives as mc
 
@@ -48,10 +51,10 @@ def test_every_hand_algorithm_has_a_model():
         assert alg in coll.HAND_ALGORITHMS[op]
         assert name in mc.ALGORITHMS[op]
     assert {(op, a) for op in coll.OPS for a in coll.HAND_ALGORITHMS[op]} == set(coll.MODEL_NAMES)
-    assert coll.model_name("bcast", "library:6") == "binomial"
-    assert coll.model_name("bcast", "library:1") == "linear"
+    assert collectives_chapter.model_name("bcast", "library:6") == "binomial"
+    assert collectives_chapter.model_name("bcast", "library:1") == "linear"
     with pytest.raises(ValueError):
-        coll.model_name("bcast", "library:4")  # split binary tree: no model
+        collectives_chapter.model_name("bcast", "library:4")  # split binary tree: no model
 
 
 def test_library_env_open_mpi():
@@ -131,34 +134,34 @@ def test_check_selection_catches_a_selection_that_did_not_take_effect():
 
 def test_crossover_of_pipeline_and_binomial_agrees_with_the_models():
     P, lam, b, seg = 8, 1.0, 5000.0, 16384
-    n = coll.crossover_size(P, lam, b, seg)
+    n = collectives_chapter.crossover_size(P, lam, b, seg)
     assert 1e3 < n < 1e9
     pipe = lambda x: mc.predict("bcast", "pipeline", P, x, lam, b, segment_bytes=seg)  # noqa: E731
     bino = lambda x: mc.predict("bcast", "binomial", P, x, lam, b)  # noqa: E731
     assert pipe(n / 2) > bino(n / 2) and pipe(n * 2) < bino(n * 2)
-    assert coll.crossover_size(2, lam, b, seg) == float("inf")  # one message: nothing to pipeline
+    assert collectives_chapter.crossover_size(2, lam, b, seg) == float("inf")  # one message: nothing to pipeline
 
 
 def test_ratio_table():
     t = pd.DataFrame({"algorithm": ["a", "b"], "np": [2, 2], "size_bytes": [8, 8],
                       "t_us": [2.0, 1.0], "t_min_us": [1.5, 0.5], "t_max_us": [3.0, 2.0]})
-    r = coll.ratio_table(t, "a", "b")
+    r = collectives_chapter.ratio_table(t, "a", "b")
     assert r.ratio.iloc[0] == 2.0 and r.ratio_low.iloc[0] == 0.75 and r.ratio_high.iloc[0] == 6.0
     assert r.ratio_of_minima.iloc[0] == 3.0
     with pytest.raises(ValueError):
-        coll.ratio_table(t, "a", "c")
+        collectives_chapter.ratio_table(t, "a", "c")
 
 
 def test_open_mpi_chain_schedule_and_depth():
-    steps = coll.ompi_chain_schedule(10)
+    steps = collectives_chapter.ompi_chain_schedule(10)
     edges = {(m.src, m.dst) for step in steps for m in step}
     assert edges == {(0, 1), (1, 2), (2, 3), (0, 4), (4, 5), (0, 6), (6, 7), (0, 8), (8, 9)}
-    assert coll.tree_depth(steps) == 3
-    assert coll.tree_depth(coll.ompi_chain_schedule(48)) == 12       # chains of 12, 12, 12, 11
-    assert coll.tree_depth(coll.ompi_chain_schedule(48, fanout=1)) == 47
-    assert coll.ompi_chain_schedule(1) == []
+    assert collectives_chapter.tree_depth(steps) == 3
+    assert collectives_chapter.tree_depth(collectives_chapter.ompi_chain_schedule(48)) == 12       # chains of 12, 12, 12, 11
+    assert collectives_chapter.tree_depth(collectives_chapter.ompi_chain_schedule(48, fanout=1)) == 47
+    assert collectives_chapter.ompi_chain_schedule(1) == []
     with pytest.raises(ValueError):
-        coll.ompi_chain_schedule(8, fanout=0)
+        collectives_chapter.ompi_chain_schedule(8, fanout=0)
 
 
 def test_link_class_models_on_a_cluster():
@@ -168,17 +171,17 @@ def test_link_class_models_on_a_cluster():
     place = topo.place(G, 8, "core")
     # linear gather of 1 000 B: ranks 1 (core), 2-3 (socket), 4-7 (node) send to rank 0 in turn
     steps = mc.schedule("gather", "linear", 8)
-    t = coll.link_class_time(steps, 1000, G, place, params)
+    t = link_classes.link_class_time(steps, 1000, G, place, params)
     assert t == pytest.approx((1 + 1) + 2 * (2 + 2) + 4 * (5 + 10))
-    finish = coll.rank_finish_times(steps, 1000, G, place, params, send_overhead=0.5)
+    finish = link_classes.rank_finish_times(steps, 1000, G, place, params, send_overhead=0.5)
     assert finish[0] == pytest.approx(t) and (finish[1:] == 0.5).all()   # leaves: one eager send
-    big = coll.rank_finish_times(steps, 10**6, G, place, params)          # rendezvous: wait for it
-    assert big[7] == pytest.approx(coll.link_class_time(steps, 10**6, G, place, params))
-    mean = coll.orfeo_predictions("gather", ["basic_linear"], [8], 1000, params=params,
+    big = link_classes.rank_finish_times(steps, 10**6, G, place, params)          # rendezvous: wait for it
+    assert big[7] == pytest.approx(link_classes.link_class_time(steps, 10**6, G, place, params))
+    mean = collectives_chapter.orfeo_predictions("gather", ["basic_linear"], [8], 1000, params=params,
                                   cluster=dict(nodes=2, sockets=2, cores=2), statistic="mean")
     assert mean.t_us.iloc[0] == pytest.approx((t + 7 * 1.0) / 8)
     with pytest.raises(ValueError):
-        coll.orfeo_predictions("gather", ["basic_linear"], [8], 1, params=params, statistic="median")
+        collectives_chapter.orfeo_predictions("gather", ["basic_linear"], [8], 1, params=params, statistic="median")
 
 
 def test_calibration_recovers_the_link_classes():
@@ -187,11 +190,11 @@ def test_calibration_recovers_the_link_classes():
     for mapping, (lam, b) in truth.items():
         for n in [1, 64, 4096, 65536, 1 << 20]:
             rows.append(dict(np=2, mapping=mapping, algorithm="default", size_bytes=n, t_us=lam + n / b))
-    got = coll.calibrate_link_classes(pd.DataFrame(rows))
+    got = link_classes.calibrate_link_classes(pd.DataFrame(rows))
     for k, (lam, b) in truth.items():
         assert got[k][0] == pytest.approx(lam, rel=0.05) and got[k][1] == pytest.approx(b, rel=0.05)
     with pytest.raises(ValueError):
-        coll.calibrate_link_classes(pd.DataFrame(rows[:2]))
+        link_classes.calibrate_link_classes(pd.DataFrame(rows[:2]))
 
 
 def test_explorer_figure_refuses_impossible_values():
@@ -213,7 +216,7 @@ def test_orfeo_or_empty_falls_back_to_models_only(monkeypatch):
     def unavailable(key, *a, **k):
         raise orfeo.DataUnavailable(f"no raw ORFEO data for '{key}'")
     monkeypatch.setattr(orfeo, "load", unavailable)
-    table, caption = coll.orfeo_or_empty("giuliofantuzzi/bcast")
+    table, caption = collectives_chapter.orfeo_or_empty("giuliofantuzzi/bcast")
     assert table.empty and "only the models" in caption
     assert list(table.columns)[:2] == ["benchmark", "algorithm"]
 
@@ -228,12 +231,12 @@ def test_measured_crossover_is_where_the_large_message_algorithm_stays_ahead():
         rows += [dict(algorithm="tree", np=2, size_bytes=n, t_us=a, t_min_us=a, t_max_us=a),
                  dict(algorithm="ring", np=2, size_bytes=n, t_us=b, t_min_us=b, t_max_us=b)]
     t = pd.DataFrame(rows)
-    assert coll.measured_crossover(t, "tree", "ring") == 4096  # 64 B was a fluke: 512 B loses
-    assert coll.measured_crossover(t, "ring", "tree") == float("inf")
+    assert collectives_chapter.measured_crossover(t, "tree", "ring") == 4096  # 64 B was a fluke: 512 B loses
+    assert collectives_chapter.measured_crossover(t, "ring", "tree") == float("inf")
 
 
 def test_lecture_trend_is_predicted_from_the_repeated_sends_alone():
-    table, lam, b = coll.lecture_bcast_comparison()
+    table, lam, b = collectives_chapter.lecture_bcast_comparison()
     assert 100 < b < 200 and lam > 0  # ~1 Gb/s Ethernet
     assert table["ratio model"].is_monotonic_increasing
     assert table["ratio measured"].iloc[-1] > 4 * table["ratio measured"].iloc[0]
@@ -290,7 +293,7 @@ def test_injected_error_in_a_bandwidth_optimal_algorithm_fails(op, alg):
 
 @pytest.mark.mpi
 def test_bandwidth_optimal_traces_move_n_over_P_per_message():
-    out = coll.measure("allreduce", "ring,rabenseifner", np=4, sizes="8K", repetitions=1,
+    out = collectives_chapter.measure("allreduce", "ring,rabenseifner", np=4, sizes="8K", repetitions=1,
                        iterations=1, trace=True)
     t = coll.parse_trace(out)
     ring = t[t.algorithm == "ring"]
@@ -302,7 +305,7 @@ def test_bandwidth_optimal_traces_move_n_over_P_per_message():
         got = rab[rab.step == step]
         assert {(r.src, r.dst) for r in got.itertuples()} == {(i, i ^ dist) for i in range(4)}
         assert set(got.bytes) == {size}
-    out = coll.measure("bcast", "scatter-allgather", np=4, sizes="4K", repetitions=1,
+    out = collectives_chapter.measure("bcast", "scatter-allgather", np=4, sizes="4K", repetitions=1,
                        iterations=1, trace=True)
     t = coll.parse_trace(out)
     scatter = t[t.phase == "scatter"].sort_values("step", kind="stable")
@@ -336,9 +339,9 @@ def test_trace_agrees_with_the_messages_the_library_counted():
     for op, algs in (("bcast", "linear,chain,pipeline,binary,binomial,scatter-allgather"),
                      ("gather", "linear,binomial"),
                      ("allreduce", "butterfly-lh,butterfly-hl,ring,rabenseifner")):
-        out = coll.measure(op, algs, np=5, sizes="0,1K", repetitions=1, iterations=1,
+        out = collectives_chapter.measure(op, algs, np=5, sizes="0,1K", repetitions=1, iterations=1,
                            trace=True, monitor=True, root=2) if op != "allreduce" else \
-            coll.measure(op, algs, np=5, sizes="0,1K", repetitions=1, iterations=1,
+            collectives_chapter.measure(op, algs, np=5, sizes="0,1K", repetitions=1, iterations=1,
                          trace=True, monitor=True)
         trace, msgs = coll.parse_trace(out), coll.parse_messages(out)
         for alg in algs.split(","):
@@ -360,22 +363,22 @@ def test_forced_library_algorithms_send_their_own_messages():
         "library:6": {(r - (1 << (r.bit_length() - 1)), r) for r in range(1, P)},
     }
     for label, edges in expected.items():
-        out = coll.measure("bcast", label, np=P, sizes="64K", repetitions=1, iterations=1,
+        out = collectives_chapter.measure("bcast", label, np=P, sizes="64K", repetitions=1, iterations=1,
                            monitor=True)
         M = coll.message_matrix(coll.parse_messages(out), label, P)
         assert {(int(i), int(j)) for i, j in zip(*np.nonzero(M))} == edges, label
         assert coll.library_cvars(out)["coll_tuned_bcast_algorithm"][0] == label.split(":")[1]
     # Open MPI's default chain: four chains, as ompi_chain_schedule models it
-    out = coll.measure("bcast", "library:2", np=10, sizes="1K", repetitions=1, iterations=1,
+    out = collectives_chapter.measure("bcast", "library:2", np=10, sizes="1K", repetitions=1, iterations=1,
                        monitor=True)
     M = coll.message_matrix(coll.parse_messages(out), "library:2", 10)
-    model = {(m.src, m.dst) for step in coll.ompi_chain_schedule(10) for m in step}
+    model = {(m.src, m.dst) for step in collectives_chapter.ompi_chain_schedule(10) for m in step}
     assert {(int(i), int(j)) for i, j in zip(*np.nonzero(M))} == model
 
 
 @pytest.mark.mpi
 def test_butterfly_diagram_is_the_homeworks():
-    out = coll.measure("allreduce", "butterfly-lh,butterfly-hl", np=8, sizes="8",
+    out = collectives_chapter.measure("allreduce", "butterfly-lh,butterfly-hl", np=8, sizes="8",
                        repetitions=1, iterations=1, trace=True)
     t = coll.parse_trace(out)
     for alg, masks in (("butterfly-lh", [1, 2, 4]), ("butterfly-hl", [4, 2, 1])):
@@ -389,10 +392,10 @@ def test_butterfly_diagram_is_the_homeworks():
 
 @pytest.mark.mpi
 def test_exercise_skeleton_fails_and_a_solution_passes(tmp_path, capsys):
-    assert coll.check_exercise(nps=[1, 2]) is False
+    assert exercises.check_exercise(nps=[1, 2]) is False
     printed = capsys.readouterr().out
     assert "P = 1: equals MPI_Allreduce" in printed and "P = 2: WRONG" in printed
-    skeleton = coll.exercise_path().read_text()
+    skeleton = exercises.exercise_path().read_text()
     body = skeleton[skeleton.index("static void my_allreduce"):skeleton.index("static int cb_kernel")]
     solution = skeleton.replace(body, """static void my_allreduce(const double *s, double *r, int n, MPI_Comm comm)
 {
@@ -404,10 +407,10 @@ def test_exercise_skeleton_fails_and_a_solution_passes(tmp_path, capsys):
 """)
     mine = tmp_path / "my_butterfly.c"
     mine.write_text(solution)
-    assert coll.check_exercise(mine, nps=[3, 8]) is True
+    assert exercises.check_exercise(mine, nps=[3, 8]) is True
     broken = tmp_path / "broken.c"
     broken.write_text(solution.replace("free(tmp);", "free(tmp)"))
-    assert coll.check_exercise(broken) is False
+    assert exercises.check_exercise(broken) is False
     assert "does not compile" in capsys.readouterr().out
 
 

@@ -11,7 +11,9 @@ import numpy as np  # noqa: E402
 import pandas as pd  # noqa: E402
 import pytest  # noqa: E402
 
-from commbook import orfeo, orfeo_derive, plots  # noqa: E402
+from commbook import orfeo, orfeo_derive  # noqa: E402
+from commbook.chapters import pingpong as pingpong_chapter
+from commbook.chapters import topology as topology_chapter
 from commbook.cli import main  # noqa: E402
 
 BUDGET_BYTES = 3_000_000
@@ -171,11 +173,11 @@ def test_chapter_figures_same_from_raw_and_derived(raw_available):
     from commbook.models import jacobi as jm
     raw, _ = orfeo.load("pingpong", raw=True)
     derived, _ = orfeo.load("pingpong")
-    assert_same_figure(plots.plot_orfeo_pingpong(raw), plots.plot_orfeo_pingpong(derived))
-    assert_same_figure(plots.plot_orfeo_machines(raw), plots.plot_orfeo_machines(derived))
+    assert_same_figure(pingpong_chapter.plot_orfeo_pingpong(raw), pingpong_chapter.plot_orfeo_pingpong(derived))
+    assert_same_figure(pingpong_chapter.plot_orfeo_machines(raw), pingpong_chapter.plot_orfeo_machines(derived))
     lat_raw, _ = orfeo.load("marcotallone/latency", raw=True)
     lat, _ = orfeo.load("marcotallone/latency")
-    assert_same_figure(plots.plot_core_latency(lat_raw, size_bytes=1), plots.plot_core_latency(lat, size_bytes=1))
+    assert_same_figure(topology_chapter.plot_core_latency(lat_raw, size_bytes=1), topology_chapter.plot_core_latency(lat, size_bytes=1))
     seed = orfeo.summary_table("jacobi_seed")
     runs_raw, _ = orfeo.load("jacobi", raw=True)
     runs, _ = orfeo.load("jacobi")

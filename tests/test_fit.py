@@ -9,6 +9,7 @@ import pandas as pd
 import pytest
 
 from commbook import fit
+from commbook.chapters import pingpong as pingpong_chapter
 from commbook.models.hockney import Hockney, load_model, save_model
 
 SIZES = np.array([0] + [2 ** k for k in range(27)], float)      # 0 B .. 64 MiB
@@ -168,17 +169,16 @@ def test_relative_fit_beats_plain_least_squares_on_a_real_measurement():
 def test_plots_label_models_and_drop_unphysical_times():
     import matplotlib
     matplotlib.use("Agg")
-    from commbook import plots
     n = SIZES
     t = np.where(n <= 4 << 20, 0.25 + n / 20000, 0.25 + (4 << 20) / 20000 + (n - (4 << 20)) / 6300)
     ours, plain = fit.fit_hockney(n, t, n_boot=0), fit.ols_hockney(n, t)
-    fig = plots.plot_pingpong_fit(n, ours, times=t, others={"plain least squares": plain})
+    fig = pingpong_chapter.plot_pingpong_fit(n, ours, times=t, others={"plain least squares": plain})
     ax_t, ax_b = fig.axes[:2]
     lines = {ln.get_label(): ln for ln in ax_t.get_lines() if not ln.get_label().startswith("_")}
     assert "measured" in lines and all("model" in k for k in lines if k != "measured"), lines.keys()
     ols_y = lines["plain least squares (model)"].get_ydata()
     assert np.isnan(ols_y[0]) and np.all(np.isfinite(ols_y[-5:]))   # negative λ not drawn
-    fig = plots.plot_residuals(ours, n, t)
+    fig = pingpong_chapter.plot_residuals(ours, n, t)
     drawn = fig.axes[0].get_lines()[0].get_ydata()
     assert drawn == pytest.approx(100 * fit.residuals(ours.model, n, t))
     matplotlib.pyplot.close("all")

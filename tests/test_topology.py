@@ -8,6 +8,7 @@ import numpy as np
 import pytest
 
 from commbook import topology as T
+from commbook.chapters import topology as topology_chapter
 
 CASES = ([("linear", p) for p in (2, 5, 8, 16)] + [("ring", p) for p in (3, 4, 8, 15, 16)]
          + [("mesh", p) for p in (4, 16, 36)] + [("torus", p) for p in (16, 36)]
@@ -199,12 +200,12 @@ def test_drawing_one_arrow_per_hop_and_widget_figure():
     import matplotlib.pyplot as plt
     from matplotlib.patches import FancyArrowPatch
 
-    from commbook import plots, widgets
+    from commbook import widgets
     from commbook.models import collectives as C
 
     steps = C.schedule("allreduce", "recursive_doubling", 8)
     for routed, expect in ((True, 8 * (1 + 2 + 4)), (False, 24)):
-        ax = plots.draw_topology(T.ring(8), steps, routed=routed)
+        ax = topology_chapter.draw_topology(T.ring(8), steps, routed=routed)
         assert sum(isinstance(p, FancyArrowPatch) for p in ax.patches) == expect
         assert len(ax.get_legend().get_texts()) == 3
         plt.close(ax.figure)

@@ -13,7 +13,7 @@ copy_MBps=b_copy)``), never the answer.
 
 The C exercises (``kernels_c/exercises/*_skeleton.c``) are checked by compiling the reader's file
 and running it under MPI for several P: :func:`check_ring`, :func:`check_gather`,
-:func:`check_eager` (and :func:`commbook.collectives.check_exercise` for the butterfly).
+:func:`check_eager` (and :func:`check_exercise` for the butterfly).
 """
 from __future__ import annotations
 
@@ -301,13 +301,13 @@ _register(Exercise(
     giveaways=("link_loads(T.ring(16)",)))
 
 _register(Exercise(
-    "coll-crossover", "collectives", _lazy("collectives", "crossover_size", 16, 0.20, 6200.0, 16384),
+    "coll-crossover", "collectives", _lazy("chapters.collectives", "crossover_size", 16, 0.20, 6200.0, 16384),
     rel_tol=0.15, unit="B",
     hint="Set (P-2+k)(λ + s/b) with k = n/s equal to ⌈log2 P⌉(λ + n/b) and solve for n.",
     giveaways=("crossover_size(16",)))
 _register(Exercise(
     "coll-anomaly", "collectives",
-    lambda: _call("collectives", "tree_depth", _call("collectives", "ompi_chain_schedule", 48)),
+    lambda: _call("chapters.collectives", "tree_depth", _call("chapters.collectives", "ompi_chain_schedule", 48)),
     rel_tol=0, unit="hops",
     hint="Four chains share the 47 other processes; the root feeds one head per step.",
     giveaways=("ompi_chain_schedule(48)",)))
@@ -450,3 +450,56 @@ def check_eager(path=None, nps=(2, 3, 4), max_bytes: str = "4M", timeout: float 
         return ""
     return _check_each_P("eager", _reader_file("eager", path), nps, {"max": max_bytes},
                          timeout, judge)
+
+
+# --- the butterfly allreduce (book/collectives.md) ------------------------------------------
+def exercise_path(path=None) -> Path:
+    """The reader's file: an absolute path, a path from here, or from the repository root."""
+    root = kernels.kernels_dir().parent
+    if path is None:
+        return kernels.kernels_dir() / "exercises" / "butterfly_skeleton.c"
+    p = Path(path)
+    for candidate in (p, root / p):
+        if candidate.exists():
+            return candidate.resolve()
+    raise FileNotFoundError(f"no file {p} (looked here and in {root})")
+
+
+def check_exercise(path=None, nps=range(1, 9), sizes: str = "0,8,56,8200",
+                   timeout: float = 120.0, stop_at_first: bool = True) -> bool:
+    """Compile the reader's butterfly (kernels_c/exercises/butterfly_skeleton.c or a copy) and
+    compare it with MPI_Allreduce on every rank, for every P in `nps` and every size.
+
+    Prints one line per P and returns True when all pass. The compiler's message is printed
+    as it is when the file does not compile."""
+    src = exercise_path(path)
+    try:
+        kernels.compile_kernel(src, "executable")
+    except kernels.CompileError as e:
+        print(f"[butterfly] does not compile:\n{e}")
+        return False
+    all_ok = True
+    for P in nps:
+        try:
+            kernels.run_mpiexec(src, P, {"algorithm": "mine", "sizes": sizes,
+                                         "iterations": 3, "repetitions": 1}, timeout=timeout)
+            print(f"[butterfly] P = {P}: equals MPI_Allreduce at sizes {sizes} bytes")
+        except kernels.ValidationFailed as e:
+            detail = next((l.split(": ", 2)[-1] for l in e.stderr.splitlines()
+                           if l.startswith("commbook kernel:")), "")
+            print(f"[butterfly] P = {P}: WRONG. {e.output.result if e.output else e} "
+                  f"First difference: {detail}")
+            all_ok = False
+        except kernels.KernelTimeout:
+            print(f"[butterfly] P = {P}: did not finish in {timeout:g} s (a deadlock? two ranks "
+                  f"both in MPI_Send or MPI_Recv waiting for each other)")
+            all_ok = False
+        except kernels.KernelFailed as e:
+            print(f"[butterfly] P = {P}: failed: {e}")
+            all_ok = False
+        if not all_ok and stop_at_first:
+            print("[butterfly] stopped at the first failing P.")
+            break
+    if all_ok:
+        print(f"[butterfly] correct for every P in {list(nps)}.")
+    return all_ok

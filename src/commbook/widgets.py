@@ -45,13 +45,14 @@ def hockney_figure(lambda_us: float, bandwidth_MBps: float, measured=None, label
     """Time and effective bandwidth of the Hockney model t = λ + n/b, over measured points."""
     import numpy as np
 
-    from . import plots
+    from . import plotting
+    import matplotlib.pyplot as plt
     from .models.hockney import Hockney
 
     lam = positive("λ (µs)", lambda_us) if lambda_us != 0 else 0.0
     model = Hockney(lam, positive("b (MB/s)", bandwidth_MBps))
     n = np.asarray(sizes if sizes is not None else 2.0 ** np.arange(0, 27), float)
-    fig, (a1, a2) = plots.plt.subplots(1, 2, figsize=(10, 3.8))
+    fig, (a1, a2) = plt.subplots(1, 2, figsize=(10, 3.8))
     for a in (a1, a2):
         a.set_xscale("log", base=2)
         a.grid(True, which="both", alpha=0.3)
@@ -61,13 +62,13 @@ def hockney_figure(lambda_us: float, bandwidth_MBps: float, measured=None, label
     a2.set_ylabel("bandwidth n/t (MB/s)")
     if measured is not None and len(measured):
         m = measured[measured["size_bytes"] > 0]
-        plots.measured(a1, m["size_bytes"], m["t_us"], m["t_min_us"], m["t_max_us"],
+        plotting.measured(a1, m["size_bytes"], m["t_us"], m["t_min_us"], m["t_max_us"],
                        label="measured", color="C0")
-        plots.measured(a2, m["size_bytes"], m["size_bytes"] / m["t_us"], label="measured",
+        plotting.measured(a2, m["size_bytes"], m["size_bytes"] / m["t_us"], label="measured",
                        color="C0")
     name = f"Hockney model{': ' + label if label else ''}"
-    plots.model_line(a1, n, model.time_us(n), label=name, color="C3")
-    plots.model_line(a2, n, model.effective_bandwidth(n), label=name, color="C3")
+    plotting.model_line(a1, n, model.time_us(n), label=name, color="C3")
+    plotting.model_line(a2, n, model.effective_bandwidth(n), label=name, color="C3")
     a2.axhline(model.bandwidth_MBps, ls=":", color="C3", lw=1)
     a1.axvline(model.n_half, ls=":", color="grey", lw=1)
     a1.annotate(f"n½ = {model.n_half:,.0f} B", (model.n_half, a1.get_ylim()[0]),
@@ -123,7 +124,7 @@ def ring_figure(lambda_us: dict, bandwidth_MBps: dict, cores_per_socket: int = 1
     the placement's boundaries (where a dearer link class enters the ring) marked."""
     import numpy as np
 
-    from . import plots
+    from .chapters import ring as ring_chapter
     from .models.hockney import Hockney
     from .models.ring import Placement, ring_time
 
@@ -142,7 +143,7 @@ def ring_figure(lambda_us: dict, bandwidth_MBps: dict, cores_per_socket: int = 1
     P = np.arange(1, P_max + 1)
     t = ring_time(P, float(n_bytes), links, placement, messages_per_step)
     shown = [(label, df[df["np"] <= P_max]) for label, df in measured]
-    fig = plots.plot_ring(
+    fig = ring_chapter.plot_ring(
         shown, [(f"{messages_per_step:g}·P·max(λ + n/b), n = {n_bytes:,} B", P, t)],
         placement.boundaries(P_max),
         title=title or (f"Ring model: {cores_per_socket} cores/socket x {sockets_per_node} "
@@ -230,7 +231,9 @@ def matrix_figure(shape, P: int, grid, lambda_us: float, bandwidth_MBps: float, 
     one core as P grows (1-D grids), next to the ideal P."""
     import numpy as np
 
-    from . import plots
+    from . import plotting
+    from .chapters import matrix_add as matrix_add_chapter
+    import matplotlib.pyplot as plt
     from .models import matrix as M
     from .models.hockney import Hockney
 
@@ -244,12 +247,12 @@ def matrix_figure(shape, P: int, grid, lambda_us: float, bandwidth_MBps: float, 
         raise ValueError(f"grid {M.grid_name(grid)} does not have {P} processes")
     gs = [g for g in M.grids(P) if all(a <= b for a, b in zip(g, shape))]
     preds = {g: M.predict(shape, g, link, add_rate, algorithm=algorithm) for g in gs}
-    fig, (a1, a2) = plots.plt.subplots(1, 2, figsize=(11, 4.0), gridspec_kw={"width_ratios": [3, 2]})
+    fig, (a1, a2) = plt.subplots(1, 2, figsize=(11, 4.0), gridspec_kw={"width_ratios": [3, 2]})
     x = np.arange(len(gs))
     bottom = np.zeros(len(gs))
     for phase in ("scatter", "add", "gather"):
         v = np.array([getattr(preds[g], phase) for g in gs]) / 1e3
-        bars = a1.bar(x, v, 0.6, bottom=bottom, color=plots.PHASE_COLORS[phase],
+        bars = a1.bar(x, v, 0.6, bottom=bottom, color=matrix_add_chapter.PHASE_COLORS[phase],
                       label=f"{phase} (model)")
         bottom += v
         for i, g in enumerate(gs):
@@ -275,7 +278,7 @@ def matrix_figure(shape, P: int, grid, lambda_us: float, bandwidth_MBps: float, 
                 bbox=dict(boxstyle="round", fc="white", ec="0.8"))
     Ps = np.array([p for p in range(1, max(2 * P, 32) + 1) if p <= shape[0]])
     sp = [M.predict(shape, (int(p), 1, 1), link, add_rate, algorithm=algorithm).speedup for p in Ps]
-    plots.model_line(a2, Ps, sp, label=f"speedup, {algorithm} scatter/gather (model)", color="C3")
+    plotting.model_line(a2, Ps, sp, label=f"speedup, {algorithm} scatter/gather (model)", color="C3")
     a2.plot(Ps, Ps, ":", color="0.5", label="ideal: speedup = P")
     a2.axhline(1, color="k", lw=0.8)
     a2.set_yscale("log")
@@ -388,7 +391,8 @@ TOPOLOGY_OVERLAYS = {
 def topology_figure(kind: str = "torus", size: str = "16", overlay: str = "(none)"):
     """Static figure: the topology drawn with an algorithm's messages (one colour per step)
     and its metrics computed from the graph next to the lecture's formulas."""
-    from . import plots
+    from .chapters import topology as topology_chapter
+    import matplotlib.pyplot as plt
     from . import topology as topo
     from .models import collectives as coll
 
@@ -401,8 +405,8 @@ def topology_figure(kind: str = "torus", size: str = "16", overlay: str = "(none
     messages = None
     if TOPOLOGY_OVERLAYS[overlay]:
         messages = coll.schedule(*TOPOLOGY_OVERLAYS[overlay], p)
-    fig, (ax, tx) = plots.plt.subplots(1, 2, figsize=(10, 4.2), gridspec_kw=dict(width_ratios=[2.2, 1]))
-    plots.draw_topology(G, messages, ax=ax, title=f"{kind}, p = {p}" + (f": {overlay}" if messages else ""))
+    fig, (ax, tx) = plt.subplots(1, 2, figsize=(10, 4.2), gridspec_kw=dict(width_ratios=[2.2, 1]))
+    topology_chapter.draw_topology(G, messages, ax=ax, title=f"{kind}, p = {p}" + (f": {overlay}" if messages else ""))
     m = topo.metrics(G)
     formulas = topo.CLOSED_FORM_TEXT[kind]
     bis = ("" if m["bisection_exact"] else "<= ") + str(m["bisection"])  # <=: an upper bound
@@ -498,17 +502,19 @@ def collective_figure(op: str = "bcast", algorithm: str = "binomial", P: int = 1
     """Left: the topology with the algorithm's messages, one colour per step, ranks placed
     by `placement`. Right: the predicted time of every algorithm of `op` (Hockney model on
     this topology: t_h per extra link, link sharing when `contention`), the chosen one marked."""
-    from . import plots
+    from . import plotting
+    from .chapters import topology as topology_chapter
+    import matplotlib.pyplot as plt
     from .models import collectives as mc
 
     G, place = _collective_parameters(op, algorithm, P, n, lam, b, t_h, topology, placement)
     P = int(P)
     segments = mc.optimal_segments(P, n, lam, b) if algorithm == "pipeline" else None
     steps = mc.schedule(op, algorithm, P, segments)
-    fig, (ax, bx) = plots.plt.subplots(1, 2, figsize=(11, 4.3),
+    fig, (ax, bx) = plt.subplots(1, 2, figsize=(11, 4.3),
                                        gridspec_kw=dict(width_ratios=[1.7, 1]))
     shown = steps if len(steps) <= 12 else steps[:12]
-    plots.draw_topology(G, shown, ax=ax, placement=place,
+    topology_chapter.draw_topology(G, shown, ax=ax, placement=place,
                         title=f"{op} {algorithm}, P = {P}, by {placement}"
                         + (f" (first 12 of {len(steps)} steps)" if len(steps) > 12 else ""))
     names, times = [], []
@@ -523,7 +529,7 @@ def collective_figure(op: str = "bcast", algorithm: str = "binomial", P: int = 1
     for y, t in enumerate(times[::-1]):
         bx.text(t, y, f" {t:,.1f}", va="center", fontsize=7)
     bx.set_xlabel("predicted time per call (µs, model)")
-    bx.set_title(f"n = {plots.size_label(n)}B, λ = {lam:g} µs, b = {b:,.0f} MB/s"
+    bx.set_title(f"n = {plotting.size_label(n)}B, λ = {lam:g} µs, b = {b:,.0f} MB/s"
                  + (f", t_h = {t_h:g} µs" if t_h else "") + (", contention" if contention else ""),
                  fontsize=9)
     bx.tick_params(labelsize=8)
@@ -619,7 +625,8 @@ def jacobi_figure(L: int, N: int, decomposition: int, lambda_us: float, bandwidt
     import matplotlib.pyplot as plt
     import numpy as np
 
-    from . import plots
+    from .chapters import jacobi as jacobi_chapter
+    import matplotlib.pyplot as plt
     from .models import jacobi as jm
 
     L, N, N_max = int(positive("L", L)), int(positive("N", N)), int(positive("N up to", N_max))
@@ -651,7 +658,7 @@ def jacobi_figure(L: int, N: int, decomposition: int, lambda_us: float, bandwidt
     p1 = 1e-6 * float(L) ** 3 / T_s
     pN, sN, gN = predict(N)
     fig, (ax, ax2) = plt.subplots(1, 2, figsize=(11, 4.0), gridspec_kw={"width_ratios": [3, 2]})
-    plots.plot_jacobi_scaling(
+    jacobi_chapter.plot_jacobi_scaling(
         measured, [(f"P(L,N), {scaling} scaling, {decomposition}-D (model)", Ns, P),
                    ("N x P(L,1), no communication (model)", Ns, Ns * p1)],
         ax=ax, highlight=(N, pN))

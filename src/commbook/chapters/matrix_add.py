@@ -1,0 +1,107 @@
+"""Matrix-addition chapter (book/matrix_add.md): where the time goes, ORFEO grids, halo volume."""
+from __future__ import annotations
+
+import matplotlib.pyplot as plt
+import numpy as np
+
+PHASE_COLORS = {"scatter": "C0", "add": "C2", "gather": "C1"}
+
+
+def plot_matrix_phases(rows, model=None, title="Matrix addition: where the time goes", ax=None,
+                       label_col="grid"):
+    """Stacked bars of the median scatter, add and gather time per row (one kernel run each),
+    the total's min-max as an error bar, and model totals as black markers.
+
+    rows: the kernel's table(s) (columns grid, t_scatter_median_us, ...); model: {label: µs}
+    keyed like rows[label_col].
+    """
+    if ax is None:
+        fig, ax = plt.subplots(figsize=(8.6, 4.0))
+    else:
+        fig = ax.figure
+    labels = [str(v) for v in rows[label_col]]
+    x = np.arange(len(rows))
+    bottom = np.zeros(len(rows))
+    for phase in ("scatter", "add", "gather"):
+        v = rows[f"t_{phase}_median_us"].to_numpy(float) / 1e3
+        ax.bar(x, v, 0.6, bottom=bottom, label=f"{phase} (measured)", color=PHASE_COLORS[phase])
+        bottom += v
+    t = rows["t_us"] if "t_us" in rows else rows["t_median_us"]
+    tmin = rows["t_min_us"].to_numpy(float) / 1e3
+    tmax = rows["t_max_us"].to_numpy(float) / 1e3
+    t = t.to_numpy(float) / 1e3
+    ax.errorbar(x, t, yerr=np.vstack([t - tmin, tmax - t]).clip(0), fmt="none", ecolor="k",
+                capsize=3, lw=1, label="total: min-max over repetitions")
+    if model:
+        ax.plot(x, [model.get(lab, np.nan) / 1e3 for lab in labels], "kD", ms=6, mfc="white",
+                label="total (model)")
+    ax.set_xticks(x, labels, rotation=30 if len(x) > 6 else 0)
+    ax.set_ylabel("time (ms)")
+    ax.set_xlabel(label_col)
+    ax.set_title(title)
+    ax.grid(True, axis="y", alpha=0.3)
+    ax.legend(fontsize=8, loc="upper left", bbox_to_anchor=(1.01, 1.0))
+    fig.tight_layout()
+    return fig
+
+
+def plot_orfeo_matrix(table, value="t_us", title="ORFEO, 24 processes: time per process grid",
+                      ax=None, models=None):
+    """One marker per (grid, matrix shape): table with columns grid, matrix, t_us (µs),
+    source_label. Grids are ordered 1-D, 2-D, 3-D so a trend with dimensionality would show.
+    models: {label: µs} drawn as horizontal lines (the model does not depend on the grid)."""
+    from ..models.matrix import grid_dimensionality
+
+    if ax is None:
+        fig, ax = plt.subplots(figsize=(9, 3.8))
+    else:
+        fig = ax.figure
+    grids = sorted(dict.fromkeys(table["grid"]), key=lambda g: (grid_dimensionality(g), g))
+    pos = {g: i for i, g in enumerate(grids)}
+    markers = ["o", "s", "^", "v", "D"]
+    for i, ((src, shape), g) in enumerate(table.groupby(["source_label", "matrix"], sort=False)):
+        ax.plot([pos[v] for v in g["grid"]], g[value] / 1e3, markers[i % 5], ms=5, ls="none",
+                label=f"{src}: {shape}", color=f"C{i}")
+    for j, (label, t) in enumerate((models or {}).items()):
+        ax.axhline(t / 1e3, color="k", lw=1.2, ls=["-", "--", ":"][j % 3],
+                   label=label if "model" in label.lower() else f"{label} (model)")
+    dims = [grid_dimensionality(g) for g in grids]
+    for d in (2, 3):
+        if d in dims:
+            ax.axvline(dims.index(d) - 0.5, color="0.6", lw=1, ls=":")
+    ax.set_xticks(range(len(grids)), grids, rotation=60, fontsize=8)
+    ax.set_ylabel("time (ms)")
+    ax.set_xlabel("process grid (1-D, then 2-D, then 3-D)")
+    ax.set_ylim(bottom=0)
+    ax.set_title(title)
+    ax.grid(True, axis="y", alpha=0.3)
+    ax.legend(fontsize=7, ncol=2)
+    fig.tight_layout()
+    return fig
+
+
+def plot_halo_vs_collective(shape, P, title=None, ax=None):
+    """Per grid of P processes: elements a halo exchange moves (depends on the grid) against the
+    elements one scatter of the matrix moves (does not)."""
+    from ..models import matrix as M
+
+    if ax is None:
+        fig, ax = plt.subplots(figsize=(7.2, 3.8))
+    else:
+        fig = ax.figure
+    gs = [g for g in M.grids(P) if all(a <= b for a, b in zip(g, M._dims("shape", shape)))]
+    gs.sort(key=lambda g: M.halo_elements(shape, g))
+    halo = [M.halo_elements(shape, g) for g in gs]
+    blocks = M.block_sizes(shape, gs[0])
+    scatter = int(blocks.sum() - blocks[0])
+    x = np.arange(len(gs))
+    ax.bar(x, halo, 0.6, color="C4", label="one halo exchange (width 1), all ranks")
+    ax.axhline(scatter, color="C0", lw=2, label="one scatter of the matrix (any grid)")
+    ax.set_xticks(x, [M.grid_name(g) for g in gs], rotation=60, fontsize=8)
+    ax.set_yscale("log")
+    ax.set_ylabel("elements moved")
+    ax.set_title(title or f"{M.grid_name(shape)} matrix on {P} processes")
+    ax.grid(True, axis="y", alpha=0.3)
+    ax.legend(fontsize=8)
+    fig.tight_layout()
+    return fig

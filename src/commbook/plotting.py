@@ -1,0 +1,85 @@
+"""What every chapter's figures share: measured data as points with their spread, models as
+lines whose legend says "model", byte sizes on log axes."""
+from __future__ import annotations
+
+import matplotlib.pyplot as plt
+import numpy as np
+
+MEASURED_STYLE = dict(marker="o", ms=4, lw=0, capsize=2, elinewidth=1)
+
+
+MODEL_STYLE = dict(lw=1.6)
+CLASS_COLORS = {"self": "0.6", "core": "C2", "socket": "C1", "node": "C3"}
+SERIES_COLORS = ["C0", "C9", "C4", "C5", "C6", "C8"]  # not the link-class colours
+
+
+def new_axes(title: str = "", xlabel: str = "", ylabel: str = "", logx=False, logy=False,
+             figsize=(6.4, 4.0)):
+    fig, ax = plt.subplots(figsize=figsize)
+    ax.set_title(title)
+    ax.set_xlabel(xlabel)
+    ax.set_ylabel(ylabel)
+    if logx:
+        ax.set_xscale("symlog", linthresh=1, base=2) if logx == "symlog" else ax.set_xscale("log", base=2)
+    if logy:
+        ax.set_yscale("log")
+    ax.grid(True, which="both", alpha=0.3)
+    return fig, ax
+
+
+def measured(ax, x, y, ymin=None, ymax=None, label="measured", **kw):
+    """Points with asymmetric error bars from min/max when given."""
+    x, y = np.asarray(x, float), np.asarray(y, float)
+    style = {**MEASURED_STYLE, **kw}
+    if ymin is not None and ymax is not None:
+        yerr = np.vstack([y - np.asarray(ymin, float), np.asarray(ymax, float) - y])
+        return ax.errorbar(x, y, yerr=np.clip(yerr, 0, None), label=label, **style)
+    style.pop("capsize", None)
+    style.pop("elinewidth", None)
+    return ax.plot(x, y, label=label, **style)
+
+
+def model_line(ax, x, y, label="model", **kw):
+    if "model" not in label.lower():
+        label = f"{label} (model)"
+    return ax.plot(x, y, label=label, **{**MODEL_STYLE, **kw})
+
+
+def size_grid(n):
+    top = max(float(np.max(n)), 2.0)
+    return np.concatenate([[0.0], np.geomspace(1.0, top, 600)])
+
+
+def model_label(model, prefix="Hockney model"):
+    segs = getattr(model, "segments", None)
+    if segs is not None and not hasattr(model, "lambda_us"):
+        return f"piecewise {prefix} ({len(segs)} segments)"
+    lam, bw = model.lambda_us, model.bandwidth_MBps
+    return f"{prefix}: λ = {lam:.3g} µs, b = {bw:.4g} MB/s"
+
+
+def model_of(fit):
+    return getattr(fit, "model", fit)
+
+
+def size_label(n: float) -> str:
+    """1, 16, 256, 4K, 64K, 1M ... (binary prefixes, as MPI benchmarks print sizes)."""
+    n = int(round(n))
+    for unit, f in (("G", 1 << 30), ("M", 1 << 20), ("K", 1 << 10)):
+        if n >= f and n % f == 0:
+            return f"{n // f}{unit}"
+    return str(n)
+
+
+def size_axis(ax):
+    """Symlog base-2 size axis (0 B stays visible), labelled every 16x, ticked every 2x."""
+    from matplotlib.ticker import FixedLocator, FuncFormatter
+    ax.set_xscale("symlog", linthresh=1, base=2)
+    ax.set_xlim(left=0)
+    top = max(ax.get_xlim()[1], 2.0)
+    powers = 2.0 ** np.arange(0, int(np.log2(top)) + 1)
+    ax.xaxis.set_major_locator(FixedLocator(np.concatenate([[0], powers[::4]])))
+    ax.xaxis.set_minor_locator(FixedLocator(powers))
+    ax.xaxis.set_major_formatter(FuncFormatter(lambda v, _: size_label(v)))
+    ax.set_xlabel("message size n (bytes)")
+    ax.grid(True, which="both", alpha=0.3)
