@@ -46,8 +46,9 @@ SPLITS = {
 ALGORITHM_MODEL = {"basic_linear": "linear", "linear": "linear", "chain": "chain",
                    "binary_tree": "binary_tree", "binomial": "binomial"}
 COLLECTIVES = ("bcast", "gather", "scatter", "reduce", "barrier")
-# rows of the held-out (P, n) figure sample kept per dataset (the tables must stay small)
-FIGURE_POINTS = 150
+# figure samples, deterministic, so the committed tables stay small (< 500 kB in all):
+FIGURE_POINTS = 40        # held-out collective (algorithm, P, n) points kept per dataset
+PINGPONG_POINT_STEP = 2   # every 2nd held-out ping-pong point
 
 
 # ----------------------------------------------------------------------------- ping-pong
@@ -111,12 +112,14 @@ def pingpong_sizes(curves=None) -> tuple[pd.DataFrame, pd.DataFrame]:
         for k, p in pred.items():
             row[f"err_{k}"] = float(np.median(np.abs(_rel(p, t[~fit_mask]))))
         rows.append(row)
-        for nn, tt, pp in zip(n[~fit_mask], t[~fit_mask], pred["piecewise_predictive"]):
-            points.append({"curve": cid, "size_bytes": int(nn), "t_us": tt, "pred_us": float(pp)})
+        for nn, tt, pp, ii in zip(n[~fit_mask], t[~fit_mask], pred["piecewise_predictive"],
+                                  pred["interpolation"]):
+            points.append({"curve": cid, "size_bytes": int(nn), "t_us": tt, "pred_us": float(pp),
+                           "interp_us": float(ii)})
     cols = ["curve", "source", "machine", "mapping", "transport", "mpi_library", "curve_label",
             "n_fit", "n_test", "segments_bic", "segments_predictive"] + \
         [f"err_{k}" for k in PINGPONG_METHODS]
-    return pd.DataFrame(rows)[cols], pd.DataFrame(points)
+    return pd.DataFrame(rows)[cols], pd.DataFrame(points).iloc[::PINGPONG_POINT_STEP].reset_index(drop=True)
 
 
 PAIR_COLUMNS = ["split", "what", "fit_source", "fit_curve", "test_source", "test_curve",
@@ -270,7 +273,7 @@ def collective_processes(datasets=None, cores=None) -> tuple[pd.DataFrame, pd.Da
                                         "size_bytes": n.astype(int), "t_us": test[a].to_numpy(),
                                         "pred_us": pred[a].to_numpy()}) for a in fits])
         step = max(1, math.ceil(len(long) / FIGURE_POINTS))
-        points.append(long.iloc[::step].assign(op=op, dataset=ds, machine=machine, mapping=mapping))
+        points.append(long.iloc[::step].assign(op=op, dataset=ds))
     cols = ["op", "dataset", "machine", "mapping", "status", "algorithms", "train", "cases",
             "chosen_fastest", "chosen_within_10", "always_one", "median_model_error",
             "worst_model_error"]
@@ -315,15 +318,16 @@ TABLE_FILES = {
 DESCRIPTIONS = {
     "pingpong_sizes": "one row per ORFEO ping-pong curve: median |relative error| on the odd-indexed "
                       "sizes of a fit on the even-indexed ones (err_*), per method",
-    "pingpong_points": "the held-out points of pingpong_sizes (curve = its row there) and the "
-                       "predictive piecewise fit's prediction",
+    "pingpong_points": "every 2nd held-out point of pingpong_sizes (curve = its row there) and "
+                       "the predictive piecewise fit's prediction (interp_us: log-log interpolation)",
     "pingpong_runs": "run 1 of a repeated ping-pong measurement (predictive piecewise fit) "
                      "predicts the other runs; diff_measured: how much the runs differ anyway",
     "pingpong_machines": "a THIN curve (predictive piecewise fit) predicts the GPU-node curve of "
                          "the same configuration",
     "collectives": "per-algorithm collective models fitted on small P predict larger P: how "
                    "often the model's choice is the fastest measured algorithm or within 10 %",
-    "collectives_points": "a deterministic sample of the held-out collective points (every k-th)",
+    "collectives_points": "a deterministic sample of the held-out collective points (every k-th, "
+                          "about 40 per dataset and mapping)",
     "jacobi": "the report's model P(L, N) against every ORFEO Jacobi run it covers",
 }
 
@@ -418,6 +422,24 @@ def summary(directory=None) -> pd.DataFrame:
     df = pd.DataFrame(rows)
     df["met"] = np.where(df.goal.isna(), "", np.where(df.share_within >= df.goal - 1e-12, "yes", "no"))
     return df
+
+
+def overview(directory=None) -> pd.DataFrame:
+    """The summary in one screen: collectives pooled per operation (datasets meeting the goal)."""
+    s = summary(directory)
+    rows = []
+    for _, r in s[~s.model.str.endswith("algorithm choice")].iterrows():
+        rows.append({"model": r.model, "split": r.split, "method": r.method, "cases": str(r.cases),
+                     "median error": f"{r.median_error:.1%}", "within band": f"{r.share_within:.0%}",
+                     "goal": "" if pd.isna(r.goal) else f"≥ {r.goal:.0%}", "met": r.met})
+    co = s[s.model.str.endswith("algorithm choice")]
+    for model, g in co.groupby("model", sort=False):
+        rows.insert(-1, {"model": model, "split": "processes (small P -> larger P)",
+                         "method": "per-algorithm models", "cases": f"{len(g)} datasets, {g.cases.sum()} (P, n)",
+                         "median error": f"{g.median_error.median():.1%}",
+                         "within band": f"{g.share_within.min():.0%} to {g.share_within.max():.0%}",
+                         "goal": "≥ 80% each", "met": f"{(g.met == 'yes').sum()} of {len(g)}"})
+    return pd.DataFrame(rows)
 
 
 def headline(name: str, directory=None) -> str:
