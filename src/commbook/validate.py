@@ -431,7 +431,8 @@ def overview(directory=None) -> pd.DataFrame:
     for _, r in s[~s.model.str.endswith("algorithm choice")].iterrows():
         rows.append({"model": r.model, "split": r.split, "method": r.method, "cases": str(r.cases),
                      "median error": f"{r.median_error:.1%}", "within band": f"{r.share_within:.0%}",
-                     "goal": "" if pd.isna(r.goal) else f"≥ {r.goal:.0%}", "met": r.met})
+                     "goal": "" if pd.isna(r.goal) else "all" if r.goal >= 1 else f"≥ {r.goal:.0%}",
+                     "met": r.met})
     co = s[s.model.str.endswith("algorithm choice")]
     for model, g in co.groupby("model", sort=False):
         rows.insert(-1, {"model": model, "split": "processes (small P -> larger P)",
