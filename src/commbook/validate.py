@@ -61,7 +61,7 @@ def pingpong_curves() -> list[dict]:
     """Every ORFEO ping-pong curve (raw files and the students' per-file means): one per file,
     or per block of the multi-block files; sizes sorted, repeated sizes by their median."""
     from . import orfeo
-    df, _ = orfeo.load("pingpong", roles=("raw", "mean"))
+    df, _ = orfeo.load("pingpong", roles=("raw", "mean"), raw=True)
     df = df[df.t_us > 0].assign(curve=[_curve_label(p) for p in df.params])
     keys = ["source", "machine", "mapping", "transport", "mpi_library", "curve"]
     out = []
@@ -205,7 +205,7 @@ def collective_datasets():
     from . import orfeo
     from .models.collectives import ALGORITHMS
     for op in COLLECTIVES:
-        df, _ = orfeo.load(op)
+        df, _ = orfeo.load(op, raw=True)
         df = df[df.benchmark == op]
         df = df.assign(dataset=df.source.str.split("@").str[0])
         for (ds, machine, mapping), g in df.groupby(["dataset", "machine", "mapping"], sort=True):
@@ -302,7 +302,7 @@ def jacobi_model() -> pd.DataFrame:
     """Every ORFEO Jacobi run the report's model covers, with model/measured."""
     from . import orfeo
     from .models.jacobi import orfeo_comparison
-    runs, _ = orfeo.load("jacobi")
+    runs, _ = orfeo.load("jacobi", raw=True)
     df = orfeo_comparison(runs, orfeo.summary_table("jacobi_seed"))
     df["within_15"] = (df.model_over_measured - 1).abs() <= JACOBI_WITHIN
     return df

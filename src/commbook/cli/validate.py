@@ -8,26 +8,28 @@ hashes; set COMMBOOK_ORFEO_MIRROR or run `commbook data fetch orfeo` first) and 
 summary; --write stores the result tables in data/validation/ (or --out DIR)."""
 from __future__ import annotations
 
-import pandas as pd
+from .common import CLIError, LazyChoices, lazy_description
 
-from .. import validate
-from .common import CLIError
+
+def _validate():
+    from .. import validate  # numpy, pandas, scipy: only when the command runs
+    return validate
 
 
 def register(sub):
-    p = sub.add_parser(
-        "validate", help="fit models on part of the ORFEO data and predict the rest",
-        description="Out-of-sample validation: " + "; ".join(
-            f"{part}: {', '.join(splits)}" for part, splits in validate.SPLITS.items())
+    p = sub.add_parser("validate", help="fit models on part of the ORFEO data and predict the rest")
+    lazy_description(p, lambda: "Out-of-sample validation: " + "; ".join(
+        f"{part}: {', '.join(splits)}" for part, splits in _validate().SPLITS.items())
         + ". 'summary' reads the committed tables only.")
-    p.add_argument("part", choices=sorted(validate.SPLITS) + ["all", "summary"])
+    p.add_argument("part", choices=LazyChoices(lambda: sorted(_validate().SPLITS) + ["all", "summary"]))
     p.add_argument("--write", action="store_true",
                    help="store the result tables (atomically) in data/validation/ or --out")
     p.add_argument("--out", metavar="DIR", help="directory of the result tables (default data/validation)")
     p.set_defaults(func=main)
 
 
-def _print_summary(df: pd.DataFrame) -> None:
+def _print_summary(df) -> None:
+    import pandas as pd
     show = df.assign(median_error=[f"{v:.1%}" for v in df.median_error],
                      share_within=[f"{v:.0%}" for v in df.share_within],
                      goal=["" if pd.isna(v) else f"{v:.0%}" for v in df.goal])
@@ -35,6 +37,7 @@ def _print_summary(df: pd.DataFrame) -> None:
 
 
 def main(args) -> int:
+    validate = _validate()
     from ..orfeo import DataUnavailable
     if args.part == "summary":
         if args.write:
