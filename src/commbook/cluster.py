@@ -21,13 +21,14 @@ import atexit
 import logging
 import os
 import signal
+import socket
 import subprocess
 import sys
 import time
 import weakref
 from pathlib import Path
 
-from . import kernels, mpi_env
+from . import kernels, mpi_env, scheduler
 from .kernels import KernelOutput, KernelTimeout
 
 _live: "weakref.WeakSet[MPICluster]" = weakref.WeakSet()
@@ -44,11 +45,14 @@ def _stop_all_at_exit():
 atexit.register(_stop_all_at_exit)
 
 
-def _engine_pid_and_rank():
+def _engine_pid_and_rank(client_host: str):
     import os as _os
+    import socket as _socket
 
     from mpi4py import MPI
-    return [_os.getpid()], MPI.COMM_WORLD.Get_rank(), MPI.COMM_WORLD.Get_size()
+    # A pid on another node (engines placed by Slurm) must never be signalled from here.
+    pids = [_os.getpid()] if _socket.gethostname() == client_host else []
+    return pids, MPI.COMM_WORLD.Get_rank(), MPI.COMM_WORLD.Get_size()
 
 
 def _parents() -> dict[int, int]:
@@ -123,11 +127,7 @@ class MPICluster:
             kwargs["controller_ip"] = "*"
         cluster = ipp.Cluster(**kwargs)
         if self.engines == "slurm":
-            cfg = cluster.config.SlurmEngineSetLauncher
-            for trait, var in [("queue", "COMMBOOK_SLURM_QUEUE"), ("account", "COMMBOOK_SLURM_ACCOUNT"),
-                               ("timelimit", "COMMBOOK_SLURM_TIME"), ("options", "COMMBOOK_SLURM_OPTIONS")]:
-                if os.environ.get(var):
-                    setattr(cfg, trait, os.environ[var])
+            scheduler.configure_engines(cluster.config, cluster.profile_dir)
         t0 = time.perf_counter()
         self._cluster = cluster
         try:
@@ -140,7 +140,7 @@ class MPICluster:
                 f"could not start {self.n} MPI engines ({self.engines}) within "
                 f"{self.start_timeout:g} s: {e}. Run `commbook doctor` to see what is missing.") from e
         self._client = client
-        info = client[:].apply_sync(_engine_pid_and_rank)
+        info = client[:].apply_sync(_engine_pid_and_rank, socket.gethostname())
         sizes = {s for _, _, s in info}
         if sizes != {self.n}:
             self._force_stop()
@@ -185,6 +185,8 @@ class MPICluster:
     def _force_stop(self, pids: list[int] | None = None) -> None:
         """SIGKILL every process of the cluster (processes blocked in MPI ignore SIGTERM)."""
         pids = self.pids() if pids is None else pids
+        if self._cluster is not None and self.engines == "slurm":
+            scheduler.cancel(scheduler.engine_job_ids(self._cluster))
         for pid in pids:
             if alive(pid):
                 try:
