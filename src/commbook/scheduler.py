@@ -17,7 +17,7 @@ engines through it, submit batch jobs and report how they ended.
                              ``pmi2`` for MPICH; ``srun --mpi=list`` shows what the site has)
   ========================== ==========================================================
 
-* ``submit(script)`` runs ``sbatch --wait`` and returns the job's state and output; a job that
+* ``submit(script)`` runs ``sbatch``, waits for the job to end and returns the job's state and output; a job that
   Slurm killed at its time limit raises ``JobTimeLimit`` saying so.
 """
 from __future__ import annotations
@@ -105,7 +105,8 @@ def status(timeout: float = 20) -> SchedulerStatus:
         st.problem = f"sinfo did not answer within {timeout:g} s"
         return st
     if out.returncode != 0:
-        st.problem = f"sinfo failed: {(out.stderr or out.stdout).strip()[:300]}"
+        said = (out.stderr or out.stdout).strip().splitlines() or ["no message"]
+        st.problem = f"sinfo failed: {said[-1][:300]}"  # the last line says why (fatal: ...)
         return st
     st.reachable = True
     parts: dict[str, Partition] = {}
@@ -152,11 +153,20 @@ def mpi_plugin() -> str:
     return SRUN_MPI_PLUGIN.get(flavour, "pmix")
 
 
-def engine_batch_template(options: str | None = None, plugin: str | None = None) -> str:
-    """The engines' job script: one task per engine, each started by srun as an MPI rank."""
-    options = os.environ.get("COMMBOOK_SLURM_OPTIONS", "") if options is None else options
+def sbatch_options(environ=None) -> list[str]:
+    """sbatch options of the engines' job, from the COMMBOOK_SLURM_* variables."""
+    environ = os.environ if environ is None else environ
+    opts = [f"--{flag}={environ[var]}" for flag, var in [
+        ("partition", "COMMBOOK_SLURM_QUEUE"), ("account", "COMMBOOK_SLURM_ACCOUNT"),
+        ("time", "COMMBOOK_SLURM_TIME")] if environ.get(var)]
+    return opts + shlex.split(environ.get("COMMBOOK_SLURM_OPTIONS", ""))
+
+
+def engine_batch_template(options: list[str], plugin: str | None = None) -> str:
+    """The engines' job script: one task per engine, each started by srun as an MPI rank.
+    (ipyparallel adds no #SBATCH line to a template it is given: every option is written here.)"""
     lines = "".join(f"#SBATCH {o if o.split() == [o] else chr(34) + o + chr(34)}\n"
-                    for o in shlex.split(options))
+                    for o in options)
     lines = lines.replace("{", "{{").replace("}", "}}")  # the template goes through str.format
     return ENGINE_BATCH_TEMPLATE.format(options=lines, plugin=plugin or mpi_plugin())
 
@@ -164,16 +174,15 @@ def engine_batch_template(options: str | None = None, plugin: str | None = None)
 def configure_engines(config, work_dir: str | os.PathLike) -> None:
     """Set up ipyparallel's SlurmEngineSetLauncher in `config` (a traitlets Config).
 
-    The batch file goes to work_dir (ipyparallel would write it into the current directory).
+    The batch file and the job's output go to work_dir (the profile directory), not into the
+    notebook's directory.
     """
+    work_dir = Path(work_dir)
     launcher = config.SlurmEngineSetLauncher
-    launcher.batch_template = engine_batch_template()
-    launcher.batch_file_name = str(Path(work_dir) / "slurm_engine.sbatch")
+    output = f"--output={work_dir / 'log' / 'ipengine-slurm-%j.out'}"
+    launcher.batch_template = engine_batch_template([output] + sbatch_options())
+    launcher.batch_file_name = str(work_dir / "slurm_engine.sbatch")
     launcher.engine_args = ["--mpi"]  # engines take their id from their MPI rank
-    for trait, var in [("queue", "COMMBOOK_SLURM_QUEUE"), ("account", "COMMBOOK_SLURM_ACCOUNT"),
-                       ("timelimit", "COMMBOOK_SLURM_TIME")]:
-        if os.environ.get(var):
-            setattr(launcher, trait, os.environ[var])
 
 
 def engine_job_ids(cluster) -> list[str]:
@@ -213,62 +222,60 @@ class JobResult:
             return ""
 
 
-def _job_state(job_id: str, timeout: float) -> tuple[str, str]:
-    """(state, time limit) of a finished job: sacct where accounting runs, else scontrol."""
-    if shutil.which("sacct"):
-        out = _run(["sacct", "-n", "-X", "-P", "-j", job_id, "-o", "State,Timelimit"], timeout)
-        line = out.stdout.strip().splitlines()[:1]
-        if out.returncode == 0 and line and "|" in line[0]:
-            state, limit = line[0].split("|", 1)
-            return state.split()[0], limit
+ENDED = ("COMPLETED", "FAILED", "TIMEOUT", "CANCELLED", "NODE_FAIL", "PREEMPTED",
+         "OUT_OF_MEMORY", "BOOT_FAIL", "DEADLINE")
+
+
+def job_state(job_id: str, timeout: float = 30) -> dict:
+    """JobState, TimeLimit and ExitCode of a job: scontrol while the controller still holds it,
+    else sacct where accounting runs; JobState UNKNOWN when neither knows it."""
     out = _run(["scontrol", "show", "-o", "job", job_id], timeout)
-    fields = dict(re.findall(r"(\w+)=(\S*)", out.stdout))
-    return fields.get("JobState", "UNKNOWN"), fields.get("TimeLimit", "?")
+    fields = dict(re.findall(r"(\w+)=(\S*)", out.stdout)) if out.returncode == 0 else {}
+    if not fields and shutil.which("sacct"):
+        acct = _run(["sacct", "-n", "-X", "-P", "-j", job_id, "-o", "State,Timelimit,ExitCode"],
+                    timeout).stdout.strip().splitlines()
+        if acct and acct[0].count("|") == 2:
+            state, limit, code = acct[0].split("|")
+            fields = {"JobState": state.split()[0], "TimeLimit": limit, "ExitCode": code}
+    return {"JobState": fields.get("JobState", "UNKNOWN"),
+            "TimeLimit": fields.get("TimeLimit", "?"), "ExitCode": fields.get("ExitCode", "?")}
 
 
 def submit(script: str | os.PathLike, sbatch_args: list[str] = (), cwd: str | os.PathLike = ".",
-           timeout: float = 3600, env: dict | None = None) -> JobResult:
-    """Submit a job script with `sbatch --wait`, wait for it, and report how it ended.
+           timeout: float = 3600, poll: float = 1.0) -> JobResult:
+    """Submit a job script with sbatch, wait for it to end, and report how it ended.
 
     Raises JobTimeLimit when Slurm killed the job at its time limit, JobFailed for any other
     unsuccessful end (with the tail of its output), SchedulerError when sbatch refuses the job
-    or it does not end within `timeout` seconds (it is then cancelled).
+    or it does not end within `timeout` seconds (it is then cancelled). The output goes to
+    cwd/slurm-JOBID.out.
     """
     cwd = Path(cwd).resolve()
     output = cwd / "slurm-%j.out"
-    args = ["sbatch", "--parsable", "--wait", f"--output={output}", *sbatch_args, str(script)]
-    proc = subprocess.Popen(args, cwd=cwd, env=env, stdout=subprocess.PIPE,
-                            stderr=subprocess.PIPE, text=True)
-    job_id = ""
-    try:
-        # --parsable prints "ID[;cluster]" at submission, long before the job ends.
-        first = proc.stdout.readline()
-        job_id = first.strip().split(";")[0]
-        if not job_id.isdigit():
-            proc.wait(30)
-            raise SchedulerError(f"sbatch refused {script}: {(first + proc.stderr.read()).strip()}")
-        proc.wait(timeout)
-    except subprocess.TimeoutExpired:
-        proc.kill()
-        proc.wait()
-        cancel([job_id] if job_id else [])
-        raise SchedulerError(f"job {job_id or '?'} ({script}) did not end within {timeout:g} s; "
-                             f"it was cancelled") from None
-    state, limit = "UNKNOWN", "?"
-    for _ in range(10):  # the controller may need a moment to record the end
-        state, limit = _job_state(job_id, 30)
-        if state not in ("RUNNING", "COMPLETING", "PENDING"):
-            break
-        time.sleep(0.5)
-    result = JobResult(job_id, state, proc.returncode,
+    args = ["sbatch", "--parsable", f"--output={output}", *sbatch_args, str(script)]
+    sub = subprocess.run(args, cwd=cwd, capture_output=True, text=True, timeout=120)
+    job_id = sub.stdout.strip().split(";")[0]  # --parsable: "ID[;cluster]"
+    if sub.returncode != 0 or not job_id.isdigit():
+        raise SchedulerError(f"sbatch refused {script}: {(sub.stderr or sub.stdout).strip()}")
+    deadline = time.monotonic() + timeout
+    state = job_state(job_id)
+    while state["JobState"] not in ENDED:
+        if time.monotonic() > deadline:
+            cancel([job_id])
+            raise SchedulerError(f"job {job_id} ({script}) did not end within {timeout:g} s; "
+                                 f"it was cancelled")
+        time.sleep(poll)
+        state = job_state(job_id)
+    code = state["ExitCode"].split(":")[0]
+    result = JobResult(job_id, state["JobState"], int(code) if code.isdigit() else -1,
                        Path(str(output).replace("%j", job_id)))
     tail = "\n".join(result.output.rstrip().splitlines()[-10:])
-    if state == "TIMEOUT" or "DUE TO TIME LIMIT" in result.output:
+    if result.state == "TIMEOUT" or "DUE TO TIME LIMIT" in result.output:
         result.state = "TIMEOUT"
         raise JobTimeLimit(f"job {job_id} ({Path(script).name}) exceeded its time limit "
-                           f"({limit}) and was killed by Slurm. Ask for more time "
+                           f"({state['TimeLimit']}) and was killed by Slurm. Ask for more time "
                            f"(sbatch --time) or a smaller run. Last output:\n{tail}", result)
-    if state != "COMPLETED" or proc.returncode != 0:
-        raise JobFailed(f"job {job_id} ({Path(script).name}) ended {state} with exit status "
-                        f"{proc.returncode}. Last output:\n{tail}", result)
+    if result.state != "COMPLETED" or result.exit_code != 0:
+        raise JobFailed(f"job {job_id} ({Path(script).name}) ended {result.state} with exit "
+                        f"status {result.exit_code}. Last output:\n{tail}", result)
     return result
