@@ -31,11 +31,9 @@ $(STAMP): pyproject.toml
 	$(PY) -m pip install --quiet "$(MPI_REQ)" "django-static-mathjax>=3.2,<4" -e ".[book,test]"
 	touch $(STAMP)
 
-$(LAB_STAMP): $(STAMP) pyproject.toml
+$(LAB_STAMP): $(STAMP) pyproject.toml etc/jupyterlab/overrides.json
 	$(PY) -m pip install --quiet -e ".[book,test,lab]"
-	mkdir -p $(dir $(LAB_OVERRIDES))
-	printf '%s\n' '{"@jupyterlab/docmanager-extension:plugin": {"defaultViewers":' \
-	  '  {"markdown": "Jupytext Notebook", "myst": "Jupytext Notebook"}}}' > $(LAB_OVERRIDES)
+	install -D -m 644 etc/jupyterlab/overrides.json $(LAB_OVERRIDES)
 	touch $(LAB_STAMP)
 
 book: $(STAMP)

@@ -47,7 +47,7 @@ def _api(base: str, token: str, path: str, method: str = "GET"):
 
 @pytest.fixture
 def lab_server(tmp_path):
-    """A JupyterLab server rooted at the repository, isolated from ~/.jupyter; always stopped."""
+    """A JupyterLab server on a copy of book/, isolated from ~/.jupyter; always stopped."""
     if CHROMIUM is None:
         _need("chromium", "Debian's chromium is not installed (apt-get install chromium)")
     try:
@@ -58,21 +58,25 @@ def lab_server(tmp_path):
     import psutil
 
     token, port = secrets.token_hex(16), _free_port()
+    # A copy of the chapters: JupyterLab saves what it opens (jupytext rewrites the header)
+    root = tmp_path / "root"
+    shutil.copytree(REPO / "book", root / "book")
     # every cell in the DOM (JupyterLab 4 renders only the visible ones by default)
     tracker = tmp_path / "settings" / "@jupyterlab" / "notebook-extension"
     tracker.mkdir(parents=True)
     (tracker / "tracker.jupyterlab-settings").write_text('{"windowingMode": "none"}')
     env = {**os.environ, "JUPYTER_CONFIG_DIR": str(tmp_path / "config"),
            "JUPYTER_RUNTIME_DIR": str(tmp_path / "runtime"),
+           "COMMBOOK_MEASUREMENTS": str(tmp_path / "measurements"),
            "PATH": os.pathsep.join([str(Path(sys.executable).parent), os.environ["PATH"]])}
     log = open(tmp_path / "lab.log", "w")
     proc = subprocess.Popen(
         [sys.executable, "-m", "jupyterlab", "--no-browser", "--ip=127.0.0.1", f"--port={port}",
-         f"--IdentityProvider.token={token}", f"--ServerApp.root_dir={REPO}",
+         f"--IdentityProvider.token={token}", f"--ServerApp.root_dir={root}",
          f"--LabApp.user_settings_dir={tmp_path / 'settings'}",
          f"--LabApp.workspaces_dir={tmp_path / 'workspaces'}"]
         + (["--allow-root"] if os.geteuid() == 0 else []),
-        env=env, stdout=log, stderr=subprocess.STDOUT, cwd=REPO, start_new_session=True)
+        env=env, stdout=log, stderr=subprocess.STDOUT, cwd=root, start_new_session=True)
     base = f"http://127.0.0.1:{port}"
     started = set()
     try:
@@ -123,8 +127,9 @@ SNAPSHOT = """cell => JSON.stringify([
 
 def test_pingpong_chapter_runs_in_jupyterlab(lab_server, tmp_path):
     base, token, note_children = lab_server
-    assert OVERRIDES.is_file(), "run `make lab`: it writes the default-viewer settings"
-    assert "Jupytext Notebook" in OVERRIDES.read_text()
+    assert OVERRIDES.is_file(), "run `make lab`: it installs the default-viewer settings"
+    assert json.loads(OVERRIDES.read_text()) == json.loads(
+        (REPO / "etc" / "jupyterlab" / "overrides.json").read_text())
     from playwright.sync_api import sync_playwright
     with sync_playwright() as p:
         browser = p.chromium.launch(executable_path=CHROMIUM, args=[
