@@ -10,10 +10,9 @@
   exit. A call that hangs is timed out: its engines and mpiexec are killed (they ignore SIGTERM
   inside MPI), KernelTimeout is raised, and the next ``run`` starts a fresh cluster.
 * On a cluster login node, engines go through Slurm by configuration, not code:
-  ``COMMBOOK_ENGINES=slurm`` plus ``COMMBOOK_SLURM_QUEUE``, ``COMMBOOK_SLURM_ACCOUNT``,
-  ``COMMBOOK_SLURM_TIME`` and ``COMMBOOK_SLURM_OPTIONS`` (extra ``#SBATCH`` options such as
-  ``--nodes=2 --ntasks-per-node=24``), or ``COMMBOOK_IPP_PROFILE`` to use an ipyparallel profile
-  you configured yourself.
+  ``COMMBOOK_ENGINES=slurm`` plus the ``COMMBOOK_SLURM_*`` variables (commbook.scheduler: one
+  job whose ``srun --mpi`` starts the engines; a timeout cancels the job), or
+  ``COMMBOOK_IPP_PROFILE`` to use an ipyparallel profile you configured yourself.
 """
 from __future__ import annotations
 
