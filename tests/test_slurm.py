@@ -81,6 +81,15 @@ def test_hung_kernel_on_slurm_engines_cancels_their_job(slurm_engines):
         cluster.stop()
 
 
+def test_engines_that_cannot_be_placed_fail_clearly_and_leave_no_job(slurm_engines):
+    # three tasks on two CPUs without --overcommit: the job pends forever (PartitionConfig)
+    cluster = MPICluster(n=3, start_timeout=10)
+    with pytest.raises(kernels.KernelError, match="could not start 3 MPI engines .slurm."):
+        cluster.start()
+    assert not cluster.running
+    assert wait_until(lambda: not engine_jobs(slurm_engines), 30), slurm_engines.jobs()
+
+
 def test_book_job_script_runs_commbook_measure_in_sbatch(slurm, repo, tmp_path, monkeypatch):
     """The script shown on the "Running on a cluster" page, submitted as it is; only the
     two-node placement is overridden on the command line (this Slurm has one node)."""
