@@ -12,6 +12,7 @@ import subprocess
 import sys
 import time
 import urllib.request
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import pytest
@@ -130,6 +131,13 @@ def test_pingpong_chapter_runs_in_jupyterlab(lab_server, tmp_path):
     assert OVERRIDES.is_file(), "run `make lab`: it installs the default-viewer settings"
     assert json.loads(OVERRIDES.read_text()) == json.loads(
         (REPO / "etc" / "jupyterlab" / "overrides.json").read_text())
+    # Playwright's sync API refuses to start in a thread that already runs one (the book
+    # test's session browser does): drive this browser from a thread of its own.
+    with ThreadPoolExecutor(1) as pool:
+        pool.submit(drive_lab, base, token, note_children, tmp_path).result()
+
+
+def drive_lab(base, token, note_children, tmp_path):
     from playwright.sync_api import sync_playwright
     with sync_playwright() as p:
         browser = p.chromium.launch(executable_path=CHROMIUM, args=[
