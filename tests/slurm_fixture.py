@@ -216,7 +216,12 @@ def slurm_cluster(tmp_path_factory):
 
 
 @pytest.fixture
-def slurm(slurm_cluster):
+def slurm(slurm_cluster, monkeypatch):
     """The test Slurm, with every job of the test cancelled afterwards (squeue empty)."""
+    # One node, on 127.0.0.1: UCX (MPICH's netmod) need not advertise every network device.
+    # With all of them its address can outgrow a PMI-2 value, and MPI_Init fails under
+    # `srun --mpi=pmi2` ("failed to unpack address") on a machine with extra interfaces.
+    if "UCX_NET_DEVICES" not in os.environ:
+        monkeypatch.setenv("UCX_NET_DEVICES", "lo")
     yield slurm_cluster
     slurm_cluster.cancel_all()

@@ -141,7 +141,7 @@ def test_status_and_doctor_see_slurm(slurm_engines, capsys):
     st = scheduler.status()
     assert st.name == "slurm" and st.reachable and st.can_place_engines, st
     assert [p.name for p in st.partitions] == ["debug"]
-    assert scheduler.mpi_plugin() in st.mpi_plugins
+    assert scheduler.mpi_plugin() in st.mpi_plugins + ["mpiexec"]
     # the full doctor, its 2-engine cluster placed through Slurm (COMMBOOK_ENGINES=slurm)
     assert commbook(["doctor", "--timeout", "120"]) == 0
     said = capsys.readouterr().out
@@ -170,6 +170,7 @@ def test_engine_job_options_come_from_the_environment():
     assert "#SBATCH --partition=THIN\n" in text and '#SBATCH "--comment=a b"\n' in text
     assert "#SBATCH --x={{y}}" in text  # survives ipyparallel's str.format as {y}
     assert "srun --mpi=pmi2 {program_and_args}" in text
+    assert "mpiexec -n {n} {program_and_args}" in scheduler.engine_batch_template([], "mpiexec")
 
 
 def test_local_slurm_stops_everything(slurm_cluster, tmp_path):

@@ -5,7 +5,7 @@ engines through it, submit batch jobs and report how they ended.
   partitions are up with nodes to run on, and which MPI plugins ``srun`` offers
   (``commbook doctor`` prints it).
 * ``configure_engines(config, n)`` sets up ipyparallel's ``SlurmEngineSetLauncher`` so that one
-  job of ``n`` tasks starts the engines with ``srun --mpi=PLUGIN``, as ranks of one
+  job of ``n`` tasks starts the engines with ``srun --mpi=PLUGIN`` (or mpiexec), as ranks of one
   ``MPI_COMM_WORLD``. Settings come from the environment:
 
   ========================== ==========================================================
@@ -13,8 +13,9 @@ engines through it, submit batch jobs and report how they ended.
   ``COMMBOOK_SLURM_ACCOUNT`` account
   ``COMMBOOK_SLURM_TIME``    time limit of the engines' job, e.g. ``00:30:00``
   ``COMMBOOK_SLURM_OPTIONS`` more ``sbatch`` options, e.g. ``--nodes=2 --ntasks-per-node=12``
-  ``COMMBOOK_SLURM_MPI``     ``srun --mpi`` plugin (default: ``pmix`` for Open MPI,
-                             ``pmi2`` for MPICH; ``srun --mpi=list`` shows what the site has)
+  ``COMMBOOK_SLURM_MPI``     ``srun --mpi`` plugin (default ``pmix`` for Open MPI;
+                             ``srun --mpi=list`` shows what the site has), or ``mpiexec``
+                             (the default for MPICH: its mpiexec inside the allocation)
   ========================== ==========================================================
 
 * ``submit(script)`` runs ``sbatch``, waits for the job to end and returns the job's state and output; a job that
@@ -33,14 +34,22 @@ from pathlib import Path
 
 from . import mpi_env
 
-#: srun's PMI plugin per MPI family: Open MPI's PMIx, MPICH's PMI-2 (MPICH fails under pmix).
-SRUN_MPI_PLUGIN = {"openmpi": "pmix", "mpich": "pmi2"}
+#: How the engines' job starts its ranks, per MPI family: Open MPI through `srun --mpi=pmix`;
+#: MPICH through its own mpiexec inside the allocation (Hydra launches with srun and keeps the
+#: wire-up to itself): the MPICH 5 wheel under `srun --mpi=pmi2` failed intermittently in
+#: MPI_Init (UCX address exchange) on the test machine, and it fails under pmix.
+SRUN_MPI_PLUGIN = {"openmpi": "pmix", "mpich": "mpiexec"}
+
+# commbook.mpi_env's throttle for oversubscribed mpiexec runs is not for Slurm's placement,
+# and MPICH 5 started by srun --mpi=pmi2 fails in MPI_Init with it ("Message truncated").
+NOT_FOR_SLURM = ("MPIR_CVAR_CH4_PROGRESS_THROTTLE", "MPIR_CVAR_CH4_PROGRESS_THROTTLE_NO_PROGRESS_COUNT")
 
 ENGINE_BATCH_TEMPLATE = """#!/bin/sh
 #SBATCH --export=ALL
 #SBATCH --job-name=ipengine-{{cluster_id}}
 #SBATCH --ntasks={{n}}
-{options}srun --mpi={plugin} {{program_and_args}}
+{options}unset {unset}
+{launch} {{program_and_args}}
 """
 
 
@@ -132,7 +141,8 @@ def status(timeout: float = 20) -> SchedulerStatus:
         st.problem = f"partition {queue!r} (COMMBOOK_SLURM_QUEUE) does not exist"
     elif not any(p.usable for p in wanted):
         st.problem = "no partition is up with nodes to run on"
-    elif st.mpi_plugins and not any(m.startswith(plugin) for m in st.mpi_plugins):
+    elif plugin != "mpiexec" and st.mpi_plugins and not any(m.startswith(plugin)
+                                                             for m in st.mpi_plugins):
         st.problem = (f"srun has no --mpi={plugin} plugin (it offers {', '.join(st.mpi_plugins)}); "
                       f"set COMMBOOK_SLURM_MPI")
     return st
@@ -162,13 +172,21 @@ def sbatch_options(environ=None) -> list[str]:
     return opts + shlex.split(environ.get("COMMBOOK_SLURM_OPTIONS", ""))
 
 
+def launch_line(plugin: str | None = None) -> str:
+    """How the engines' job starts its ranks: `srun --mpi=PLUGIN` or `mpiexec -n N`."""
+    plugin = plugin or mpi_plugin()
+    return "mpiexec -n {n}" if plugin == "mpiexec" else f"srun --mpi={plugin}"
+
+
 def engine_batch_template(options: list[str], plugin: str | None = None) -> str:
     """The engines' job script: one task per engine, each started by srun as an MPI rank.
     (ipyparallel adds no #SBATCH line to a template it is given: every option is written here.)"""
     lines = "".join(f"#SBATCH {o if o.split() == [o] else chr(34) + o + chr(34)}\n"
                     for o in options)
     lines = lines.replace("{", "{{").replace("}", "}}")  # the template goes through str.format
-    return ENGINE_BATCH_TEMPLATE.format(options=lines, plugin=plugin or mpi_plugin())
+    launch = launch_line(plugin)
+    return ENGINE_BATCH_TEMPLATE.format(options=lines, launch=launch,
+                                        unset=" ".join(NOT_FOR_SLURM))
 
 
 def configure_engines(config, work_dir: str | os.PathLike) -> None:
