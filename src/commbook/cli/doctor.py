@@ -92,6 +92,6 @@ def _scheduler() -> bool:
     if st.can_place_engines:
         how = "in use (COMMBOOK_ENGINES=slurm)" if wanted else "set COMMBOOK_ENGINES=slurm to use it"
         return _line(True, "engines through Slurm",
-                     f"engines can be placed ({scheduler.launch_line()}); {how}")
+                     f"engines can be placed ({scheduler.launch_line().replace('{n}', 'N')}); {how}")
     return _line(not wanted, "engines through Slurm", f"cannot be placed: {st.problem}",
                  "see `sinfo`; set COMMBOOK_SLURM_QUEUE to a partition that is up")
