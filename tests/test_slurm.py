@@ -1,11 +1,8 @@
 """The cluster login node, for real: a single-node Slurm (tests/slurm_fixture.py) places the
 ipyparallel engines and runs the book's batch job. Each test bounded by a timeout; every job is
 cancelled and squeue checked empty after each test, the daemons stopped after the session."""
-import os
 import shutil
 import socket
-import subprocess
-import sys
 import time
 from pathlib import Path
 
