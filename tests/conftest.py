@@ -5,6 +5,7 @@ from pathlib import Path
 import pytest
 
 REPO = Path(__file__).resolve().parents[1]
+pytest_plugins = ["slurm_fixture"]  # slurm_cluster / slurm: a real single-node Slurm
 os.environ.setdefault("IPP_NONINTERACTIVE", "1")
 
 

@@ -14,16 +14,16 @@
   error; the next ``run`` starts a fresh cluster and says so.
 * A local cluster listens on loopback only (controller on 127.0.0.1, see mpi_env.loopback_environment).
 * On a cluster login node, engines go through Slurm by configuration, not code:
-  ``COMMBOOK_ENGINES=slurm`` plus ``COMMBOOK_SLURM_QUEUE``, ``COMMBOOK_SLURM_ACCOUNT``,
-  ``COMMBOOK_SLURM_TIME`` and ``COMMBOOK_SLURM_OPTIONS`` (extra ``#SBATCH`` options such as
-  ``--nodes=2 --ntasks-per-node=24``), or ``COMMBOOK_IPP_PROFILE`` to use an ipyparallel profile
-  you configured yourself.
+  ``COMMBOOK_ENGINES=slurm`` plus the ``COMMBOOK_SLURM_*`` variables (commbook.scheduler: one
+  job whose ``srun --mpi`` starts the engines; a timeout cancels the job), or
+  ``COMMBOOK_IPP_PROFILE`` to use an ipyparallel profile you configured yourself.
 """
 from __future__ import annotations
 
 import atexit
 import logging
 import os
+import socket
 import subprocess
 import sys
 import time
@@ -32,7 +32,7 @@ from pathlib import Path
 
 import psutil
 
-from . import config, kernels, mpi_env, process_tree
+from . import config, kernels, mpi_env, process_tree, scheduler
 from .kernels import KernelOutput, KernelTimeout
 
 _live: "weakref.WeakSet[MPICluster]" = weakref.WeakSet()
@@ -58,11 +58,14 @@ def _kill_all_now():
 atexit.register(_stop_all_at_exit)
 
 
-def _engine_pid_and_rank():
+def _engine_pid_and_rank(client_host: str):
     import os as _os
+    import socket as _socket
 
     from mpi4py import MPI
-    return [_os.getpid()], MPI.COMM_WORLD.Get_rank(), MPI.COMM_WORLD.Get_size()
+    # A pid on another node (engines placed by Slurm) must never be signalled from here.
+    pids = [_os.getpid()] if _socket.gethostname() == client_host else []
+    return pids, MPI.COMM_WORLD.Get_rank(), MPI.COMM_WORLD.Get_size()
 
 
 def alive(pid: int) -> bool:
@@ -125,11 +128,7 @@ class MPICluster:
             kwargs["controller_ip"] = "*"
         cluster = ipp.Cluster(**kwargs)
         if self.engines == "slurm":
-            cfg = cluster.config.SlurmEngineSetLauncher
-            for trait, var in [("queue", "COMMBOOK_SLURM_QUEUE"), ("account", "COMMBOOK_SLURM_ACCOUNT"),
-                               ("timelimit", "COMMBOOK_SLURM_TIME"), ("options", "COMMBOOK_SLURM_OPTIONS")]:
-                if config.get(var):
-                    setattr(cfg, trait, config.get(var))
+            scheduler.configure_engines(cluster.config, cluster.profile_dir)
         t0 = time.perf_counter()
         self._tree = process_tree.ProcessTree(f"cluster of {self.n}")
         # every launched process inherits the marker: found even after reparenting to PID 1
@@ -149,7 +148,7 @@ class MPICluster:
                 f"could not start {self.n} MPI engines ({self.engines}) within "
                 f"{self.start_timeout:g} s: {e}. Run `commbook doctor` to see what is missing.") from e
         self._client = client
-        info = client[:].apply_sync(_engine_pid_and_rank)
+        info = client[:].apply_sync(_engine_pid_and_rank, socket.gethostname())
         sizes = {s for _, _, s in info}
         if sizes != {self.n}:
             self._force_stop()
@@ -212,7 +211,10 @@ class MPICluster:
         return registered == self.n and all(alive(p) for p in self._engine_pids)
 
     def _force_stop(self) -> None:
-        """SIGKILL the cluster's whole tree (processes blocked in MPI ignore SIGTERM)."""
+        """SIGKILL the cluster's whole tree (processes blocked in MPI ignore SIGTERM); a Slurm
+        engines' job is cancelled (its processes are on other nodes)."""
+        if self._cluster is not None and self.engines == "slurm":
+            scheduler.cancel(scheduler.engine_job_ids(self._cluster))
         if self._tree is not None:
             self._tree.close()
         self._tree = None

@@ -1,9 +1,12 @@
-"""`commbook doctor`: check mpicc, mpiexec, mpi4py and a 2-engine cluster; say how to fix."""
+"""`commbook doctor`: check mpicc, mpiexec, mpi4py, the batch scheduler (Slurm or none) and a
+2-engine cluster; say how to fix."""
 from __future__ import annotations
 
 import time
 
-from .. import mpi_env
+import os
+
+from .. import mpi_env, scheduler
 
 
 def register(sub):
@@ -53,12 +56,13 @@ def run(args) -> int:
     except Exception as e:
         ok &= _line(False, "kernel under mpiexec", str(e).splitlines()[0],
                     "see the message above; `mpiexec -n 2 hostname` should work first")
+    ok &= _scheduler()
     if not args.no_cluster:
         try:
             from ..cluster import MPICluster
             with MPICluster(n=2, start_timeout=args.timeout) as c:
                 out = c.run("pingpong", {"sizes": "8:8", "repetitions": 3}, timeout=args.timeout)
-                ok &= _line(True, "ipyparallel MPI cluster (2 engines)",
+                ok &= _line(True, f"ipyparallel MPI cluster (2 engines, {c.engines})",
                             f"started in {c.start_seconds:.1f} s, 8 B latency "
                             f"{out.table['t_median_us'].iloc[0]:.2f} us")
         except Exception as e:
@@ -66,3 +70,28 @@ def run(args) -> int:
                         "ipcluster stop --all; check `ipcluster start -n 2 --engines=mpi` by hand")
     print("all good" if ok else "some checks failed (see fix: lines)")
     return 0 if ok else 1
+
+
+def _scheduler() -> bool:
+    """Slurm or none; with Slurm, whether engines can be placed through it. Only a failure when
+    COMMBOOK_ENGINES=slurm asks for Slurm (a laptop has no scheduler and needs none)."""
+    wanted = os.environ.get("COMMBOOK_ENGINES", "mpi") == "slurm"
+    st = scheduler.status()
+    if st.name == "none":
+        print(f"[--] scheduler: none ({st.problem}); engines run here under mpiexec")
+        return _line(not wanted, "engines through Slurm", "COMMBOOK_ENGINES=slurm but no Slurm",
+                     "run on the cluster's login node, or unset COMMBOOK_ENGINES") if wanted else True
+    parts = ", ".join(f"{p.name} {p.available} ("
+                      + ", ".join(f"{c} {s}" for s, c in p.nodes.items()) + ")"
+                      for p in st.partitions) or "no partitions"
+    if not st.reachable:
+        print(f"[--] scheduler: Slurm commands found, but no controller answers ({st.problem})")
+        return _line(not wanted, "engines through Slurm", "cannot be placed",
+                     "check SLURM_CONF and that the controller is up (`sinfo`)") if wanted else True
+    _line(True, "scheduler: Slurm", f"{st.version}; {parts}")
+    if st.can_place_engines:
+        how = "in use (COMMBOOK_ENGINES=slurm)" if wanted else "set COMMBOOK_ENGINES=slurm to use it"
+        return _line(True, "engines through Slurm",
+                     f"engines can be placed ({scheduler.launch_line().replace('{n}', 'N')}); {how}")
+    return _line(not wanted, "engines through Slurm", f"cannot be placed: {st.problem}",
+                 "see `sinfo`; set COMMBOOK_SLURM_QUEUE to a partition that is up")
