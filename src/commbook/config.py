@@ -42,8 +42,10 @@ VARIABLES = {v.name: v for v in [
     Variable("COMMBOOK_SLURM_ACCOUNT", "", "Slurm account of the engines' job"),
     Variable("COMMBOOK_SLURM_TIME", "", "Slurm time limit of the engines' job"),
     Variable("COMMBOOK_SLURM_OPTIONS", "", "extra #SBATCH options of the engines' job"),
+    Variable("COMMBOOK_SLURM_MPI", "", "how the engines' job starts ranks: srun --mpi plugin or mpiexec"),
     Variable("COMMBOOK_DEBUG", "", "the CLI shows tracebacks instead of one line"),
     Variable("COMMBOOK_REQUIRE_BROWSER", "", "tests: fail instead of skip without chromium"),
+    Variable("COMMBOOK_REQUIRE_SLURM", "", "tests: fail instead of skip without Slurm or root"),
 ]}
 if __doc__:  # None under python -OO
     __doc__ += "\n" + "\n".join(f"  {v.name:<25} {v.default or '-':<31} {v.meaning}"

@@ -32,7 +32,7 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from . import mpi_env
+from . import config, mpi_env
 
 #: How the engines' job starts its ranks, per MPI family: Open MPI through `srun --mpi=pmix`;
 #: MPICH through its own mpiexec inside the allocation (Hydra launches with srun and keeps the
@@ -134,7 +134,7 @@ def status(timeout: float = 20) -> SchedulerStatus:
                                     re.M)
     except (OSError, subprocess.TimeoutExpired):
         pass
-    queue = os.environ.get("COMMBOOK_SLURM_QUEUE")
+    queue = config.get("COMMBOOK_SLURM_QUEUE")
     wanted = [p for p in st.partitions if p.name == queue] if queue else st.partitions
     plugin = mpi_plugin()
     if queue and not wanted:
@@ -153,7 +153,7 @@ def status(timeout: float = 20) -> SchedulerStatus:
 
 def mpi_plugin() -> str:
     """The `srun --mpi` plugin for this environment's MPI (COMMBOOK_SLURM_MPI overrides)."""
-    chosen = os.environ.get("COMMBOOK_SLURM_MPI")
+    chosen = config.get("COMMBOOK_SLURM_MPI")
     if chosen:
         return chosen
     try:
@@ -165,11 +165,11 @@ def mpi_plugin() -> str:
 
 def sbatch_options(environ=None) -> list[str]:
     """sbatch options of the engines' job, from the COMMBOOK_SLURM_* variables."""
-    environ = os.environ if environ is None else environ
-    opts = [f"--{flag}={environ[var]}" for flag, var in [
+    value = config.get if environ is None else (lambda name: environ.get(name, ""))
+    opts = [f"--{flag}={value(var)}" for flag, var in [
         ("partition", "COMMBOOK_SLURM_QUEUE"), ("account", "COMMBOOK_SLURM_ACCOUNT"),
-        ("time", "COMMBOOK_SLURM_TIME")] if environ.get(var)]
-    return opts + shlex.split(environ.get("COMMBOOK_SLURM_OPTIONS", ""))
+        ("time", "COMMBOOK_SLURM_TIME")] if value(var)]
+    return opts + shlex.split(value("COMMBOOK_SLURM_OPTIONS"))
 
 
 def launch_line(plugin: str | None = None) -> str:

@@ -4,9 +4,8 @@ from __future__ import annotations
 
 import time
 
-import os
 
-from .. import mpi_env, scheduler
+from .. import config, mpi_env, scheduler
 
 
 def register(sub):
@@ -75,7 +74,7 @@ def run(args) -> int:
 def _scheduler() -> bool:
     """Slurm or none; with Slurm, whether engines can be placed through it. Only a failure when
     COMMBOOK_ENGINES=slurm asks for Slurm (a laptop has no scheduler and needs none)."""
-    wanted = os.environ.get("COMMBOOK_ENGINES", "mpi") == "slurm"
+    wanted = config.get("COMMBOOK_ENGINES") == "slurm"
     st = scheduler.status()
     if st.name == "none":
         print(f"[--] scheduler: none ({st.problem}); engines run here under mpiexec")

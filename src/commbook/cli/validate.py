@@ -21,7 +21,8 @@ def register(sub):
     lazy_description(p, lambda: "Out-of-sample validation: " + "; ".join(
         f"{part}: {', '.join(splits)}" for part, splits in _validate().SPLITS.items())
         + ". 'summary' reads the committed tables only.")
-    p.add_argument("part", choices=LazyChoices(lambda: sorted(_validate().SPLITS) + ["all", "summary"]))
+    p.add_argument("part", metavar="PART", help="pingpong, collectives, jacobi, all or summary",
+                   choices=LazyChoices(lambda: sorted(_validate().SPLITS) + ["all", "summary"]))
     p.add_argument("--write", action="store_true",
                    help="store the result tables (atomically) in data/validation/ or --out")
     p.add_argument("--out", metavar="DIR", help="directory of the result tables (default data/validation)")
