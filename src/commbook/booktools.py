@@ -1,6 +1,8 @@
 """Build the book: `python -m commbook.booktools build` (what `make book` runs).
 
 1. copies MathJax from the django-static-mathjax wheel into book/_static (no CDN offline);
+   copies the explorers' Vega bundle from the pinned vl-convert into book/_static/explorers
+   (loaded only by pages that show an explorer);
 2. fetches the raw ORFEO files with their hashes when a mirror is at hand (../shared/orfeo or
    $COMMBOOK_ORFEO_MIRROR), so the chapters plot raw data; otherwise they use the shipped tables;
 3. runs `jupyter-book build --all -W -n --keep-going` with this environment's bin first on PATH
@@ -41,6 +43,20 @@ def vendor_mathjax(root: Path) -> Path:
     return dest
 
 
+def vendor_explorer_js(root: Path) -> Path:
+    """The live explorers' JavaScript (Vega, Vega-Lite, vega-embed from the pinned vl-convert)
+    into book/_static/explorers; the explorers' Sphinx extension adds it to the pages using it."""
+    from .explorers import render
+
+    dest = root / "book" / "_static" / render.STATIC_SUBDIR / render.BUNDLE_NAME
+    if not dest.exists():
+        dest.parent.mkdir(parents=True, exist_ok=True)
+        tmp = dest.with_suffix(".tmp")
+        tmp.write_text(render.javascript_bundle(), encoding="utf-8")
+        tmp.replace(dest)
+    return dest
+
+
 def orfeo_mirror(root: Path) -> str | None:
     env = os.environ.get("COMMBOOK_ORFEO_MIRROR")
     if env:
@@ -67,6 +83,7 @@ def fetch_orfeo(root: Path) -> None:
 
 def build(root: Path, strict: bool = True) -> int:
     vendor_mathjax(root)
+    vendor_explorer_js(root)
     fetch_orfeo(root)
     env = dict(os.environ)
     env.update(mpi_env.run_environment())
