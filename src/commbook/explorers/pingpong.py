@@ -20,6 +20,17 @@ def python_model(row: dict, params: dict) -> float:
     return float(Hockney(params["lam"], params["bw"]).time_us(row["n"])[0])
 
 
+def orfeo_series(curves, machine: str = "orfeo-thin", transport: str = "ucx") -> list:
+    """[(label, table)] of ORFEO ping-pong curves (as commbook.orfeo.load returns them), one per
+    mapping, the median time of every size over the runs."""
+    if curves is None or not len(curves):
+        return []
+    rows = curves[(curves["machine"] == machine) & (curves["transport"] == transport)]
+    return [(f"ORFEO {machine.removeprefix('orfeo-')} by {mapping}, {transport}",
+             g.groupby("size_bytes", as_index=False)["t_us"].median())
+            for mapping, g in rows.groupby("mapping")]
+
+
 def _measured(measured) -> pd.DataFrame:
     frames = [pd.DataFrame({"series": label, "n": df["size_bytes"], "t": df["t_us"]})
               for label, df in measured]
