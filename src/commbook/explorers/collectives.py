@@ -104,7 +104,7 @@ def explorer(measured=None, lambda_us: float = 1.0, bandwidth_MBps: float = 5000
     import altair as alt
 
     params = [menu("op", "operation", mc.OPERATIONS, op),
-              slider("P", "processes P", *P_RANGE, P),
+              slider("P", "processes P (count)", *P_RANGE, P),
               slider("lam", "λ (µs)", *LAMBDA_US, round(min(max(lambda_us, 0.0), 50.0), 2)),
               slider("bw", "b (MB/s)", *BANDWIDTH_MBPS, round(min(max(bandwidth_MBps, 100.0), 30000.0), -1)),
               menu("net", "network (link sharing divides bandwidth)", list(NETWORKS), "ideal (no topology)")]

@@ -49,8 +49,9 @@ def _messages(net: str, overlay: str) -> list[list[tuple]]:
 
 
 def python_model(row: dict, params: dict) -> float:
-    """The busiest link's load (messages) in one step: commbook.topology.link_loads."""
-    net, overlay = TOPOLOGIES[params["net"]], list(OVERLAYS)[params["overlay"]]
+    """The busiest link's load (messages) in the row's step: commbook.topology.link_loads (every
+    embedded row, whichever topology the controls select)."""
+    net, overlay = TOPOLOGIES[int(row["net"])], list(OVERLAYS)[int(row["overlay"])]
     G, _ = _graph(net)
     step = _messages(net, overlay)[int(row["step"]) - 1]
     return float(max(topo.link_loads(G, step).values()))
