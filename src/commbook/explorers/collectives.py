@@ -10,6 +10,9 @@ segment count from n, λ and b, so the browser evaluates the model's optimal-seg
 (ideal network only)."""
 from __future__ import annotations
 
+import functools
+
+import numpy as np
 import pandas as pd
 
 from .. import topology as topo
@@ -56,8 +59,15 @@ def _topology(net: str):
 
 
 def python_model(row: dict, params: dict) -> float:
-    return float(mc.predict(params["op"], row["alg"], int(params["P"]), float(row["n"]),
-                            params["lam"], params["bw"], **_topology(params["net"])))
+    return _curve(params["op"], row["alg"], int(params["P"]), params["lam"], params["bw"],
+                  params["net"])[int(row["n"])]
+
+
+@functools.lru_cache(maxsize=256)
+def _curve(op, alg, P, lam, bw, net) -> dict:
+    """{n: predicted µs} over SIZES, in one call of the model (routing is the slow part)."""
+    t = mc.predict(op, alg, P, np.asarray(SIZES, float), lam, bw, **_topology(net))
+    return dict(zip(SIZES, (float(x) for x in t)))
 
 
 def _coefficients() -> pd.DataFrame:
