@@ -91,10 +91,10 @@ def explorer(measured=(), latency_us: float = 0.99, bandwidth_MBps: float = 2412
                       tooltip=["series:N", "N:Q", "mlups:Q"]))
     left = (base.mark_line(color="#c0392b").encode(x, alt.Y("model:Q", title="MLUP/s"), tooltip=tip)
             + base.mark_line(color="grey", strokeDash=[3, 3]).encode(x, alt.Y("ideal:Q"))
-            + points).properties(width=320, height=260, title=alt.Title(alt.expr(
+            + points).properties(width=290, height=260, title=alt.Title(alt.expr(
                 "scaling + ' scaling, L = ' + L + ', ' + dec + '-D: model (line), no communication (dashed)'")))
     right = (base.transform_filter("datum.N > 1").mark_line(color="#e67e22")
              .encode(x, alt.Y("share:Q", scale=alt.Scale(type="log"), title="1 − efficiency (model)"),
                      tooltip=["N:Q", alt.Tooltip("share:Q", format=".2%")])
-             .properties(width=190, height=260, title="lost to communication (and imbalance)"))
+             .properties(width=170, height=260, title="lost to communication (and imbalance)"))
     return Explorer(alt.hconcat(left, right).add_params(*params), NAME)

@@ -97,7 +97,7 @@ def explorer(measured=(), lambda_us: float = 0.4, bandwidth_MBps: float = 5000.0
               .encode(alt.X("grid:N", sort=None), alt.Y("t_ms:Q"), alt.Shape("series:N", title="measured total",
                                                                            legend=alt.Legend(orient="bottom")),
                       tooltip=["series:N", "grid:N", "t_ms:Q"]))
-    left = (bars + points).properties(width=330, height=260, title=alt.Title(alt.expr(
+    left = (bars + points).properties(width=300, height=260, title=alt.Title(alt.expr(
         "shape + ' on ' + P + ' processes, ' + alg + ' scatter/gather (model bars)'")))
     speed = base.transform_filter("datum.kind == 'speedup'").transform_calculate(
         model="datum.elements / rate / datum.total", ideal="datum.P")
@@ -106,5 +106,5 @@ def explorer(measured=(), lambda_us: float = 0.4, bandwidth_MBps: float = 5000.0
                 alt.Y("model:Q", scale=alt.Scale(type="log"), title="speedup (model)"),
                 tooltip=["P:Q", alt.Tooltip("model:Q", format=".3g")])
              + speed.mark_line(color="grey", strokeDash=[3, 3]).encode(alt.X("P:Q"), alt.Y("ideal:Q"))
-             ).properties(width=200, height=260, title="speedup (model) and ideal P (dashed)")
+             ).properties(width=170, height=260, title="speedup (model) and ideal P (dashed)")
     return Explorer(alt.hconcat(left, right).add_params(*params), NAME)

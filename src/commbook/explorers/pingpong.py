@@ -57,11 +57,11 @@ def explorer(measured=(), lambda_us: float = 1.0, bandwidth_MBps: float = 5000.0
     time = (points.mark_point(filled=True, size=25).encode(
                 x, alt.Y("t:Q", scale=alt.Scale(type="log"), title="time t (µs)"), series, tooltip=tip)
             + model.mark_line(color="#c0392b").encode(x, alt.Y("model:Q"))
-            ).properties(width=260, height=260, title="time: Hockney model (line) and measured")
+            ).properties(width=225, height=260, title="time: Hockney model (line) and measured")
     band = (points.mark_point(filled=True, size=25).encode(
                 x, alt.Y("bandwidth:Q", title="bandwidth n/t (MB/s)"), series, tooltip=tip)
             + model.mark_line(color="#c0392b").encode(x, alt.Y("model_bandwidth:Q"))
-            ).properties(width=260, height=260, title="effective bandwidth: model n/(λ + n/b)")
+            ).properties(width=225, height=260, title="effective bandwidth: model n/(λ + n/b)")
     chart = (alt.hconcat(time, band).add_params(lam, bw)
              .properties(title=alt.Title(alt.expr("'Hockney model t = λ + n/b: λ = ' + format(lam, '.2f')"
                                                   " + ' µs, b = ' + format(bw, ',') + ' MB/s, n½ = ' "

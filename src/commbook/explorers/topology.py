@@ -130,14 +130,14 @@ def explorer(net: str = "hypercube:16", overlay: str = "allreduce recursive doub
                                             scale=alt.Scale(range=[2, 8]), legend=alt.Legend(orient="right"))))
     names = "[" + ", ".join(f"'{t}'" for t in TOPOLOGIES) + "]"
     overlays = "[" + ", ".join(f"'{o}'" for o in OVERLAYS) + "]"
-    picture = (links + msgs + nodes + labels).properties(width=420, height=300, title=alt.Title(alt.expr(
+    picture = (links + msgs + nodes + labels).properties(width=380, height=300, title=alt.Title(alt.expr(
         f"{names}[net] + (overlay == 0 ? '' : ': ' + {overlays}[overlay] + ', first ' + upto + ' steps')")))
     busiest = (alt.Chart(alt.Data(values=records(loads)))
                .transform_filter(f"{here} && datum.overlay == overlay && datum.step <= upto")
                .mark_bar(color="#c0392b").encode(
                    alt.X("step:O", title="step"), alt.Y("model:Q", title="busiest link (messages)",
                                                         axis=alt.Axis(tickMinStep=1)))
-               .properties(width=160, height=120, title="link sharing per step"))
+               .properties(width=130, height=120, title="link sharing per step"))
     facts = (alt.Chart(alt.Data(values=records(table))).transform_filter(here)
              .mark_text(align="left", fontSize=11).encode(alt.Y("line:N", axis=None, sort=None), text="line:N", x=alt.value(0))
              .properties(width=420, height=60))
