@@ -152,6 +152,8 @@ def test_explorers_live_in_book(built_book, browser, page):
             eb.move(tab, div, c)
             eb.settle(tab, div)
             assert eb.figure(tab, div) != before, f"{page}: moving '{c['name']}' changed nothing"
+            eb.set_value(tab, div, c, c["value"])  # back: the next control moves from the default
+            eb.settle(tab, div)
         box.screenshot(path=str(shots / f"{name}-{div}-after.png"))
         assert eb.compare_models(tab, div) > 0
     context.close()
