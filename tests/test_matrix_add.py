@@ -196,7 +196,7 @@ def test_grid_rows_reads_both_student_spellings():
 # Widget
 
 
-def test_matrix_figure_and_explorer_refuse_impossible_input():
+def test_matrix_figure_refuses_impossible_input():
     import matplotlib
     matplotlib.use("Agg")
     from commbook import widgets
@@ -212,20 +212,3 @@ def test_matrix_figure_and_explorer_refuse_impossible_input():
         widgets.matrix_figure("40x10x10", 4, "2x2x1", 1.0, 0.0, 100.0)
     with pytest.raises(ValueError, match="some blocks would be empty"):
         widgets.matrix_figure("40x1x10", 4, "2x2x1", 1.0, 1000.0, 100.0)
-    box = widgets.matrix_explorer(shape="40x10x10", P=4)
-    texts = [w for w in _walk(box) if w.__class__.__name__ == "Text"]
-    grids = [w for w in _walk(box) if w.__class__.__name__ == "Dropdown" and w.description == "grid"]
-    html = [w for w in _walk(box) if w.__class__.__name__ == "HTML"][0]
-    assert set(grids[0].options) == {M.grid_name(g) for g in M.grids(4)}
-    texts[0].value = "40xx10"  # refused with a message, nothing drawn
-    assert "not of the form" in html.value
-    texts[0].value = "40x1x10"  # only the grids that fit are offered
-    assert set(grids[0].options) == {"1x1x4", "2x1x2", "4x1x1"}
-    texts[0].value = "1x1x3"  # no grid of 4 fits: said so, nothing drawn
-    assert "no grid of 4 processes fits 1x1x3" in html.value
-
-
-def _walk(w):
-    yield w
-    for c in getattr(w, "children", ()):
-        yield from _walk(c)

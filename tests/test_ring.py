@@ -198,29 +198,6 @@ def test_ring_figure_draws_the_model_and_refuses_impossible_values():
         widgets.ring_figure(lam, bw, 0, 2, 24, 4)
 
 
-def test_ring_explorer_builds_with_bounded_sliders():
-    import matplotlib
-    matplotlib.use("Agg")
-    from commbook import widgets
-    box = widgets.ring_explorer()
-    kinds = {}
-    for w in _walk(box):
-        kinds.setdefault(w.__class__.__name__, []).append(w)
-    assert len(kinds["FloatLogSlider"]) == 6  # λ and b of three classes: positive by construction
-    assert all(s.min >= 1 for s in kinds["IntSlider"])
-    cores = next(s for s in kinds["IntSlider"] if s.description == "cores/socket")
-    cores.value = 10 ** 6  # clamped to the slider's range, never an impossible layout
-    assert cores.value == cores.max
-    m = kinds["FloatSlider"][0]
-    assert (m.min, m.max) == (1.0, 2.0)
-
-
-def _walk(w):
-    yield w
-    for c in getattr(w, "children", ()):
-        yield from _walk(c)
-
-
 # ---------------------------------------------------------------------------------------
 # The chapter's claims on the ORFEO data
 

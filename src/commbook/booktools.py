@@ -1,6 +1,8 @@
 """Build the book: `python -m commbook.booktools build` (what `make book` runs).
 
 1. copies MathJax from the django-static-mathjax wheel into book/_static (no CDN offline);
+   copies the explorers' Vega bundle from the pinned vl-convert into book/_static/explorers
+   (loaded only by pages that show an explorer);
 2. fetches the raw ORFEO files with their hashes when a mirror is at hand (../shared/orfeo or
    $COMMBOOK_ORFEO_MIRROR; COMMBOOK_ORFEO_MIRROR=none builds offline), for the data page's look
    at a raw file; every chapter figure comes from the derived tables in data/orfeo/derived/;
@@ -45,6 +47,20 @@ def vendor_mathjax(root: Path) -> Path:
     return dest
 
 
+def vendor_explorer_js(root: Path) -> Path:
+    """The live explorers' JavaScript (Vega, Vega-Lite, vega-embed from the pinned vl-convert)
+    into book/_static/explorers; the explorers' Sphinx extension adds it to the pages using it."""
+    from .explorers import render
+
+    dest = root / "book" / "_static" / render.STATIC_SUBDIR / render.BUNDLE_NAME
+    if not dest.exists():
+        dest.parent.mkdir(parents=True, exist_ok=True)
+        tmp = dest.with_suffix(".tmp")
+        tmp.write_text(render.javascript_bundle(), encoding="utf-8")
+        tmp.replace(dest)
+    return dest
+
+
 def orfeo_mirror(root: Path) -> str | None:
     """$COMMBOOK_ORFEO_MIRROR ('none': offline, no mirror), else ../shared/orfeo if present."""
     env = config.get("COMMBOOK_ORFEO_MIRROR")
@@ -72,6 +88,7 @@ def fetch_orfeo(root: Path) -> None:
 
 def build(root: Path, strict: bool = True, announce: bool = True) -> int:
     vendor_mathjax(root)
+    vendor_explorer_js(root)
     fetch_orfeo(root)
     env = dict(os.environ)
     env.update(mpi_env.run_environment())

@@ -1,6 +1,6 @@
-"""ipywidgets explorers. Each explorer has a static default figure (drawn by the notebook in an
-ordinary cell, so the rendered book shows it) and refuses impossible values: sliders are bounded
-and text boxes are validated before anything is drawn. One section per chapter."""
+"""Static (matplotlib) figures of the chapters' models for given parameters, refusing impossible
+values with a clear message. The live explorers of the book (recomputed in the browser, no
+kernel) are in :mod:`commbook.explorers`. One section per chapter."""
 from __future__ import annotations
 
 
@@ -12,32 +12,8 @@ def positive(name: str, value: float) -> float:
     return float(value)
 
 
-def _show(fig):
-    """Draw a figure into the current ipywidgets Output and free it (plt.show(fig) is not an
-    API: outside the inline backend it raises)."""
-    import matplotlib.pyplot as plt
-    from IPython.display import display
-
-    display(fig)
-    plt.close(fig)
-
-
 # --- ping-pong -----------------------------------------------------------------------------
 
-LAMBDA_RANGE_US = (0.01, 1000.0)      # from shared memory to slow Ethernet
-BANDWIDTH_RANGE_MBPS = (1.0, 1e6)     # 1 MB/s .. 1 TB/s
-
-
-def pingpong_presets(table) -> dict:
-    """{label: (λ µs, b MB/s)} from a summary table with latency_us and a bandwidth column."""
-    out = {}
-    for row in table.to_dict("records"):
-        b = row.get("bandwidth_fit_MBps")
-        if b is None or b != b:  # NaN: fall back to the plateau
-            b = row.get("bandwidth_asymptotic_MBps")
-        label = f"{row['machine']} by {row['mapping']}: {row['transport']} ({row['mpi_library']})"
-        out[label] = (float(row["latency_us"]), float(b))
-    return out
 
 
 def hockney_figure(lambda_us: float, bandwidth_MBps: float, measured=None, label="",
@@ -80,41 +56,11 @@ def hockney_figure(lambda_us: float, bandwidth_MBps: float, measured=None, label
     return fig
 
 
-def hockney_explorer(measured=None, presets: dict | None = None):
-    """Sliders for λ and b (bounded, so impossible values cannot be set) and a preset menu."""
-    import ipywidgets as w
-
-    presets = dict(presets or {})
-    lam = w.FloatLogSlider(value=1.0, base=10, min=-2, max=3, step=0.01, description="λ (µs)",
-                           readout_format=".3g", continuous_update=False)
-    bw = w.FloatLogSlider(value=5000.0, base=10, min=0, max=6, step=0.01, description="b (MB/s)",
-                          readout_format=",.0f", continuous_update=False)
-    choice = w.Dropdown(options=["(sliders)"] + list(presets), description="preset",
-                        layout=w.Layout(width="95%"))
-    out = w.Output()
-
-    def apply_preset(change):
-        if change["new"] in presets:
-            lam.value, bw.value = presets[change["new"]]
-
-    def redraw(*_):
-        with out:
-            out.clear_output(wait=True)
-            _show(hockney_figure(lam.value, bw.value, measured,
-                                 label=choice.value if choice.value in presets else ""))
-
-    choice.observe(apply_preset, names="value")
-    lam.observe(redraw, names="value")
-    bw.observe(redraw, names="value")
-    redraw()
-    return w.VBox([choice, w.HBox([lam, bw]), out])
-
 # --- ring ----------------------------------------------------------------------------------
 
 RING_CLASSES = ("core", "socket", "node")
 
 RING_P_MAX = 1024
-RING_SIZES = [4 * 2 ** k for k in range(25)]  # 4 B .. 64 MiB
 
 
 def ring_figure(lambda_us: dict, bandwidth_MBps: dict, cores_per_socket: int = 12,
@@ -150,63 +96,6 @@ def ring_figure(lambda_us: dict, bandwidth_MBps: dict, cores_per_socket: int = 1
                         f"sockets/node, map by core"), legend="upper left")
     fig.axes[0].set_xlim(0, P_max + 1)
     return fig
-
-
-def ring_explorer(measured=(), presets: dict | None = None):
-    """Sliders for λ and b of each link class, the node layout, P and n, over measured rings.
-    presets: {label: {"lambda_us": {...}, "bandwidth_MBps": {...}, "cores_per_socket": .,
-    "sockets_per_node": .}}. Every slider is bounded, so no impossible value can be set."""
-    import ipywidgets as w
-
-    presets = dict(presets or {})
-    style = {"description_width": "90px"}
-    lam = {c: w.FloatLogSlider(value={"core": 0.2, "socket": 0.4, "node": 1.0}[c], base=10, min=-2,
-                               max=3, step=0.01, description=f"λ {c} (µs)", readout_format=".3g",
-                               continuous_update=False, style=style) for c in RING_CLASSES}
-    bw = {c: w.FloatLogSlider(value={"core": 6000, "socket": 5000, "node": 12000}[c], base=10,
-                              min=0, max=6, step=0.01, description=f"b {c} (MB/s)",
-                              readout_format=",.0f", continuous_update=False, style=style)
-          for c in RING_CLASSES}
-    cps = w.IntSlider(value=12, min=1, max=128, description="cores/socket", continuous_update=False,
-                      style=style)
-    spn = w.IntSlider(value=2, min=1, max=8, description="sockets/node", continuous_update=False,
-                      style=style)
-    pmax = w.IntSlider(value=48, min=2, max=256, description="P up to", continuous_update=False,
-                       style=style)
-    size = w.SelectionSlider(options=[(f"{s:,} B", s) for s in RING_SIZES], value=4,
-                             description="message n", continuous_update=False, style=style)
-    m = w.FloatSlider(value=2.0, min=1.0, max=2.0, step=0.1, description="messages/step",
-                      continuous_update=False, style=style)
-    choice = w.Dropdown(options=["(sliders)"] + list(presets), description="preset",
-                        layout=w.Layout(width="95%"))
-    out = w.Output()
-
-    def apply_preset(change):
-        p = presets.get(change["new"])
-        if p:
-            for c in RING_CLASSES:
-                lam[c].value = p["lambda_us"][c]
-                bw[c].value = p["bandwidth_MBps"][c]
-            cps.value, spn.value = p["cores_per_socket"], p["sockets_per_node"]
-
-    def redraw(*_):
-        with out:
-            out.clear_output(wait=True)
-            try:
-                fig = ring_figure({c: lam[c].value for c in RING_CLASSES},
-                                  {c: bw[c].value for c in RING_CLASSES}, cps.value, spn.value,
-                                  pmax.value, size.value, m.value, measured)
-            except ValueError as e:
-                print(f"cannot draw: {e}")
-                return
-            _show(fig)
-
-    choice.observe(apply_preset, names="value")
-    for s in [*lam.values(), *bw.values(), cps, spn, pmax, size, m]:
-        s.observe(redraw, names="value")
-    redraw()
-    return w.VBox([choice, w.HBox([w.VBox(list(lam.values())), w.VBox(list(bw.values()))]),
-                   w.HBox([w.VBox([cps, spn]), w.VBox([pmax, size, m])]), out])
 
 
 # --- matrix addition -------------------------------------------------------------------------
@@ -290,80 +179,6 @@ def matrix_figure(shape, P: int, grid, lambda_us: float, bandwidth_MBps: float, 
     return fig
 
 
-def matrix_explorer(measured: dict | None = None, presets: dict | None = None,
-                    shape: str = "2400x100x100", P: int = 24, add_rate: float = 500.0):
-    """Matrix shape (validated text), P, grid (only grids that fit), λ, b, add rate and the
-    scatter algorithm -> predicted phases and speedup. presets: {label: (λ µs, b MB/s)}."""
-    import ipywidgets as w
-
-    from .models import matrix as M
-
-    presets = dict(presets or {})
-    style = {"description_width": "90px"}
-    shape_box = w.Text(value=shape, description="matrix", continuous_update=False, style=style)
-    procs = w.IntSlider(value=P, min=1, max=256, description="processes P", continuous_update=False,
-                        style=style)
-    grid = w.Dropdown(description="grid", style=style)
-    lam = w.FloatLogSlider(value=0.4, base=10, min=-2, max=3, step=0.01, description="λ (µs)",
-                           readout_format=".3g", continuous_update=False, style=style)
-    bw = w.FloatLogSlider(value=5000, base=10, min=0, max=6, step=0.01, description="b (MB/s)",
-                          readout_format=",.0f", continuous_update=False, style=style)
-    rate = w.FloatLogSlider(value=add_rate, base=10, min=0, max=5, step=0.01,
-                            description="add (elem/µs)", readout_format=",.0f",
-                            continuous_update=False, style=style)
-    alg = w.ToggleButtons(options=list(M.ALGORITHMS), description="scatter", style=style)
-    choice = w.Dropdown(options=["(sliders)"] + list(presets), description="link preset",
-                        layout=w.Layout(width="95%"), style=style)
-    msg = w.HTML()
-    out = w.Output()
-    busy = [False]
-
-    def refill(*_):
-        try:
-            s = parse_shape(shape_box.value)
-        except ValueError as e:
-            msg.value = f"<b>{e}</b>"
-            return False
-        gs = [M.grid_name(g) for g in M.grids(procs.value) if all(a <= b for a, b in zip(g, s))]
-        if not gs:
-            msg.value = f"<b>no grid of {procs.value} processes fits {M.grid_name(s)}</b>"
-            return False
-        msg.value = ""
-        busy[0] = True
-        keep = grid.value if grid.value in gs else M.grid_name(M.best_grid(s, procs.value))
-        grid.options = gs
-        grid.value = keep
-        busy[0] = False
-        return True
-
-    def redraw(*_):
-        if busy[0]:
-            return
-        with out:
-            out.clear_output(wait=True)
-            if not refill():
-                return
-            try:
-                fig = matrix_figure(shape_box.value, procs.value, grid.value, lam.value, bw.value,
-                                    rate.value, alg.value,
-                                    measured if procs.value == P and shape_box.value == shape else None)
-            except ValueError as e:
-                print(f"cannot draw: {e}")
-                return
-            _show(fig)
-
-    def apply_preset(change):
-        if change["new"] in presets:
-            lam.value, bw.value = presets[change["new"]]
-
-    choice.observe(apply_preset, names="value")
-    for s in (shape_box, procs, grid, lam, bw, rate, alg):
-        s.observe(redraw, names="value")
-    refill()
-    redraw()
-    return w.VBox([choice, w.HBox([w.VBox([shape_box, procs, grid]), w.VBox([lam, bw, rate])]),
-                   alg, msg, out])
-
 # --- collectives and topology ---------------------------------------------------------------
 
 # topology part (book/topology.md). Sizes are offered from menus, so only valid p can be chosen.
@@ -427,35 +242,6 @@ def topology_figure(kind: str = "torus", size: str = "16", overlay: str = "(none
     fig.tight_layout()
     return fig
 
-
-def topology_explorer():
-    """Pick a topology, its size (from valid sizes only) and an algorithm to overlay."""
-    import ipywidgets as w
-    import matplotlib.pyplot as plt
-    from IPython.display import display
-
-    kind = w.Dropdown(options=list(TOPOLOGY_SIZES), value="torus", description="topology")
-    size = w.Dropdown(options=TOPOLOGY_SIZES["torus"], value="16", description="p")
-    overlay = w.Dropdown(options=list(TOPOLOGY_OVERLAYS), value="(none)", description="messages",
-                         layout=w.Layout(width="45%"))
-    out = w.Output()
-
-    def new_kind(change):
-        size.options = TOPOLOGY_SIZES[change["new"]]
-        size.value = size.options[min(1, len(size.options) - 1)]
-
-    def redraw(*_):
-        with out:
-            out.clear_output(wait=True)
-            fig = topology_figure(kind.value, size.value, overlay.value)
-            display(fig)
-            plt.close(fig)
-
-    kind.observe(new_kind, names="value")
-    for c in (kind, size, overlay):
-        c.observe(redraw, names="value")
-    redraw()
-    return w.VBox([w.HBox([kind, size, overlay]), out])
 
 # collectives part (book/collectives.md): an algorithm's messages on a topology and the
 # predicted time of every algorithm. Menus offer only valid choices; numbers are bounded.
@@ -538,68 +324,10 @@ def collective_figure(op: str = "bcast", algorithm: str = "binomial", P: int = 1
     return fig
 
 
-def collective_explorer():
-    """Operation, algorithm, P, n, λ, b, t_h, topology and placement -> collective_figure."""
-    import ipywidgets as w
-    import matplotlib.pyplot as plt
-    from IPython.display import display
-
-    from . import topology as topo
-    from .models import collectives as mc
-
-    op = w.Dropdown(options=["bcast", "gather", "allreduce", "reduce", "scatter"], value="bcast",
-                    description="operation")
-    alg = w.Dropdown(options=list(mc.ALGORITHMS["bcast"]), value="binomial", description="algorithm")
-    topology = w.Dropdown(options=list(COLLECTIVE_TOPOLOGIES.items()), value="cluster:2x2x4",
-                          description="topology", layout=w.Layout(width="60%"))
-    placement = w.Dropdown(options=list(topo.MAP_BY), value="core", description="map by")
-    P = w.IntSlider(value=16, min=2, max=16, description="P")
-    n = w.IntSlider(value=16, min=0, max=26, description="log2 n", readout=True)
-    lam = w.FloatLogSlider(value=1.0, base=10, min=-2, max=2, description="λ (µs)")
-    b = w.FloatLogSlider(value=5000, base=10, min=2, max=5, description="b (MB/s)")
-    t_h = w.FloatSlider(value=0.0, min=0.0, max=5.0, step=0.05, description="t_h (µs)")
-    contention = w.Checkbox(value=True, description="link sharing")
-    msg = w.HTML()
-    out = w.Output()
-
-    def new_op(change):
-        alg.options = list(mc.ALGORITHMS[change["new"]])
-        alg.value = "binomial" if "binomial" in alg.options else alg.options[0]
-
-    def new_topology(change):
-        G = topo.parse_topology(change["new"])
-        procs = len(topo.processors(G))
-        P.max = procs
-        P.value = min(P.value, procs)
-        placement.options = list(topo.MAP_BY) if G.graph["kind"] == "cluster" else ["core"]
-
-    def redraw(*_):
-        with out:
-            out.clear_output(wait=True)
-            try:
-                fig = collective_figure(op.value, alg.value, P.value, float(2 ** n.value) if n.value else 0.0,
-                                        lam.value, b.value, t_h.value, topology.value,
-                                        placement.value, contention.value)
-            except ValueError as e:
-                msg.value = f"<span style='color:#b00'>{e}</span>"
-                return
-            msg.value = ""
-            display(fig)
-            plt.close(fig)
-
-    op.observe(new_op, names="value")
-    topology.observe(new_topology, names="value")
-    for c in (op, alg, topology, placement, P, n, lam, b, t_h, contention):
-        c.observe(redraw, names="value")
-    redraw()
-    return w.VBox([w.HBox([op, alg, placement]), topology, w.HBox([P, n]), w.HBox([lam, b]),
-                   w.HBox([t_h, contention]), msg, out])
-
 # end of the collectives part
 
 # --- jacobi --------------------------------------------------------------------------------
 
-JACOBI_DECOMPOSITIONS = {"1-D (slabs)": 1, "2-D (pencils)": 2, "3-D (cubes)": 3}
 
 
 def jacobi_presets(seed) -> dict:
@@ -677,58 +405,3 @@ def jacobi_figure(L: int, N: int, decomposition: int, lambda_us: float, bandwidt
     return fig
 
 
-def jacobi_explorer(measured=(), presets: dict | None = None, L: int = 1200, T_s: float = 15.24,
-                    N_max: int = 48):
-    """Sliders for L, N, decomposition, placement (presets set λ, B, T_s), λ, B, T_s and the
-    scaling mode, over measured series. Changing L rescales T_s by (L_new / L_old)^3 (same
-    speed per point). Every slider is bounded, so no impossible value can be set."""
-    import ipywidgets as w
-
-    presets = dict(presets or {})
-    style = {"description_width": "110px"}
-    Ls = w.IntSlider(value=L, min=8, max=4000, step=8, description="L", continuous_update=False,
-                     style=style)
-    Ns = w.IntSlider(value=min(24, N_max), min=1, max=max(N_max, 256), description="N",
-                     continuous_update=False, style=style)
-    dec = w.Dropdown(options=list(JACOBI_DECOMPOSITIONS.items()), value=3,
-                     description="decomposition", style=style)
-    scaling = w.ToggleButtons(options=["weak", "strong"], value="weak", description="scaling",
-                              style=style)
-    lam = w.FloatLogSlider(value=1.0, base=10, min=-2, max=3, step=0.01, description="λ = T_l (µs)",
-                           readout_format=".3g", continuous_update=False, style=style)
-    bw = w.FloatLogSlider(value=24000.0, base=10, min=1, max=6, step=0.01, description="B (MB/s)",
-                          readout_format=",.0f", continuous_update=False, style=style)
-    ts = w.FloatLogSlider(value=T_s, base=10, min=-6, max=4, step=0.01, description="T_s (s)",
-                          readout_format=".3g", continuous_update=False, style=style)
-    choice = w.Dropdown(options=["(sliders)"] + list(presets), description="placement",
-                        style=style, layout=w.Layout(width="95%"))
-    out = w.Output()
-    state = {"L": L}
-
-    def apply_preset(change):
-        p = presets.get(change["new"])
-        if p:
-            lam.value, bw.value = p[0], p[1]
-            ts.value = p[2] * (Ls.value / 1200) ** 3 if len(p) < 4 else p[2] * (Ls.value / p[3]) ** 3
-
-    def rescale(change):
-        ts.value = min(max(ts.value * (change["new"] / state["L"]) ** 3, 1e-6), 1e4)
-        state["L"] = change["new"]
-
-    def redraw(*_):
-        with out:
-            out.clear_output(wait=True)
-            try:
-                fig = jacobi_figure(Ls.value, Ns.value, dec.value, lam.value, bw.value, ts.value,
-                                    measured, scaling.value, N_max=max(N_max, Ns.value))
-            except ValueError as e:
-                print(f"cannot draw: {e}")
-                return
-            _show(fig)
-
-    choice.observe(apply_preset, names="value")
-    Ls.observe(rescale, names="value")
-    for s in (Ls, Ns, dec, scaling, lam, bw, ts):
-        s.observe(redraw, names="value")
-    redraw()
-    return w.VBox([choice, w.HBox([w.VBox([Ls, Ns, dec, scaling]), w.VBox([lam, bw, ts])]), out])

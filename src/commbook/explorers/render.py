@@ -1,0 +1,130 @@
+"""Show an Altair chart as a live explorer: the same output in the rendered book and in JupyterLab.
+
+An :class:`Explorer` displays as ``text/html``: a ``<div class="commbook-explorer">`` and a short
+script calling ``vegaEmbed`` on the chart's Vega-Lite spec (data embedded, so ``file://`` works).
+The Vega/Vega-Lite/vega-embed JavaScript comes from vl-convert's single-file bundle (pinned with
+Altair in the ``book`` extra):
+
+* in the book, :mod:`commbook.explorers.sphinx` vendors it at build time into the book's static
+  files and adds it only to pages that show an explorer (the environment variable below tells
+  the executing kernels not to inline it);
+* in JupyterLab, the first explorer a kernel shows inlines the bundle once (no CDN, no network).
+"""
+from __future__ import annotations
+
+import html
+import json
+import os
+import uuid
+from dataclasses import dataclass, field
+
+VEGA_LITE_VERSION = "6.4"  # what altair 6.3 writes; vl-convert 1.9 bundles it
+BUNDLE_NAME = f"vega-explorers-vl{VEGA_LITE_VERSION}.js"
+STATIC_SUBDIR = "explorers"
+# Set by the Sphinx extension before notebooks execute: the page loads the vendored file.
+ENV_STATIC = "COMMBOOK_EXPLORER_JS_STATIC"
+
+_inlined = {"done": False}
+
+
+def javascript_bundle() -> str:
+    """Vega + Vega-Lite + vega-embed as one script defining window.vegaEmbed, in its own scope
+    (its top-level names must not clash with the page's other scripts)."""
+    import vl_convert
+
+    return "(function(){\n" + vl_convert.javascript_bundle(vl_version=VEGA_LITE_VERSION) + "\n})();\n"
+
+
+@dataclass
+class Explorer:
+    """A live chart: `chart` (Altair), `name` (the module that built it, for tests) and the
+    name of the field holding the browser-computed model in the chart's data."""
+
+    chart: object
+    name: str
+    model_field: str = "model"
+    notes: list = field(default_factory=list)
+
+    def spec(self) -> dict:
+        return self.chart.to_dict()
+
+    def html(self, inline_bundle: bool) -> str:
+        div = f"commbook-explorer-{self.name}-{uuid.uuid4().hex[:8]}"
+        spec = json.dumps(self.spec(), separators=(",", ":"), allow_nan=False)
+        spec = spec.replace("</", "<\\/")  # a label containing </script> must not end the script
+        bundle = f"<script>{javascript_bundle()}</script>\n" if inline_bundle else ""
+        notes = "".join(f"<p class=\"commbook-explorer-note\">{html.escape(n)}</p>" for n in self.notes)
+        return f"""{bundle}<div id="{div}" class="commbook-explorer" data-explorer="{self.name}" \
+data-model-field="{self.model_field}" style="width:100%"></div>{notes}
+<script>(function () {{
+  var id = "{div}", spec = {spec};
+  function show() {{
+    if (!window.vegaEmbed) {{
+      document.getElementById(id).textContent =
+        "The explorer needs the book's vega-explorers script, which did not load.";
+      return;
+    }}
+    window.vegaEmbed("#" + id, spec, {{actions: false, renderer: "svg"}}).then(function (r) {{
+      (window.commbookExplorers = window.commbookExplorers || {{}})[id] = r;
+    }}).catch(function (e) {{ console.error("explorer " + id + ": " + e); }});
+  }}
+  if (document.readyState === "loading") document.addEventListener("DOMContentLoaded", show);
+  else show();
+}})();</script>
+"""
+
+    def _repr_mimebundle_(self, include=None, exclude=None):
+        inline = not os.environ.get(ENV_STATIC) and not _inlined["done"]
+        out = {"text/html": self.html(inline_bundle=inline)}
+        _inlined["done"] = _inlined["done"] or inline
+        return out
+
+
+# --- controls: every control bounded and labelled with its unit ------------------------------
+
+def slider(name: str, label: str, lo: float, hi: float, step: float, value: float):
+    """A bounded slider parameter (the browser cannot go outside [lo, hi])."""
+    import altair as alt
+
+    if not lo <= value <= hi:
+        raise ValueError(f"{name}: default {value} outside [{lo}, {hi}]")
+    return alt.param(name=name, value=value,
+                     bind=alt.binding_range(min=lo, max=hi, step=step, name=label + " "))
+
+
+def menu(name: str, label: str, options, value, labels=None):
+    """A drop-down parameter offering only `options`."""
+    import altair as alt
+
+    options = list(options)
+    if value not in options:
+        raise ValueError(f"{name}: default {value!r} is not one of {options}")
+    kw = {"labels": [str(x) for x in labels]} if labels is not None else {}
+    return alt.param(name=name, value=value,
+                     bind=alt.binding_select(options=options, name=label + " ", **kw))
+
+
+def bytes_axis(title: str = "message size n (bytes)"):
+    """A log2 x axis of message sizes labelled 1 B, 1 KiB, 1 MiB, 64 MiB."""
+    import altair as alt
+
+    return alt.Axis(title=title, values=[2 ** k for k in range(0, 31, 5)],
+                    labelExpr="datum.value >= 1048576 ? datum.value / 1048576 + ' MiB' : "
+                              "datum.value >= 1024 ? datum.value / 1024 + ' KiB' : datum.value + ' B'")
+
+
+def records(df) -> list[dict]:
+    """Rows as plain JSON values (no numpy scalars, no NaN: Vega reads null)."""
+    import math
+
+    out = []
+    for row in df.to_dict("records"):
+        clean = {}
+        for k, v in row.items():
+            if hasattr(v, "item"):
+                v = v.item()
+            if isinstance(v, float) and not math.isfinite(v):
+                v = None
+            clean[k] = v
+        out.append(clean)
+    return out

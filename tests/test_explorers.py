@@ -1,0 +1,116 @@
+"""Explorers: every control is bounded and labelled, the embedded data comes from the models, the
+page weight stays small, and the static figures refuse impossible values. The browser side is
+in test_explorers_browser.py (the model the browser computes equals these Python models)."""
+import importlib
+import json
+import math
+
+import matplotlib
+import pytest
+
+matplotlib.use("Agg")
+
+from commbook import widgets  # noqa: E402
+from commbook.explorers import ALL, render  # noqa: E402
+
+
+def _explorer(name):
+    return importlib.import_module(f"commbook.explorers.{name}").explorer()
+
+
+def _params(spec):
+    return {p["name"]: p for p in spec.get("params", [])}
+
+
+@pytest.mark.parametrize("name", ALL)
+def test_every_control_is_bounded_and_labelled(name):
+    spec = _explorer(name).spec()
+    params = _params(spec)
+    assert params, "an explorer without controls"
+    for p in params.values():
+        bind = p["bind"]
+        assert bind["name"].strip(), f"{p['name']} has no label"
+        if bind["input"] == "range":
+            assert bind["min"] <= p["value"] <= bind["max"]
+            assert "(" in bind["name"], f"slider {bind['name']!r} does not give its unit"
+        else:
+            assert bind["input"] == "select" and p["value"] in bind["options"]
+
+
+@pytest.mark.parametrize("name", ALL)
+def test_test_points_are_values_the_controls_allow(name):
+    mod = importlib.import_module(f"commbook.explorers.{name}")
+    params = _params(mod.explorer().spec())
+    for point in mod.TEST_POINTS:
+        assert set(point) <= set(params), f"{set(point) - set(params)} are not controls"
+        for k, v in point.items():
+            bind = params[k]["bind"]
+            if bind["input"] == "range":
+                assert bind["min"] <= v <= bind["max"], (k, v)
+            else:
+                assert v in bind["options"], (k, v)
+
+
+@pytest.mark.parametrize("name", ALL)
+def test_page_weight_of_an_explorer(name):
+    """Spec + the shared bundle (loaded once per page) stay under 1.5 MB per page."""
+    html = _explorer(name).html(inline_bundle=False)
+    bundle = 900_000  # vl-convert's Vega + Vega-Lite + vega-embed: measured 898 KB
+    assert len(html.encode()) + bundle <= 1_500_000, f"{name}: {len(html.encode()):,} B of explorer"
+
+
+def test_javascript_bundle_defines_vega_embed_in_its_own_scope():
+    js = render.javascript_bundle()
+    assert js.startswith("(function(){") and "window.vegaEmbed=" in js
+
+
+def test_explorer_html_escapes_script_ends_and_inlines_the_bundle_once(monkeypatch):
+    monkeypatch.delenv(render.ENV_STATIC, raising=False)
+    monkeypatch.setitem(render._inlined, "done", False)
+    ex = _explorer("pingpong")
+    first, second = ex._repr_mimebundle_()["text/html"], ex._repr_mimebundle_()["text/html"]
+    assert "window.vegaEmbed=" in first and "window.vegaEmbed=" not in second
+    monkeypatch.setitem(render._inlined, "done", False)
+    monkeypatch.setenv(render.ENV_STATIC, "1")  # the book serves the file instead
+    assert "window.vegaEmbed=" not in ex._repr_mimebundle_()["text/html"]
+    assert "</script" not in json.dumps(ex.spec()).replace("</", "<\\/")
+
+
+def test_controls_refuse_defaults_outside_their_bounds():
+    with pytest.raises(ValueError, match="outside"):
+        render.slider("lam", "λ (µs)", 0.0, 50.0, 0.01, 60.0)
+    with pytest.raises(ValueError, match="not one of"):
+        render.menu("P", "processes P", (2, 4), 3)
+
+
+def test_collectives_explorer_offers_every_algorithm_of_the_models():
+    from commbook.explorers import collectives
+    from commbook.models import collectives as mc
+    rows = collectives._coefficients()
+    for op, algorithms in mc.ALGORITHMS.items():
+        assert set(rows[rows.op == op].alg) == set(algorithms)
+
+
+def test_ring_classes_come_from_the_placement():
+    from commbook.explorers import ring
+    rows = ring._classes_used().set_index(["cps", "spn", "P"])
+    # ORFEO THIN by core: a socket is crossed from P = 13, a node from P = 25
+    assert rows.loc[(12, 2, 12)].uses_socket == 0 and rows.loc[(12, 2, 13)].uses_socket == 1
+    assert rows.loc[(12, 2, 24)].uses_node == 0 and rows.loc[(12, 2, 25)].uses_node == 1
+
+
+@pytest.mark.parametrize("bad", [0, -1, math.nan, math.inf, None])
+def test_positive_refuses(bad):
+    with pytest.raises(ValueError, match="must be a positive number"):
+        widgets.positive("b (MB/s)", bad)
+
+
+def test_hockney_figure_refuses_nonphysical_bandwidth():
+    with pytest.raises(ValueError, match="b \\(MB/s\\)"):
+        widgets.hockney_figure(1.0, -5.0)
+
+
+def test_hockney_figure_draws_model_labelled_as_model():
+    fig = widgets.hockney_figure(0.5, 5000.0)
+    labels = [l.get_label() for ax in fig.axes for l in ax.get_lines()]
+    assert any("model" in l.lower() for l in labels)

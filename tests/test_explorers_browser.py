@@ -1,0 +1,90 @@
+"""Every explorer in a real browser (Debian's chromium, every non-file request aborted): the model
+the browser computes equals the commbook.models function at a grid of parameter points, and
+every control moves the figure. The pages here are standalone (the explorer's HTML plus the
+vendored bundle), so this runs without building the book; test_book.py checks the book's pages."""
+import os
+import shutil
+
+import pytest
+
+from commbook.explorers import ALL, render
+
+import explorer_browser as eb
+
+CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
+pytestmark = pytest.mark.browser
+
+
+@pytest.fixture(scope="module")
+def browser():
+    if CHROMIUM is None:
+        if os.environ.get("COMMBOOK_REQUIRE_BROWSER"):
+            pytest.fail("chromium is required here (COMMBOOK_REQUIRE_BROWSER) but not installed")
+        pytest.skip("Debian's chromium is not installed (apt-get install chromium)")
+    from playwright.sync_api import sync_playwright
+    with sync_playwright() as p:
+        b = p.chromium.launch(executable_path=CHROMIUM, args=["--no-sandbox", "--disable-gpu"])
+        try:
+            yield b
+        finally:
+            b.close()
+
+
+@pytest.fixture(scope="module")
+def bundle(tmp_path_factory):
+    path = tmp_path_factory.mktemp("explorers") / render.BUNDLE_NAME
+    path.write_text(render.javascript_bundle(), encoding="utf-8")
+    return path
+
+
+@pytest.fixture
+def page(browser, bundle, tmp_path):
+    """Open an explorer on a standalone offline page; yields (tab, div id, console errors)."""
+    context = browser.new_context(viewport={"width": 900, "height": 1100})
+    context.route("**/*", lambda route: route.continue_() if route.request.url.startswith("file://")
+                  else route.abort())
+    external, errors = [], []
+
+    def open_(explorer):
+        html = tmp_path / f"{explorer.name}.html"
+        html.write_text(f'<!doctype html><html><head><meta charset="utf-8"><script src="{bundle.as_uri()}">'
+                        f'</script></head><body style="width:760px">{explorer.html(False)}</body></html>',
+                        encoding="utf-8")
+        tab = context.new_page()
+        tab.on("request", lambda r: external.append(r.url) if not r.url.startswith(("file:", "data:")) else None)
+        tab.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)
+        tab.on("pageerror", lambda e: errors.append(str(e)))
+        tab.goto(html.as_uri(), wait_until="load")
+        (div,) = eb.wait_for_explorers(tab, 1)
+        return tab, div
+
+    yield open_, external, errors
+    context.close()
+
+
+@pytest.mark.parametrize("name", ALL)
+def test_browser_model_equals_python_model(page, name):
+    open_, external, errors = page
+    mod = __import__(f"commbook.explorers.{name}", fromlist=["explorer"])
+    tab, div = open_(mod.explorer())
+    compared = eb.compare_models(tab, div)
+    assert compared >= len(mod.TEST_POINTS)
+    assert errors == [] and external == []
+
+
+@pytest.mark.parametrize("name", ALL)
+def test_every_control_moves_the_figure(page, name, tmp_path):
+    open_, external, errors = page
+    mod = __import__(f"commbook.explorers.{name}", fromlist=["explorer"])
+    tab, div = open_(mod.explorer())
+    controls = eb.controls(tab, div)
+    assert controls, "no controls"
+    for c in controls:
+        assert c["name"] and "(" in c["name"] or c["tag"] == "SELECT", f"control without unit: {c}"
+        before = eb.figure(tab, div)
+        eb.move(tab, div, c)
+        eb.settle(tab, div)
+        assert eb.figure(tab, div) != before, f"{name}: moving '{c['name']}' changed nothing"
+        eb.set_value(tab, div, c, c["value"])  # back, so the next control moves from the default
+        eb.settle(tab, div)
+    assert errors == [] and external == []
