@@ -197,19 +197,6 @@ def test_calibration_recovers_the_link_classes():
         link_classes.calibrate_link_classes(pd.DataFrame(rows[:2]))
 
 
-def test_explorer_figure_refuses_impossible_values():
-    import matplotlib
-    matplotlib.use("Agg")
-    from commbook import widgets
-    fig = widgets.collective_figure("gather", "binomial", P=8, n=1024, topology="ring:8")
-    assert len(fig.axes) == 2
-    for bad in (dict(P=17), dict(P=1), dict(b=-1.0), dict(lam=float("nan")), dict(n=-8),
-                dict(topology="ring:7"), dict(placement="socket", topology="ring:8", P=8),
-                dict(algorithm="butterfly")):
-        with pytest.raises(ValueError):
-            widgets.collective_figure(**bad)
-
-
 def test_orfeo_or_empty_falls_back_to_models_only(monkeypatch):
     from commbook import orfeo
 

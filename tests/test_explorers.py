@@ -3,14 +3,12 @@ page weight stays small, and the static figures refuse impossible values. The br
 in test_explorers_browser.py (the model the browser computes equals these Python models)."""
 import importlib
 import json
-import math
 
 import matplotlib
 import pytest
 
 matplotlib.use("Agg")
 
-from commbook import widgets  # noqa: E402
 from commbook.explorers import ALL, render  # noqa: E402
 
 
@@ -99,18 +97,3 @@ def test_ring_classes_come_from_the_placement():
     assert rows.loc[(12, 2, 24)].uses_node == 0 and rows.loc[(12, 2, 25)].uses_node == 1
 
 
-@pytest.mark.parametrize("bad", [0, -1, math.nan, math.inf, None])
-def test_positive_refuses(bad):
-    with pytest.raises(ValueError, match="must be a positive number"):
-        widgets.positive("b (MB/s)", bad)
-
-
-def test_hockney_figure_refuses_nonphysical_bandwidth():
-    with pytest.raises(ValueError, match="b \\(MB/s\\)"):
-        widgets.hockney_figure(1.0, -5.0)
-
-
-def test_hockney_figure_draws_model_labelled_as_model():
-    fig = widgets.hockney_figure(0.5, 5000.0)
-    labels = [l.get_label() for ax in fig.axes for l in ax.get_lines()]
-    assert any("model" in l.lower() for l in labels)

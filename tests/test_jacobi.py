@@ -305,23 +305,3 @@ def test_predict_run_and_orfeo_comparison():
     assert 0 < row.model_Tc_s < 0.01
 
 
-def test_explorer_figure_and_presets_refuse_impossible_values():
-    import matplotlib
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    from commbook import orfeo, widgets
-    presets = widgets.jacobi_presets(orfeo.summary_table("jacobi_seed"))
-    # B = 2 x the report's B/2 (its full-duplex assumption), T_s of the node type
-    assert presets["ORFEO 2 THIN nodes map by node (ucx)"] == (0.99, 24120.0, 15.24)
-    assert presets["ORFEO 1 GPU node map by node (ucx)"][2] == 22.07
-    fig = widgets.jacobi_figure(1200, 24, 3, 0.99, 24120, 15.24, [("m", [24], [2650])], periodic=True)
-    assert "2,720 MLUP/s" in fig.axes[1].get_title()
-    plt.close(fig)
-    for bad, why in [(dict(T_s=-1), "T_s"), (dict(decomposition=4), "decomposition"),
-                     (dict(bandwidth_MBps=0), "B"), (dict(N=0), "N"),
-                     (dict(scaling="sideways"), "scaling")]:
-        args = dict(L=64, N=2, decomposition=1, lambda_us=1.0, bandwidth_MBps=1000, T_s=0.01)
-        args.update(bad)
-        with pytest.raises(ValueError, match=why):
-            widgets.jacobi_figure(**args)

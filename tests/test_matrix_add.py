@@ -196,19 +196,3 @@ def test_grid_rows_reads_both_student_spellings():
 # Widget
 
 
-def test_matrix_figure_refuses_impossible_input():
-    import matplotlib
-    matplotlib.use("Agg")
-    from commbook import widgets
-    fig = widgets.matrix_figure("40x10x10", 4, "2x2x1", 1.0, 1000.0, 100.0,
-                                measured={"2x2x1": 80.0})
-    bars = fig.axes[0].patches
-    assert len(bars) == 3 * len(M.grids(4))  # every grid of 4 fits 40x10x10; three phases each
-    with pytest.raises(ValueError, match="not of the form AxBxC"):
-        widgets.parse_shape("10xx")
-    with pytest.raises(ValueError, match="does not have 4 processes"):
-        widgets.matrix_figure("40x10x10", 4, "2x1x1", 1.0, 1000.0, 100.0)
-    with pytest.raises(ValueError, match="b \\(MB/s\\)"):
-        widgets.matrix_figure("40x10x10", 4, "2x2x1", 1.0, 0.0, 100.0)
-    with pytest.raises(ValueError, match="some blocks would be empty"):
-        widgets.matrix_figure("40x1x10", 4, "2x2x1", 1.0, 1000.0, 100.0)

@@ -174,30 +174,6 @@ def test_links_from_the_orfeo_seed_table():
 # Widget
 
 
-def test_ring_figure_draws_the_model_and_refuses_impossible_values():
-    import matplotlib
-    matplotlib.use("Agg")
-    from commbook import widgets
-    lam = {"core": 0.2, "socket": 0.41, "node": 0.99}
-    bw = {"core": 6200, "socket": 5420, "node": 12090}
-    measured = pd.DataFrame({"np": [1, 2, 30], "t_us": [0.3, 1.7, 40.0]})
-    measured["t_min_us"] = measured["t_max_us"] = measured["t_us"]
-    fig = widgets.ring_figure(lam, bw, 12, 2, 24, 4, measured=[("orfeo", measured)])
-    ax = fig.axes[0]
-    model = [ln for ln in ax.get_lines() if "model" in ln.get_label()]
-    assert len(model) == 1
-    assert model[0].get_ydata()[-1] == pytest.approx(2 * 24 * (0.41 + 4 / 5420))
-    assert ax.get_xlim()[1] == 25  # P = 30 is outside the range asked for, not drawn
-    with pytest.raises(ValueError, match="b_node"):
-        widgets.ring_figure(lam, {**bw, "node": 0}, 12, 2, 24, 4)
-    with pytest.raises(ValueError, match="λ_core"):
-        widgets.ring_figure({**lam, "core": -1}, bw, 12, 2, 24, 4)
-    with pytest.raises(ValueError, match="messages per step"):
-        widgets.ring_figure(lam, bw, 12, 2, 24, 4, messages_per_step=3)
-    with pytest.raises(ValueError, match="cores_per_socket"):
-        widgets.ring_figure(lam, bw, 0, 2, 24, 4)
-
-
 # ---------------------------------------------------------------------------------------
 # The chapter's claims on the ORFEO data
 

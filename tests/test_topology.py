@@ -194,13 +194,14 @@ def test_large_graphs_upper_bound_reaches_the_formula(G):
     assert nx.cut_size(G, b.half) == b.width
 
 
-def test_drawing_one_arrow_per_hop_and_widget_figure():
+
+
+def test_drawing_one_arrow_per_hop():
     import matplotlib
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
     from matplotlib.patches import FancyArrowPatch
 
-    from commbook import widgets
     from commbook.models import collectives as C
 
     steps = C.schedule("allreduce", "recursive_doubling", 8)
@@ -209,9 +210,3 @@ def test_drawing_one_arrow_per_hop_and_widget_figure():
         assert sum(isinstance(p, FancyArrowPatch) for p in ax.patches) == expect
         assert len(ax.get_legend().get_texts()) == 3
         plt.close(ax.figure)
-    fig = widgets.topology_figure("fat_tree", "2x3", "bcast binomial")
-    plt.close(fig)
-    with pytest.raises(ValueError, match="unknown overlay"):
-        widgets.topology_figure("ring", "8", "alltoall")
-    with pytest.raises(ValueError, match="unknown topology 'donut'"):
-        widgets.topology_figure("donut", "8")

@@ -202,9 +202,9 @@ def build_student(root: Path, strict: bool = True, execute: str = "cache") -> in
         removed += len(gone)
         (stage / "book" / md.name).write_text(text)
         jupytext.write(student_notebook(md), notebooks / f"{md.stem}.ipynb", fmt="ipynb")
-    static = root / "book" / "_static"
-    if static.is_dir():
-        shutil.copytree(static, stage / "book" / "_static", dirs_exist_ok=True)
+    for extra in (root / "book").iterdir():  # _static, scripts/ the pages include, ...
+        if extra.is_dir() and not extra.name.startswith("."):
+            shutil.copytree(extra, stage / "book" / extra.name, dirs_exist_ok=True)
     shutil.copy2(root / "_toc.yml", stage / "_toc.yml")
     book_config = yaml.safe_load((root / "_config.yml").read_text())
     book_config["title"] = f"{book_config.get('title', '')} (student edition)"

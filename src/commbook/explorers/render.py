@@ -22,7 +22,7 @@ VEGA_LITE_VERSION = "6.4"  # what altair 6.3 writes; vl-convert 1.9 bundles it
 BUNDLE_NAME = f"vega-explorers-vl{VEGA_LITE_VERSION}.js"
 STATIC_SUBDIR = "explorers"
 # Set by the Sphinx extension before notebooks execute: the page loads the vendored file.
-ENV_STATIC = "COMMBOOK_EXPLORER_JS_STATIC"
+ENV_STATIC = "CB_EXPLORER_JS_STATIC"  # an inherited marker, not a user setting
 
 _inlined = {"done": False}
 
