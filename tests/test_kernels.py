@@ -89,3 +89,29 @@ def test_to_tidy_maps_columns_and_keeps_the_rest_in_params():
     assert (row["t_us"], row["t_min_us"], row["t_max_us"], row["reps"]) == (0.2, 0.1, 0.3, 5)
     assert row["mpi_library"] == "Open MPI 5.0.11"
     assert row["params"] == "iterations=1000"
+
+
+def test_a_launcher_that_dies_before_any_rank_is_started_once_more(monkeypatch, capsys):
+    """Open MPI 5's launcher now and then fails before any rank runs: one more start, said so;
+    a second failure is reported, never retried forever."""
+    from commbook import mpi_env
+
+    calls = []
+    real = mpi_env.mpiexec_command
+
+    def flaky(np, program):
+        calls.append(program)
+        if len(calls) == 1:  # a launcher that prints PMIx's message and exits as prterun does
+            return ["sh", "-c", "echo \"The PMIx server's listener thread failed to start. We "
+                    "cannot\" >&2; exit 213"]
+        return real(np, program)
+
+    monkeypatch.setattr(mpi_env, "mpiexec_command", flaky)
+    out = kernels.run_mpiexec("pingpong", 2, {"sizes": "8", "repetitions": 1}, timeout=120)
+    assert out.result == "ok" and len(calls) == 2
+    assert "starting it again" in capsys.readouterr().err
+
+    monkeypatch.setattr(mpi_env, "mpiexec_command", lambda np, program: [
+        "sh", "-c", "echo \"The PMIx server's listener thread failed to start.\" >&2; exit 213"])
+    with pytest.raises(kernels.KernelFailed, match="exit code 213"):
+        kernels.run_mpiexec("pingpong", 2, {"sizes": "8"}, timeout=60)

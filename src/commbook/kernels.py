@@ -18,6 +18,7 @@ import io
 import os
 import re
 import subprocess
+import sys
 import tempfile
 import threading
 import time
@@ -281,10 +282,15 @@ def kernel_args(options: dict | None) -> list[str]:
     return args
 
 
+# Open MPI 5's launcher (PRRTE/PMIx) now and then fails before starting any rank, more often
+# on a loaded machine; such a run is started once more.
+LAUNCHER_FAILURES = ("The PMIx server's listener thread failed to start",)
+
+
 def run_mpiexec(kernel: str | os.PathLike, np: int, options: dict | None = None,
                 timeout: float = DEFAULT_TIMEOUT, env: dict | None = None,
                 on_line: Callable[[str], None] | None = None,
-                extra_flags: tuple = ()) -> KernelOutput:
+                extra_flags: tuple = (), _launch_retries: int = 1) -> KernelOutput:
     """Compile the standalone kernel and run it with `mpiexec -n np`.
 
     However the job ends (success, failure, the timeout, Ctrl-C, SIGTERM or SIGHUP of this
@@ -340,6 +346,13 @@ def run_mpiexec(kernel: str | os.PathLike, np: int, options: dict | None = None,
     for t in readers:
         t.join(5)
     text, stderr = "".join(lines), "".join(errs)
+    if (proc.returncode != 0 and not text.strip() and _launch_retries > 0
+            and any(m in stderr for m in LAUNCHER_FAILURES)):
+        # the launcher died before any rank ran: nothing was measured, so starting again is safe
+        said = next(m for m in LAUNCHER_FAILURES if m in stderr)
+        print(f"commbook: mpiexec failed to start ({said}); starting it again", file=sys.stderr)
+        return run_mpiexec(kernel, np, options, timeout=timeout, env=env, on_line=on_line,
+                           extra_flags=extra_flags, _launch_retries=_launch_retries - 1)
     try:
         out = parse_output(text)
     except KernelError as e:
