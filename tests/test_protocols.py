@@ -7,13 +7,15 @@ import pytest
 from commbook import kernels, mpi_env, protocols
 from commbook.algorithms import EAGER_LIMIT_VARIABLES
 
-OPENMPI = mpi_env.detect().flavour == "openmpi"
 
 
 def test_eager_env_names_the_librarys_variable_and_refuses_nonsense():
     assert protocols.eager_env(None) == {}
     assert protocols.eager_env(16384, "openmpi") == {"OMPI_MCA_btl_sm_eager_limit": "16384"}
-    assert protocols.eager_env(65536, "mpich") == {EAGER_LIMIT_VARIABLES["mpich"]: "65536"}
+    mpich = protocols.eager_env(65536, "mpich")
+    assert mpich[EAGER_LIMIT_VARIABLES["mpich"]] == "65536"
+    assert int(mpich["MPIR_CVAR_CH4_SHM_POSIX_IQUEUE_CELL_SIZE"]) > 65536  # a cell holds it
+    assert mpich["MPIR_CVAR_CH4_PACK_BUFFER_SIZE"] == mpich["MPIR_CVAR_CH4_SHM_POSIX_IQUEUE_CELL_SIZE"]
     with pytest.raises(ValueError, match="positive"):
         protocols.eager_env(0, "openmpi")
     with pytest.raises(ValueError, match="Open MPI and MPICH"):
@@ -21,9 +23,9 @@ def test_eager_env_names_the_librarys_variable_and_refuses_nonsense():
 
 
 @pytest.mark.mpi
-@pytest.mark.skipif(not OPENMPI, reason="the eager limits checked here are Open MPI's btl/sm")
 def test_send_first_deadlocks_above_the_eager_limit_only():
-    # btl/sm's default limit is 4096 bytes including its header: 1 KiB is eager, 64 KiB is not
+    # default limits: Open MPI btl/sm 4096 bytes with its header, MPICH ch4 between 4 and 8 KiB:
+    # 1 KiB is eager, 64 KiB is not, with either library
     assert protocols.deadlocks(1024, None, timeout=20) is False
     assert protocols.deadlocks(64 * 1024, None, timeout=6) is True
     # move the limit up: 8 KiB is now sent eagerly and the same program completes

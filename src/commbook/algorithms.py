@@ -94,10 +94,11 @@ def model_name(flavour: str, op: str, name: str) -> str | None:
 # The variable that moves the shared-memory eager limit (the largest message MPI_Send may copy
 # out and return before the receive is posted), set in the environment of mpiexec:
 # Open MPI 5 btl/sm (btl_vader_* in 4.x), default 4096 bytes including the fragment header
-# (`ompi_info --param btl sm --level 9`); MPICH ch4 (default device of MPICH 4 and 5): the cell
-# size of the POSIX shared-memory queue, the eager payload is the cell minus its header
-# (src/mpid/ch4/shm/posix/eager/iqueue); MPICH ch3:nemesis used MPIR_CVAR_NEMESIS_SHM_EAGER_MAX_SZ.
+# (`ompi_info --param btl sm --level 9`); MPICH ch4 (default device of MPICH 4 and 5): the size
+# above which intranode messages go by CMA rendezvous, as long as the POSIX shared-memory queue's
+# cells (MPIR_CVAR_CH4_SHM_POSIX_IQUEUE_CELL_SIZE) can hold them: commbook.protocols.eager_env
+# moves both; MPICH ch3:nemesis used MPIR_CVAR_NEMESIS_SHM_EAGER_MAX_SZ.
 EAGER_LIMIT_VARIABLES = {
     "openmpi": "OMPI_MCA_btl_sm_eager_limit",
-    "mpich": "MPIR_CVAR_CH4_SHM_POSIX_IQUEUE_CELL_SIZE",
+    "mpich": "MPIR_CVAR_CH4_IPC_CMA_P2P_THRESHOLD",
 }

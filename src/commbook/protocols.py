@@ -17,6 +17,9 @@ from . import kernels, mpi_env
 from .algorithms import EAGER_LIMIT_VARIABLES
 
 
+MPICH_DEFAULT_CELL = 16384  # MPIR_CVAR_CH4_SHM_POSIX_IQUEUE_CELL_SIZE's default
+
+
 def eager_env(limit: int | None, flavour: str | None = None) -> dict:
     """Environment variables that set the shared-memory eager limit to `limit` bytes
     (None: the library's default, no variable)."""
@@ -27,7 +30,17 @@ def eager_env(limit: int | None, flavour: str | None = None) -> dict:
     flavour = flavour or mpi_env.detect().flavour
     if flavour not in EAGER_LIMIT_VARIABLES:
         raise ValueError(f"moving the eager limit is supported for Open MPI and MPICH, not {flavour}")
-    return {EAGER_LIMIT_VARIABLES[flavour]: str(int(limit))}
+    limit = int(limit)
+    if flavour == "mpich":
+        # ch4 sends intranode messages above the CMA threshold by rendezvous (one copy), below it
+        # eagerly through the POSIX queue, whose cells must hold the message (and the pack
+        # buffer a cell): all three move together (measured: the deadlock example's limit
+        # moves from 4-8 KiB to 60-64 KiB with a 64 KiB threshold and 128 KiB cells)
+        cell = max(2 * limit, MPICH_DEFAULT_CELL)
+        return {EAGER_LIMIT_VARIABLES["mpich"]: str(limit),
+                "MPIR_CVAR_CH4_SHM_POSIX_IQUEUE_CELL_SIZE": str(cell),
+                "MPIR_CVAR_CH4_PACK_BUFFER_SIZE": str(cell)}
+    return {EAGER_LIMIT_VARIABLES[flavour]: str(limit)}
 
 
 def _label(limit) -> str:
