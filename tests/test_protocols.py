@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from commbook import kernels, mpi_env, protocols
+from commbook import kernels, protocols
 from commbook.algorithms import EAGER_LIMIT_VARIABLES
 
 
