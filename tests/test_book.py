@@ -66,23 +66,6 @@ def test_pingpong_page_has_every_figure(built_book):
     assert 'class="commbook-explorer"' in html
 
 
-@pytest.fixture(scope="session")
-def browser():
-    if CHROMIUM is None:
-        if os.environ.get("COMMBOOK_REQUIRE_BROWSER"):
-            pytest.fail("chromium is required here (COMMBOOK_REQUIRE_BROWSER) but not installed")
-        pytest.skip("Debian's chromium is not installed (apt-get install chromium)")
-    from playwright.sync_api import sync_playwright
-    with sync_playwright() as p:
-        b = p.chromium.launch(executable_path=CHROMIUM, args=[
-            "--no-sandbox", "--disable-gpu", "--disable-background-networking",
-            "--disable-component-update", "--disable-sync", "--no-first-run"])
-        try:
-            yield b
-        finally:
-            b.close()
-
-
 # Jupyter Book 1 pages always log these two; they are the theme's, not ours.
 HARMLESS_CONSOLE = ("THEBE_JS_URL", "Identifier 'THEBE_JS_URL' has already been declared",
                     "mode", "favicon")

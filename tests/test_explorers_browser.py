@@ -2,8 +2,6 @@
 the browser computes equals the commbook.models function at a grid of parameter points, and
 every control moves the figure. The pages here are standalone (the explorer's HTML plus the
 vendored bundle), so this runs without building the book; test_book.py checks the book's pages."""
-import os
-import shutil
 
 import pytest
 
@@ -11,23 +9,7 @@ from commbook.explorers import ALL, render
 
 import explorer_browser as eb
 
-CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
 pytestmark = pytest.mark.browser
-
-
-@pytest.fixture(scope="module")
-def browser():
-    if CHROMIUM is None:
-        if os.environ.get("COMMBOOK_REQUIRE_BROWSER"):
-            pytest.fail("chromium is required here (COMMBOOK_REQUIRE_BROWSER) but not installed")
-        pytest.skip("Debian's chromium is not installed (apt-get install chromium)")
-    from playwright.sync_api import sync_playwright
-    with sync_playwright() as p:
-        b = p.chromium.launch(executable_path=CHROMIUM, args=["--no-sandbox", "--disable-gpu"])
-        try:
-            yield b
-        finally:
-            b.close()
 
 
 @pytest.fixture(scope="module")
