@@ -301,22 +301,28 @@ def test_engine_crash_fails_that_run_and_the_next_restarts(tmp_path):
 def test_local_cluster_listens_on_loopback_only(tmp_path, monkeypatch):
     """Every listening socket of the cluster's processes is on 127.0.0.1 or ::1.
 
-    Exception: Open MPI 5's launcher (prterun) opens its out-of-band listener on the wildcard
-    address and refuses to run with only the loopback interface (see mpi_env)."""
+    Exception: the launchers' control listeners, which no setting moves off the wildcard address
+    (see mpi_env): Open MPI 5's prterun, MPICH's Hydra (mpiexec, hydra_pmi_proxy), and that same
+    socket as the ranks inherit it."""
     from commbook.cluster import MPICluster
     monkeypatch.setenv("IPYTHONDIR", str(tmp_path / "ipython"))
+    launchers = ("prterun", "mpiexec", "mpiexec.hydra", "hydra_pmi_proxy")
     with MPICluster(n=2) as cluster:
-        wide = []
+        procs, launcher_ports, wide = [], set(), []
         for pid in cluster.pids():
             try:
                 proc = psutil.Process(pid)
-                if proc.name() == "prterun":
-                    continue
-                for c in proc.net_connections(kind="inet"):
-                    if c.status == psutil.CONN_LISTEN and c.laddr.ip not in ("127.0.0.1", "::1"):
-                        wide.append(f"{proc.name()} {c.laddr.ip}:{c.laddr.port}")
+                listening = [c.laddr for c in proc.net_connections(kind="inet")
+                             if c.status == psutil.CONN_LISTEN]
             except psutil.Error:
                 continue
+            if proc.name() in launchers:
+                launcher_ports |= {a.port for a in listening}
+            else:
+                procs.append((proc.name(), listening))
+        for name, listening in procs:
+            wide += [f"{name} {a.ip}:{a.port}" for a in listening
+                     if a.ip not in ("127.0.0.1", "::1") and a.port not in launcher_ports]
         assert len(cluster.pids()) >= 4
     assert wide == []
 

@@ -356,6 +356,9 @@ def run_mpiexec(kernel: str | os.PathLike, np: int, options: dict | None = None,
     try:
         out = parse_output(text)
     except KernelError as e:
+        if proc.returncode != 0:  # a rank died: the launcher's banner may follow the last row
+            e = KernelError(f"kernel {Path(str(kernel)).stem} failed: exit code {proc.returncode} "
+                            f"(its output is cut short: {e})")
         raise KernelFailed(f"{e}\n--- stderr ---\n{stderr[-2000:]}", None, stderr) from None
     return check_output(out, proc.returncode, stderr, Path(str(kernel)).stem)
 

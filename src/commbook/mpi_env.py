@@ -89,14 +89,18 @@ def loopback_environment(flavour: str) -> dict:
     Open MPI: the ranks use shared memory, not the TCP BTL (which would listen on every
     interface whatever btl_tcp_if_include says), and PMIx already listens on 127.0.0.1.
     Open MPI 5's launcher (PRRTE) still opens its out-of-band listener on the wildcard address:
-    PRRTE refuses to run with only the loopback interface, so no setting can avoid that.
+    PRRTE refuses to run with only the loopback interface, so no setting can avoid that; MPICH's
+    Hydra launcher (mpiexec, hydra_pmi_proxy) binds its control port on the wildcard address too.
     MPICH: Hydra and the libfabric TCP providers on the loopback interface.
     A variable the user has set is left alone.
     """
     if flavour == "openmpi":
         wanted = {"OMPI_MCA_btl": "^tcp"}
     elif flavour == "mpich":
-        wanted = {"HYDRA_IFACE": "lo", "FI_TCP_IFACE": "lo", "FI_SOCKETS_IFACE": "lo"}
+        # UCX (the PyPI wheel's default netmod) and libfabric endpoints on loopback only;
+        # shared-memory transports are not network devices and still carry the messages
+        wanted = {"HYDRA_IFACE": "lo", "FI_TCP_IFACE": "lo", "FI_SOCKETS_IFACE": "lo",
+                  "UCX_NET_DEVICES": "lo"}
     else:
         wanted = {}
     return {k: v for k, v in wanted.items() if k not in os.environ}
