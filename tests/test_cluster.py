@@ -1,8 +1,11 @@
 """The ipyparallel MPI cluster: kernels through ctypes on every engine, timeouts, clean stop."""
+import sys
 import time
 
+import psutil
 import pytest
 
+from commbook import cluster as cluster_module
 from commbook import kernels
 from commbook.cluster import MPICluster, alive
 
@@ -62,3 +65,27 @@ def test_context_manager_always_stops():
 def test_refuses_zero_engines():
     with pytest.raises(ValueError, match="at least one engine"):
         MPICluster(n=0)
+
+
+def test_engines_dying_at_start_are_tried_twice_then_reported_with_their_words(monkeypatch, capfd):
+    from traitlets import List
+    real = cluster_module._mpi_engines_keeping_output()
+
+    class GivingUp(real):
+        engine_cmd = List([sys.executable, "-c",
+                           "print('engine gave up at start', flush=True); raise SystemExit(3)"])
+
+    monkeypatch.setattr(cluster_module, "_mpi_engines_keeping_output", lambda: GivingUp)
+    before = {p.pid for p in psutil.Process().children(recursive=True)}
+    cluster = MPICluster(n=2)
+    with pytest.raises(kernels.KernelError) as failed:
+        cluster.start()
+    message = str(failed.value)
+    assert message.startswith("could not start 2 MPI engines (mpi): ")
+    assert "engine gave up at start" in message  # mpiexec's output, kept past ipyparallel's cleanup
+    assert "did not start" in capfd.readouterr().err  # the first try, then once more
+    assert not cluster.running
+    time.sleep(2)
+    left = [p for p in psutil.Process().children(recursive=True)
+            if p.pid not in before and alive(p.pid)]
+    assert left == []

@@ -123,11 +123,14 @@ def _name(p):
 # --------------------------------------------------------------- commbook measure (mpiexec)
 
 def test_measure_success_leaves_nothing(tmp_path):
-    w = Watched(commbook("measure", "pingpong", "--np", "2", "--sizes", "8:8",
-                         "--repetitions", "1", "--quiet", "--out", str(tmp_path / "pp.csv")))
+    # long enough (about 2 s here) to see the ranks: a run of 8 bytes once could end unseen
+    w = Watched(commbook("measure", "ring", "--np", "2", "--size", "4", "--iterations", "500000",
+                         "--repetitions", "1", "--quiet", "--out", str(tmp_path / "ring.csv")))
+    w.wait_for(ranks("ring-"))
     rc, out, err = w.finish()
     assert rc == 0, err
     assert len(w.seen) >= 3  # mpiexec and two ranks were seen
+    assert (tmp_path / "ring.csv").exists()
     assert w.leftovers() == []
 
 
@@ -251,7 +254,7 @@ def cluster_owner(tmp_path, timeout=300):
 
 def started(w):
     """The cluster is up and its first run (a deadlock) has had time to begin."""
-    w.wait_for(lambda procs: w.said("engines") is not None, timeout=180)
+    w.wait_for(lambda procs: w.said("engines") is not None, timeout=240)  # two tries of 60 and 120 s
     time.sleep(3)
     w.poll_tree()
 

@@ -21,10 +21,10 @@
 from __future__ import annotations
 
 import atexit
+import functools
 import logging
 import os
 import socket
-import subprocess
 import sys
 import time
 import weakref
@@ -81,6 +81,44 @@ def _engine_call(library, options):
     return call_on_comm(library, options)
 
 
+class _StartFailed(Exception):
+    def __init__(self, reason: str, output: str):
+        super().__init__(reason)
+        self.reason, self.output = reason, output
+
+
+@functools.cache
+def _mpi_engines_keeping_output():
+    """ipyparallel's mpiexec engine launcher, keeping the engines' output when they stop
+    (ipyparallel deletes the file then): a failed start can show what mpiexec said."""
+    from ipyparallel.cluster.launcher import MPIEngineSetLauncher
+
+    class MPIEnginesKeepingOutput(MPIEngineSetLauncher):
+        kept_output = ""
+
+        def get_output(self, remove=False):
+            text = super().get_output(remove=remove)
+            self.kept_output = text or self.kept_output
+            return text
+
+    return MPIEnginesKeepingOutput
+
+
+def _engines_output(cluster) -> str:
+    texts = []
+    for launcher in getattr(cluster, "engines", {}).values():
+        try:
+            texts.append(launcher.get_output() or getattr(launcher, "kept_output", ""))
+        except Exception:  # reporting a failure: never raise another
+            pass
+    return "".join(texts)
+
+
+def _tail(output: str, lines: int = 15) -> str:
+    kept = [line for line in output.strip().splitlines() if line.strip()][-lines:]
+    return ("\nWhat the engines' mpiexec printed (last lines):\n  " + "\n  ".join(kept)) if kept else ""
+
+
 class MPICluster:
     """One ipyparallel cluster of MPI engines. Not started until first used (or start())."""
 
@@ -114,6 +152,24 @@ class MPICluster:
     def start(self) -> "MPICluster":
         if self.running:
             return self
+        # A local start now and then hangs with no engine registered (seen on CI under Open MPI,
+        # never reproduced by hand): the first try gets half the time, then one more try.
+        tries = [self.start_timeout / 2, self.start_timeout] if self.local else [self.start_timeout]
+        for i, timeout in enumerate(tries):
+            try:
+                return self._start_once(timeout)
+            except _StartFailed as e:
+                if i + 1 == len(tries):
+                    raise kernels.KernelError(
+                        f"could not start {self.n} MPI engines ({self.engines}): {e.reason}. "
+                        f"Run `commbook doctor` to see what is missing.{_tail(e.output)}"
+                    ) from e.__cause__
+                print(f"commbook: {self.n} MPI engines did not start ({e.reason}); trying "
+                      f"once more.{_tail(e.output)}",
+                      file=sys.stderr, flush=True)
+        raise AssertionError("unreachable")
+
+    def _start_once(self, timeout: float) -> "MPICluster":
         import ipyparallel as ipp
 
         os.environ.setdefault("IPP_NONINTERACTIVE", "1")
@@ -124,6 +180,7 @@ class MPICluster:
             kwargs["profile"] = profile
         if self.local:
             kwargs["controller_ip"] = "127.0.0.1"
+            kwargs["engines"] = _mpi_engines_keeping_output()
         if self.engines == "slurm":
             kwargs["controller_ip"] = "*"
         cluster = ipp.Cluster(**kwargs)
@@ -138,15 +195,14 @@ class MPICluster:
             cluster.start_cluster_sync()
             self._adopt_launchers()
             client = cluster.connect_client_sync()
-            client.wait_for_engines(self.n, interactive=False, timeout=self.start_timeout)
+            self._wait_for_engines(client, timeout)
         except KeyboardInterrupt:
             self._force_stop()  # half-started: nothing may be left behind
             raise
         except Exception as e:
+            output = _engines_output(cluster)
             self._force_stop()
-            raise kernels.KernelError(
-                f"could not start {self.n} MPI engines ({self.engines}) within "
-                f"{self.start_timeout:g} s: {e}. Run `commbook doctor` to see what is missing.") from e
+            raise _StartFailed(str(e), output) from e
         self._client = client
         info = client[:].apply_sync(_engine_pid_and_rank, socket.gethostname())
         sizes = {s for _, _, s in info}
@@ -161,6 +217,47 @@ class MPICluster:
         self._ranks = {eid: rank for eid, (_, rank, _) in zip(client.ids, info)}
         self.start_seconds = time.perf_counter() - t0
         return self
+
+    def _wait_for_engines(self, client, timeout: float) -> None:
+        """Wait until n engines registered; fail at once when a local cluster's engine processes
+        all exited (after a failed MPI_Init, Open MPI 5's prterun stays up and would let the
+        wait run to its end)."""
+        t0 = time.monotonic()
+        deadline = t0 + timeout
+        seen = False
+        while True:
+            left = deadline - time.monotonic()
+            try:
+                client.wait_for_engines(self.n, interactive=False, timeout=max(0.1, min(1.0, left)))
+                return
+            except TimeoutError:
+                if left <= 1.0:
+                    raise TimeoutError(f"{self.n} engines not ready in {timeout:g} s "
+                                       f"({len(client.ids)} ready)") from None
+            if self.local:
+                engines, launcher_alive = self._engine_processes()
+                seen = seen or bool(engines)
+                # mpiexec starts them within a second; 10 s leaves room for a loaded machine
+                if not engines and (seen or not launcher_alive or time.monotonic() - t0 > 10):
+                    raise RuntimeError(f"every engine process exited before registering "
+                                       f"({len(client.ids)} of {self.n} registered)")
+
+    def _engine_processes(self) -> tuple[list[psutil.Process], bool]:
+        """The live engine processes below the engines' mpiexec, and whether mpiexec lives."""
+        found, launcher_alive = [], False
+        for launcher in getattr(self._cluster, "engines", {}).values():
+            pid = getattr(getattr(launcher, "process", None), "pid", None)
+            if pid is None:  # not started yet
+                continue
+            try:
+                mpiexec = psutil.Process(pid)
+                launcher_alive = launcher_alive or mpiexec.status() != psutil.STATUS_ZOMBIE
+                for p in mpiexec.children(recursive=True):
+                    if p.status() != psutil.STATUS_ZOMBIE and "ipyparallel.engine" in p.cmdline():
+                        found.append(p)
+            except psutil.Error:  # gone
+                pass
+        return found, launcher_alive
 
     def stop(self) -> None:
         """Stop engines and controller; kill anything that does not stop by itself."""
@@ -305,45 +402,45 @@ class MPICluster:
 
 
 class _ProgressBar:
-    """A one-line text progress bar: updated in place in Jupyter, line by line elsewhere."""
+    """tqdm's bar, one line updated in place: in Jupyter through a display handle (so the
+    executed notebook keeps the last state only, not tqdm's stream of carriage returns and not
+    a widget the static HTML cannot show), on stderr elsewhere."""
 
     def __init__(self, total: int, label: str):
-        self.total, self.label, self.t0 = total, label, time.perf_counter()
+        from tqdm import tqdm
         self.handle = None
         try:
             from IPython import get_ipython
             if get_ipython() is not None:
                 from IPython.display import display
-                self.handle = display(self._plain(0, ""), display_id=True, raw=True)
+                self.handle = display({"text/plain": ""}, display_id=True, raw=True)
         except ImportError:
             pass
+        self.bar = tqdm(total=total, desc=label, file=self if self.handle else sys.stderr,
+                        ascii=True, dynamic_ncols=False, ncols=100, mininterval=0)
 
-    def _text(self, done, value):
-        width = 30
-        fill = int(width * done / max(self.total, 1))
-        secs = time.perf_counter() - self.t0
-        return (f"{self.label}: [{'#' * fill}{'.' * (width - fill)}] {done}/{self.total}"
-                f"  ({secs:.1f} s){'  last: ' + str(value)[:24] if value != '' else ''}")
+    def write(self, text: str) -> None:
+        line = text.strip("\r\n\x1b[A")
+        if line:  # text/plain as it is: a str would be shown with quotes (its repr)
+            self.handle.update({"text/plain": line}, raw=True)
 
-    def _plain(self, done, value):
-        # text/plain as it is: a str would be shown with quotes (its repr)
-        return {"text/plain": self._text(done, value)}
+    def flush(self) -> None:
+        pass
 
-    def update(self, done, value=""):
-        if self.handle is not None:
-            self.handle.update(self._plain(done, value), raw=True)
-        else:
-            print(self._text(done, value), file=sys.stderr)
+    def update(self, done: int, value="") -> None:
+        self.bar.set_postfix_str(f"last: {str(value)[:24]}" if value != "" else "", refresh=False)
+        self.bar.update(done - self.bar.n)
+        if done >= self.bar.total:
+            self.bar.close()
 
 
 def leftover_processes() -> list[str]:
     """Command lines of ipyparallel/MPI processes still running (for tests and doctor)."""
-    try:
-        out = subprocess.run(["ps", "-eo", "pid,args"], capture_output=True, text=True, timeout=10)
-    except (OSError, subprocess.TimeoutExpired):
-        return []
     keys = ("ipengine", "ipcontroller", "ipyparallel.engine", "ipyparallel.controller",
             "hydra_pmi_proxy", "prterun", "prted", "mpiexec")
-    me = str(os.getpid())
-    return [line.strip() for line in out.stdout.splitlines()[1:]
-            if any(k in line for k in keys) and line.split()[0] != me]
+    found = []
+    for p in psutil.process_iter(["pid", "cmdline"]):
+        line = " ".join(p.info["cmdline"] or [])
+        if p.info["pid"] != os.getpid() and any(k in line for k in keys):
+            found.append(f"{p.info['pid']} {line}")
+    return found
