@@ -205,7 +205,9 @@ def build_student(root: Path, strict: bool = True, execute: str = "cache") -> in
     for extra in (root / "book").iterdir():  # _static, scripts/ the pages include, ...
         if extra.is_dir() and not extra.name.startswith("."):
             shutil.copytree(extra, stage / "book" / extra.name, dirs_exist_ok=True)
-    shutil.copytree(root / "kernels_c", stage / "kernels_c")  # the pages' C excerpts (literalinclude)
+    # the pages' C excerpts (literalinclude); no solution file in what students may be given
+    shutil.copytree(root / "kernels_c", stage / "kernels_c",
+                    ignore=shutil.ignore_patterns("*_solution.c"))
     shutil.copy2(root / "_toc.yml", stage / "_toc.yml")
     book_config = yaml.safe_load((root / "_config.yml").read_text())
     book_config["title"] = f"{book_config.get('title', '')} (student edition)"
