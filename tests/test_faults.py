@@ -20,6 +20,8 @@ from pathlib import Path
 import psutil
 import pytest
 
+from commbook.process_tree import living
+
 pytestmark = pytest.mark.mpi
 
 LONG_RING = ["measure", "ring", "--np", "2", "--size", "4", "--iterations", "100000000",
@@ -68,14 +70,7 @@ class Watched:
         pytest.fail("the run never got going")
 
     def alive(self) -> list[psutil.Process]:
-        out = []
-        for p in self.seen.values():
-            try:
-                if p.is_running() and p.status() != psutil.STATUS_ZOMBIE:
-                    out.append(p)
-            except psutil.Error:
-                pass
-        return out
+        return living(self.seen.values())
 
     def finish(self, timeout=60.0) -> tuple[int, str, str]:
         deadline = time.monotonic() + timeout
@@ -283,7 +278,7 @@ def test_ctrl_c_kills_the_cluster_and_the_next_run_restarts_it(tmp_path):
     assert rc == 0, err
     assert "interrupted" in out and "second run ok: True" in out
     assert "starting a new MPI cluster (2 engines) after the last run was interrupted" in err
-    assert not [p for p in first if p.is_running() and p.status() != psutil.STATUS_ZOMBIE]
+    assert not living(first)
     assert w.leftovers() == []
 
 
@@ -358,9 +353,9 @@ def test_jupyter_kernel_restart_stops_the_cluster(tmp_path, now):
         assert len(seen) >= 4  # controller, mpiexec, two engines (and the tree's watchdog)
         km.restart_kernel(now=now)
         deadline = time.monotonic() + 15
-        while time.monotonic() < deadline and [p for p in seen if p.is_running()]:
+        while time.monotonic() < deadline and living(seen):
             time.sleep(0.2)
-        left = [p for p in seen if p.is_running() and p.status() != psutil.STATUS_ZOMBIE]
+        left = living(seen)
         for p in left:
             p.kill()
         assert left == []

@@ -71,7 +71,7 @@ def _engine_pid_and_rank(client_host: str):
 def alive(pid: int) -> bool:
     """True while pid exists and is not a zombie."""
     try:
-        return psutil.Process(pid).status() != psutil.STATUS_ZOMBIE
+        return process_tree.is_alive(psutil.Process(pid))
     except psutil.Error:
         return False
 
@@ -251,9 +251,9 @@ class MPICluster:
                 continue
             try:
                 mpiexec = psutil.Process(pid)
-                launcher_alive = launcher_alive or mpiexec.status() != psutil.STATUS_ZOMBIE
+                launcher_alive = launcher_alive or process_tree.is_alive(mpiexec)
                 for p in mpiexec.children(recursive=True):
-                    if p.status() != psutil.STATUS_ZOMBIE and "ipyparallel.engine" in p.cmdline():
+                    if process_tree.is_alive(p) and "ipyparallel.engine" in p.cmdline():
                         found.append(p)
             except psutil.Error:  # gone
                 pass

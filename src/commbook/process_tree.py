@@ -34,6 +34,18 @@ _cleanups: list[Callable[[], None]] = []
 _installed: dict[int, object] = {}
 
 
+def is_alive(proc: psutil.Process) -> bool:
+    """Running and not a zombie (a killed child nobody has waited for yet is gone for us)."""
+    try:
+        return proc.is_running() and proc.status() != psutil.STATUS_ZOMBIE
+    except psutil.Error:
+        return False
+
+
+def living(procs) -> list[psutil.Process]:
+    return [p for p in procs if is_alive(p)]
+
+
 class ProcessTree:
     """The processes of one run: pass :meth:`env` to the launcher, :meth:`kill` when done."""
 
@@ -92,14 +104,7 @@ class ProcessTree:
             self._remember(proc)
         with self._lock:
             known = list(self._seen.values())
-        out = []
-        for proc in known:
-            try:
-                if proc.is_running() and proc.status() != psutil.STATUS_ZOMBIE:
-                    out.append(proc)
-            except psutil.Error:
-                continue
-        return out
+        return living(known)
 
     def pids(self) -> list[int]:
         return sorted(p.pid for p in self.processes())
