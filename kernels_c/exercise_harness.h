@@ -77,7 +77,7 @@ static const cb_optspec EX_RING_OPTIONS[] = {
 /* The byte j of the message that started on rank `origin`. */
 static char ex_ring_byte(int origin, long long j) { return (char)((origin * 31 + j * 7 + 1) & 0xff); }
 
-static int ex_ring_main(cb_ctx *ctx, const char *name, ex_ring_shift shift)
+CB_API int ex_ring_main(cb_ctx *ctx, const char *name, ex_ring_shift shift)
 {
     const cb_optspec *spec = EX_RING_OPTIONS;
     if (cb_parse(ctx, name, spec)) return CB_BAD_OPTIONS;
@@ -150,14 +150,14 @@ static const cb_optspec EX_GATHER_OPTIONS[] = {
 
 static long long ex_sends, ex_recvs; /* point-to-point calls made inside the reader's gather */
 
-static int ex_counted_send(const void *buf, int count, MPI_Datatype dt, int dest, int tag,
+CB_API int ex_counted_send(const void *buf, int count, MPI_Datatype dt, int dest, int tag,
                            MPI_Comm comm)
 {
     ex_sends++;
     return PMPI_Send(buf, count, dt, dest, tag, comm);
 }
 
-static int ex_counted_recv(void *buf, int count, MPI_Datatype dt, int src, int tag,
+CB_API int ex_counted_recv(void *buf, int count, MPI_Datatype dt, int src, int tag,
                            MPI_Comm comm, MPI_Status *st)
 {
     ex_recvs++;
@@ -166,7 +166,7 @@ static int ex_counted_recv(void *buf, int count, MPI_Datatype dt, int src, int t
 
 static char ex_gather_byte(int rank, long long j) { return (char)((rank * 13 + j * 5 + 3) & 0xff); }
 
-static int ex_gather_main(cb_ctx *ctx, const char *name, ex_gather_fn gather)
+CB_API int ex_gather_main(cb_ctx *ctx, const char *name, ex_gather_fn gather)
 {
     const cb_optspec *spec = EX_GATHER_OPTIONS;
     if (cb_parse(ctx, name, spec)) return CB_BAD_OPTIONS;
@@ -284,7 +284,7 @@ static void ex_print_eager_cvars(cb_ctx *ctx)
     MPI_T_finalize();
 }
 
-static int ex_eager_main(cb_ctx *ctx, const char *name, ex_eager_probe probe)
+CB_API int ex_eager_main(cb_ctx *ctx, const char *name, ex_eager_probe probe)
 {
     const cb_optspec *spec = EX_EAGER_OPTIONS;
     if (cb_parse(ctx, name, spec)) return CB_BAD_OPTIONS;
