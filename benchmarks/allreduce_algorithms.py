@@ -11,14 +11,10 @@ and the worst-case range). Goal (issue 13): within 1.3x of the library at 1 MiB 
 from __future__ import annotations
 
 import argparse
-import os
-import shlex
-import sys
-import time
 
-from commbook import collectives as coll
+from benchreport import RATIO_HEADER, load_average, provenance, publish, ratio_cells, run
 from commbook.chapters import collectives as collectives_chapter
-from commbook import kernels, machine, mpi_env
+from commbook import mpi_env
 
 SIZES = {"8 B": 8, "1 MiB": 1 << 20}
 HAND = ("ring", "rabenseifner", "butterfly-lh")
@@ -33,18 +29,12 @@ def main(argv=None) -> int:
     args = ap.parse_args(argv)
     nps = [int(p) for p in args.np.split(",")]
 
-    lines = [f"# command: python benchmarks/allreduce_algorithms.py "
-             f"{' '.join(shlex.quote(a) for a in (argv if argv is not None else sys.argv[1:]))}",
-             f"# date: {time.strftime('%Y-%m-%dT%H:%M:%S%z')}",
-             f"# machine: {machine.name()} ({mpi_env.cores()} cores), {mpi_env.detect().version}, "
-             f"load average (1/5/15 min) at start {'/'.join(f'{x:.2f}' for x in os.getloadavg())}"
-             f" (other jobs share the cores)",
-             f"# repetitions: {args.repetitions}, interleaved {', '.join(HAND)}, library; time per "
-             f"call = mean of back-to-back calls on the slowest rank; ratio = algorithm / library "
-             f"of the medians; of minima = of the fastest repetitions",
-             ""]
-    lines.append(f"{'P':>2} {'size':>6} {'algorithm':>13} {'t us':>9} {'library us':>11} "
-                 f"{'ratio':>6} {'of minima':>9} {'worst-case range':>16}")
+    lines = provenance("allreduce_algorithms.py", argv) + [
+        f"# repetitions: {args.repetitions}, interleaved {', '.join(HAND)}, library; time per "
+        f"call = mean of back-to-back calls on the slowest rank; ratio = algorithm / library "
+        f"of the medians; of minima = of the fastest repetitions",
+        "",
+        f"{'P':>2} {'size':>6} {'algorithm':>13} {'t us':>9} {'library us':>11} {RATIO_HEADER}"]
     for P in nps:
         out = collectives_chapter.measure("allreduce", ",".join(HAND) + ",library", np=P,
                            sizes=",".join(str(s) for s in SIZES.values()),
@@ -55,22 +45,12 @@ def main(argv=None) -> int:
             for label, size in SIZES.items():
                 r = ratios[ratios.size_bytes == size].iloc[0]
                 lines.append(f"{P:>2} {label:>6} {alg:>13} {r[f'{alg}_us']:>9.2f} "
-                             f"{r['library_us']:>11.2f} {r.ratio:>6.2f} {r.ratio_of_minima:>9.2f} "
-                             f"{r.ratio_low:>7.2f} - {r.ratio_high:<6.2f}")
+                             f"{r['library_us']:>11.2f} {ratio_cells(r)}")
         if P > mpi_env.cores():
             lines.append(f"   (P = {P} > {mpi_env.cores()} cores: ranks share cores, oversubscribed)")
-    lines.append(f"# load average (1/5/15 min) at end {'/'.join(f'{x:.2f}' for x in os.getloadavg())}")
-    report = "\n".join(lines)
-    print(report)
-    if args.out:
-        from commbook.data import atomic_write_text
-        atomic_write_text(args.out, report + "\n")
-    return 0
+    lines.append(f"# load average (1/5/15 min) at end {load_average()}")
+    return publish(lines, args.out)
 
 
 if __name__ == "__main__":
-    try:
-        sys.exit(main())
-    except (kernels.KernelError, coll.SelectionError) as e:
-        print(f"allreduce_algorithms: {e}", file=sys.stderr)
-        sys.exit(1)
+    run(main, "allreduce_algorithms")

@@ -12,14 +12,11 @@ ratio.
 from __future__ import annotations
 
 import argparse
-import os
-import shlex
-import sys
-import time
 
+from benchreport import RATIO_HEADER, provenance, publish, ratio_cells, run
 from commbook import collectives as coll
 from commbook.chapters import collectives as collectives_chapter
-from commbook import kernels, machine, mpi_env
+from commbook import mpi_env
 
 SIZES = {"8 B": 8, "1 MiB": 1 << 20}
 
@@ -45,18 +42,12 @@ def main(argv=None) -> int:
     ap.add_argument("--out", help="also write the report to this file")
     args = ap.parse_args(argv)
 
-    lines = [f"# command: python benchmarks/butterfly_vs_allreduce.py "
-             f"{' '.join(shlex.quote(a) for a in (argv if argv is not None else sys.argv[1:]))}",
-             f"# date: {time.strftime('%Y-%m-%dT%H:%M:%S%z')}",
-             f"# machine: {machine.name()} ({mpi_env.cores()} cores), {mpi_env.detect().version}, "
-             f"load average (1 min) at start {os.getloadavg()[0]:.2f} (other jobs share the cores)",
-             f"# repetitions: {args.repetitions}, interleaved butterfly/library; time per call = "
-             f"mean of back-to-back calls on the slowest rank; ratio = butterfly / library of "
-             f"the medians; of minima = of the fastest repetitions",
-             ""]
-    header = (f"{'P':>2} {'size':>6} {'butterfly us':>13} {'library us':>11} {'ratio':>6} "
-              f"{'of minima':>9} {'worst-case range':>16}")
-    lines.append(header)
+    lines = provenance("butterfly_vs_allreduce.py", argv) + [
+        f"# repetitions: {args.repetitions}, interleaved butterfly/library; time per call = "
+        f"mean of back-to-back calls on the slowest rank; ratio = butterfly / library of "
+        f"the medians; of minima = of the fastest repetitions",
+        "",
+        f"{'P':>2} {'size':>6} {'butterfly us':>13} {'library us':>11} {RATIO_HEADER}"]
     patterns = []
     for P in (2, 4):
         out = collectives_chapter.measure("allreduce", "butterfly-lh,library", np=P,
@@ -67,7 +58,7 @@ def main(argv=None) -> int:
         for label, size in SIZES.items():
             r = ratios[ratios.size_bytes == size].iloc[0]
             lines.append(f"{P:>2} {label:>6} {r['butterfly-lh_us']:>13.2f} {r['library_us']:>11.2f} "
-                         f"{r.ratio:>6.2f} {r.ratio_of_minima:>9.2f} {r.ratio_low:>7.2f} - {r.ratio_high:<6.2f}")
+                         f"{ratio_cells(r)}")
             patterns.append(f"P={P} {label}: library sent {library_pattern(P, size)}")
         if P > mpi_env.cores():
             lines.append(f"   (P = {P} > {mpi_env.cores()} cores: ranks share cores)")
@@ -75,17 +66,8 @@ def main(argv=None) -> int:
     lines += [f"#   {p}" for p in patterns]
     lines.append(f"# butterfly sends log2(P) messages of n bytes per rank: "
                  f"{', '.join(f'P={P}: {P.bit_length() - 1} x n' for P in (2, 4))}")
-    report = "\n".join(lines)
-    print(report)
-    if args.out:
-        from commbook.data import atomic_write_text
-        atomic_write_text(args.out, report + "\n")
-    return 0
+    return publish(lines, args.out)
 
 
 if __name__ == "__main__":
-    try:
-        sys.exit(main())
-    except (kernels.KernelError, coll.SelectionError) as e:
-        print(f"butterfly_vs_allreduce: {e}", file=sys.stderr)
-        sys.exit(1)
+    run(main, "butterfly_vs_allreduce")

@@ -29,11 +29,6 @@ static const cb_optspec CB_OPTIONS[] = {
 #define BW_MAX_WINDOW 1024
 #define BW_TAG 77
 
-static unsigned char pattern(long long i, long long size, int src)
-{
-    return (unsigned char)((i * 131 + size * 7 + src * 29 + 3) & 0xff);
-}
-
 typedef struct {
     int peer;     /* -1: this rank idles */
     int sender;   /* lower rank of its pair */
@@ -65,18 +60,19 @@ static int check(cb_ctx *ctx, bw_role *me, int bi, char *sbuf, char *rbuf, int c
                  int inject, const char *mode)
 {
     int ok = 1;
-    for (long long i = 0; i < count; i++) sbuf[i] = (char)pattern(i, count, ctx->rank);
+    long long mine = ctx->rank * 29 + 3, theirs = me->peer * 29 + 3; /* pattern salts */
+    for (long long i = 0; i < count; i++) sbuf[i] = (char)cb_pattern(i, count, mine);
     memset(rbuf, 0, (size_t)count * (size_t)w + 1);
     window(ctx, me, bi, sbuf, rbuf, count, w);
     int received = me->peer >= 0 && (bi || !me->sender);
     if (inject && received && count > 0) rbuf[(size_t)count * (size_t)(w - 1) + count / 2] ^= 0x21;
     for (int k = 0; received && k < w && ok; k++)
         for (long long i = 0; i < count && ok; i++)
-            if ((unsigned char)rbuf[(size_t)k * (size_t)count + i] != pattern(i, count, me->peer)) {
+            if ((unsigned char)rbuf[(size_t)k * (size_t)count + i] != cb_pattern(i, count, theirs)) {
                 cb_error_local(ctx, "%s, %d bytes, message %d from rank %d: byte %lld is %d, "
                                "expected %d", mode, count, k, me->peer, i,
                                (unsigned char)rbuf[(size_t)k * (size_t)count + i],
-                               pattern(i, count, me->peer));
+                               cb_pattern(i, count, theirs));
                 ok = 0;
             }
     return cb_all_ok(ctx, ok);
@@ -90,8 +86,7 @@ static int cb_kernel(MPI_Comm comm, cb_ctx *ctx)
     if (cb_opt_range(ctx, CB_OPTIONS, "sizes", &smin, &smax) ||
         cb_opt_int(ctx, CB_OPTIONS, "pairs", 0, ctx->size / 2, &pairs) ||
         cb_opt_int(ctx, CB_OPTIONS, "window", 1, BW_MAX_WINDOW, &win) ||
-        cb_opt_int(ctx, CB_OPTIONS, "iterations", 1, 100000000, &iters) ||
-        cb_opt_int(ctx, CB_OPTIONS, "repetitions", 1, 1000, &reps) ||
+        cb_opt_timing(ctx, CB_OPTIONS, &iters, &reps) ||
         cb_opt_int(ctx, CB_OPTIONS, "inject-error", 0, 1, &inject))
         return CB_BAD_OPTIONS;
     if (ctx->size < 2) {
@@ -148,8 +143,7 @@ static int cb_kernel(MPI_Comm comm, cb_ctx *ctx)
     char *sbuf = cb_alloc((size_t)smax + 1, 0);
     char *rbuf = cb_alloc((size_t)rcap + 1, 0);
     double *t = malloc(sizeof(double) * (size_t)reps * 2);
-    if (!cb_all_ok(ctx, sbuf && rbuf && t)) {
-        cb_printf(ctx, "# result: ERROR: cannot allocate %lld + %lld bytes\n", smax, rcap);
+    if (!cb_all_allocated(ctx, sbuf && rbuf && t, "%lld + %lld bytes", smax, rcap)) {
         free(sbuf); free(rbuf); free(t);
         return CB_BAD_OPTIONS;
     }

@@ -10,6 +10,13 @@
  */
 #include "collectives_algos.h"
 
+/* What call() and check() need besides the context. */
+typedef struct {
+    char *buf;
+    int root;
+    long long segment;
+} bstate;
+
 static const cb_optspec CB_OPTIONS[] = {
     {"sizes", "0:1M", "message sizes: MIN:MAX (doubling) or a list a,b,c (K/M/G suffixes)"},
     {"algorithm", "linear,chain,pipeline,binary,binomial,library",
@@ -23,6 +30,38 @@ static const cb_optspec CB_OPTIONS[] = {
     {"inject-error", "0", "testing only: 1 corrupts one result to prove the check fails"},
     {NULL, NULL, NULL}};
 
+static void call(cb_ctx *ctx, void *s, int alg, long long size, cc_trace *tr)
+{
+    bstate *st = s;
+    switch (alg) {
+    case 0: cc_bcast_linear(st->buf, (int)size, st->root, ctx->comm, tr); break;
+    case 1: cc_bcast_chain(st->buf, (int)size, st->root, ctx->comm, tr); break;
+    case 2: cc_bcast_pipeline(st->buf, (int)size, st->segment, st->root, ctx->comm, tr); break;
+    case 3: cc_bcast_binary(st->buf, (int)size, st->root, ctx->comm, tr); break;
+    case 4: cc_bcast_binomial(st->buf, (int)size, st->root, ctx->comm, tr); break;
+    case 5: cc_bcast_scatter_allgather(st->buf, (int)size, st->root, ctx->comm, tr); break;
+    default: MPI_Bcast(st->buf, (int)size, MPI_CHAR, st->root, ctx->comm); break;
+    }
+}
+
+static int check(cb_ctx *ctx, void *s, int alg, long long size, int inject, char *why, size_t cap)
+{
+    bstate *st = s;
+    long long salt = st->root * 13 + 1;
+    for (long long i = 0; i < size; i++)
+        st->buf[i] = ctx->rank == st->root ? (char)cb_pattern(i, size, salt) : (char)~cb_pattern(i, size, salt);
+    call(ctx, s, alg, size, NULL);
+    if (inject && ctx->rank == ctx->size - 1) st->buf[size / 2] ^= 0x5a;
+    for (long long i = 0; i < size; i++)
+        if ((unsigned char)st->buf[i] != cb_pattern(i, size, salt)) {
+            snprintf(why, cap, "byte %lld is %d, the root sent %d", i, (unsigned char)st->buf[i],
+                     cb_pattern(i, size, salt));
+            return 0;
+        }
+    return 1;
+}
+
+/* The hand-written algorithms, in the order of call()'s cases. */
 static const cc_algo ALGOS[] = {
     {"linear", "root sends to every rank in turn with MPI_Send (repeated point-to-point)"},
     {"chain", "each rank receives the whole message from rank-1 and sends it to rank+1"},
@@ -32,85 +71,27 @@ static const cc_algo ALGOS[] = {
     {"scatter-allgather", "van de Geijn: binomial scatter of P blocks, then ring allgather"},
     {NULL, NULL}};
 
-typedef struct {
-    cb_ctx *ctx;
-    cc_choice *choice;
-    char *buf;
-    int root;
-    long long segment;
-} bstate;
-
-static unsigned char pattern(long long i, long long size, int root)
-{
-    return (unsigned char)((i * 131 + size * 7 + root * 13 + 1) & 0xff);
-}
-
-static void call(void *s, int a, long long size, cc_trace *tr)
-{
-    bstate *st = s;
-    int n = (int)size;
-    MPI_Comm comm = st->ctx->comm;
-    switch (st->choice->index[a]) {
-    case 0: cc_bcast_linear(st->buf, n, st->root, comm, tr); break;
-    case 1: cc_bcast_chain(st->buf, n, st->root, comm, tr); break;
-    case 2: cc_bcast_pipeline(st->buf, n, st->segment, st->root, comm, tr); break;
-    case 3: cc_bcast_binary(st->buf, n, st->root, comm, tr); break;
-    case 4: cc_bcast_binomial(st->buf, n, st->root, comm, tr); break;
-    case 5: cc_bcast_scatter_allgather(st->buf, n, st->root, comm, tr); break;
-    default: MPI_Bcast(st->buf, n, MPI_CHAR, st->root, comm); break;
-    }
-}
-
-static int check(void *s, int a, long long size, int inject, char *why, size_t cap)
-{
-    bstate *st = s;
-    cb_ctx *ctx = st->ctx;
-    for (long long i = 0; i < size; i++)
-        st->buf[i] = ctx->rank == st->root ? (char)pattern(i, size, st->root) : (char)~pattern(i, size, st->root);
-    call(s, a, size, NULL);
-    if (inject && ctx->rank == ctx->size - 1) st->buf[size / 2] ^= 0x5a;
-    for (long long i = 0; i < size; i++)
-        if ((unsigned char)st->buf[i] != pattern(i, size, st->root)) {
-            snprintf(why, cap, "byte %lld is %d, the root sent %d", i, (unsigned char)st->buf[i],
-                     pattern(i, size, st->root));
-            return 0;
-        }
-    return 1;
-}
-
 static int cb_kernel(MPI_Comm comm, cb_ctx *ctx)
 {
     (void)comm;
-    if (cb_parse(ctx, "bcast", CB_OPTIONS)) return CB_BAD_OPTIONS;
-    long long sizes[CC_MAX_SIZES], segment, root, iters, reps, trace, monitor, inject;
-    int nsizes;
-    cc_choice choice;
-    if (cc_parse_sizes(ctx, CB_OPTIONS, 1, sizes, &nsizes) ||
-        cc_parse_algorithms(ctx, CB_OPTIONS, "bcast", ALGOS, &choice) ||
+    long long segment, root;
+    cc_bench b;
+    if (cb_parse(ctx, "bcast", CB_OPTIONS) ||
+        cc_parse_bench(ctx, CB_OPTIONS, "bcast", ALGOS, 1, &b) ||
         cb_opt_int(ctx, CB_OPTIONS, "segment", 1, INT32_MAX, &segment) ||
-        cb_opt_int(ctx, CB_OPTIONS, "root", 0, ctx->size - 1, &root) ||
-        cb_opt_int(ctx, CB_OPTIONS, "iterations", 1, 100000000, &iters) ||
-        cb_opt_int(ctx, CB_OPTIONS, "repetitions", 1, 1000, &reps) ||
-        cb_opt_int(ctx, CB_OPTIONS, "trace", 0, 1, &trace) ||
-        cb_opt_int(ctx, CB_OPTIONS, "monitor", 0, 1, &monitor) ||
-        cb_opt_int(ctx, CB_OPTIONS, "inject-error", 0, 1, &inject))
+        cb_opt_int(ctx, CB_OPTIONS, "root", 0, ctx->size - 1, &root))
         return CB_BAD_OPTIONS;
-    long long smax = 0;
-    for (int i = 0; i < nsizes; i++) smax = sizes[i] > smax ? sizes[i] : smax;
 
-    bstate st = {ctx, &choice, NULL, (int)root, segment};
-    cc_bench b = {"bcast", &choice, sizes, nsizes, iters, reps, (int)trace, (int)monitor,
-                  (int)inject, &st, call, check};
+    bstate st = {NULL, (int)root, segment};
+    b.state = &st;
+    b.call = call;
+    b.check = check;
     cb_header(ctx, "bcast");
     cc_print_header(ctx, &b, ALGOS, (int)root);
     cb_printf(ctx, "# segment_bytes: %lld\n", segment);
-    st.buf = cb_alloc((size_t)smax + 1, 0);
-    if (!cb_all_ok(ctx, st.buf != NULL)) {
-        cb_printf(ctx, "# result: ERROR: cannot allocate %lld bytes\n", smax);
-        free(st.buf);
-        return CB_BAD_OPTIONS;
-    }
-    int rc = cc_run(ctx, &b);
+    st.buf = cb_alloc((size_t)b.smax + 1, 0);
+    int rc = cb_all_allocated(ctx, st.buf != NULL, "%lld bytes", b.smax) ? cc_run(ctx, &b)
+                                                                          : CB_BAD_OPTIONS;
     free(st.buf);
     return rc;
 }

@@ -102,6 +102,15 @@ CB_API void cc_trace_print(cb_ctx *ctx, const char *alg, cc_trace *t)
 
 CB_API int cc_real(int vr, int root, int P) { return (vr + root) % P; }
 
+/* This rank's number relative to the root, vr = (rank - root) mod P, which every tree below is
+ * drawn in; also gives the rank and the size P. */
+CB_API int cc_relative_rank(MPI_Comm comm, int root, int *rank, int *P)
+{
+    MPI_Comm_rank(comm, rank);
+    MPI_Comm_size(comm, P);
+    return (*rank - root + *P) % *P;
+}
+
 /* Largest power of two <= x (x >= 1), and the lowest set bit. */
 CB_API int cc_pof2_floor(int x)
 {
@@ -132,10 +141,7 @@ CB_API void cc_bcast_linear(char *buf, int n, int root, MPI_Comm comm, cc_trace 
 /* Broadcast, chain: receive the whole message from the predecessor, pass it to the successor. */
 CB_API void cc_bcast_chain(char *buf, int n, int root, MPI_Comm comm, cc_trace *tr)
 {
-    int rank, P;
-    MPI_Comm_rank(comm, &rank);
-    MPI_Comm_size(comm, &P);
-    int vr = (rank - root + P) % P;
+    int rank, P, vr = cc_relative_rank(comm, root, &rank, &P);
     if (vr > 0)
         MPI_Recv(buf, n, MPI_CHAR, cc_real(vr - 1, root, P), CC_TAG, comm, MPI_STATUS_IGNORE);
     if (vr + 1 < P) {
@@ -150,10 +156,7 @@ CB_API void cc_bcast_chain(char *buf, int n, int root, MPI_Comm comm, cc_trace *
 CB_API void cc_bcast_pipeline(char *buf, int n, long long seg, int root, MPI_Comm comm,
                               cc_trace *tr)
 {
-    int rank, P;
-    MPI_Comm_rank(comm, &rank);
-    MPI_Comm_size(comm, &P);
-    int vr = (rank - root + P) % P;
+    int rank, P, vr = cc_relative_rank(comm, root, &rank, &P);
     int prev = cc_real(vr - 1 + P, root, P), next = cc_real(vr + 1, root, P);
     long long nseg = n > 0 ? (n + seg - 1) / seg : 1; /* an empty message is one empty segment */
     MPI_Request pending = MPI_REQUEST_NULL;
@@ -178,10 +181,7 @@ CB_API void cc_bcast_pipeline(char *buf, int n, long long seg, int root, MPI_Com
  * 2vr+2.  Step = tree level of the receiver. */
 CB_API void cc_bcast_binary(char *buf, int n, int root, MPI_Comm comm, cc_trace *tr)
 {
-    int rank, P;
-    MPI_Comm_rank(comm, &rank);
-    MPI_Comm_size(comm, &P);
-    int vr = (rank - root + P) % P;
+    int rank, P, vr = cc_relative_rank(comm, root, &rank, &P);
     if (vr > 0)
         MPI_Recv(buf, n, MPI_CHAR, cc_real((vr - 1) / 2, root, P), CC_TAG, comm,
                  MPI_STATUS_IGNORE);
@@ -198,13 +198,8 @@ CB_API void cc_bcast_binary(char *buf, int n, int root, MPI_Comm comm, cc_trace 
  * number of ranks holding the data doubles: ceil(log2 P) steps. */
 CB_API void cc_bcast_binomial(char *buf, int n, int root, MPI_Comm comm, cc_trace *tr)
 {
-    int rank, P;
-    MPI_Comm_rank(comm, &rank);
-    MPI_Comm_size(comm, &P);
-    int vr = (rank - root + P) % P;
-    int steps = 0;
-    while ((1 << steps) < P) steps++;
-    int mask = 1;
+    int rank, P, vr = cc_relative_rank(comm, root, &rank, &P);
+    int steps = cb_ceil_log2(P), mask = 1;
     while (mask < P) {
         if (vr & mask) {
             MPI_Recv(buf, n, MPI_CHAR, cc_real(vr - mask, root, P), CC_TAG, comm,
@@ -215,9 +210,7 @@ CB_API void cc_bcast_binomial(char *buf, int n, int root, MPI_Comm comm, cc_trac
     }
     for (mask >>= 1; mask > 0; mask >>= 1) {
         if (vr + mask < P) {
-            int lg = 0;
-            while ((1 << lg) < mask) lg++;
-            cc_note(tr, steps - lg, rank, cc_real(vr + mask, root, P), n, "send");
+            cc_note(tr, steps - cb_ceil_log2(mask), rank, cc_real(vr + mask, root, P), n, "send");
             MPI_Send(buf, n, MPI_CHAR, cc_real(vr + mask, root, P), CC_TAG, comm);
         }
     }
@@ -260,10 +253,7 @@ CB_API int cc_subtree_blocks(int vr, int P)
 CB_API void cc_gather_binomial(const char *sbuf, char *rbuf, char *tmp, int n, int root,
                                MPI_Comm comm, cc_trace *tr)
 {
-    int rank, P;
-    MPI_Comm_rank(comm, &rank);
-    MPI_Comm_size(comm, &P);
-    int vr = (rank - root + P) % P;
+    int rank, P, vr = cc_relative_rank(comm, root, &rank, &P);
     char *acc = (vr == 0 && root == 0) ? rbuf : tmp; /* root 0 needs no rotation */
     if (n) memcpy(acc, sbuf, (size_t)n);
     int have = 1, step = 1;
@@ -286,6 +276,15 @@ CB_API void cc_gather_binomial(const char *sbuf, char *rbuf, char *tmp, int n, i
                    (size_t)n);
 }
 
+/* Every allreduce below starts from this rank's own vector in rbuf; gives the rank and P. */
+CB_API void cc_allreduce_start(const double *sbuf, double *rbuf, int count, MPI_Comm comm, int *rank,
+                               int *P)
+{
+    MPI_Comm_rank(comm, rank);
+    MPI_Comm_size(comm, P);
+    if (count) memcpy(rbuf, sbuf, (size_t)count * sizeof(double));
+}
+
 /* Allreduce (sum of doubles), recursive doubling -- the butterfly of the homework (seeds/004).
  * In exchange step s every rank swaps its partial sum with the rank whose number differs in
  * one bit and adds what it receives; low_to_high walks the bits 1, 2, 4, ..., otherwise
@@ -294,30 +293,46 @@ CB_API void cc_gather_binomial(const char *sbuf, char *rbuf, char *tmp, int n, i
  * below 2*rem hands its vector to the odd rank above it (step 0) and waits; the odd one
  * plays rank r/2 in the butterfly of p2 ranks; ranks >= 2*rem play r - rem; at the end the
  * odd ranks send the result back (last step).  `tmp` holds count doubles. */
+
+/* Fold in (step 0): returns this rank's number among the p2 players, or -1 for an even rank
+ * below 2*rem, which hands its partial sum in rbuf to the odd rank above it and sits out.
+ * `tmp` holds count doubles.  (Rabenseifner's allreduce below folds the same way.) */
+CB_API int cc_fold_in(double *rbuf, double *tmp, int count, int rank, int rem, MPI_Comm comm,
+                      cc_trace *tr)
+{
+    if (rank >= 2 * rem) return rank - rem;
+    if (rank % 2 == 0) {
+        cc_note(tr, 0, rank, rank + 1, (long long)count * 8, "fold-in");
+        MPI_Send(rbuf, count, MPI_DOUBLE, rank + 1, CC_TAG, comm);
+        return -1;
+    }
+    MPI_Recv(tmp, count, MPI_DOUBLE, rank - 1, CC_TAG, comm, MPI_STATUS_IGNORE);
+    for (int i = 0; i < count; i++) rbuf[i] += tmp[i];
+    return rank / 2;
+}
+
+/* Fold out (step `step`, the last): the odd ranks send the result back to the even ones. */
+CB_API void cc_fold_out(double *rbuf, int count, int rank, int rem, int step, MPI_Comm comm,
+                        cc_trace *tr)
+{
+    if (rank >= 2 * rem) return;
+    if (rank % 2) {
+        cc_note(tr, step, rank, rank - 1, (long long)count * 8, "fold-out");
+        MPI_Send(rbuf, count, MPI_DOUBLE, rank - 1, CC_TAG, comm);
+    } else {
+        MPI_Recv(rbuf, count, MPI_DOUBLE, rank + 1, CC_TAG, comm, MPI_STATUS_IGNORE);
+    }
+}
+
+/* The butterfly proper: lg exchange steps among the p2 players. */
 CB_API void cc_allreduce_butterfly(const double *sbuf, double *rbuf, double *tmp, int count,
                                    int low_to_high, MPI_Comm comm, cc_trace *tr)
 {
     int rank, P;
-    MPI_Comm_rank(comm, &rank);
-    MPI_Comm_size(comm, &P);
+    cc_allreduce_start(sbuf, rbuf, count, comm, &rank, &P);
     size_t bytes = (size_t)count * sizeof(double);
-    if (count) memcpy(rbuf, sbuf, bytes);
-    int p2 = cc_pof2_floor(P), rem = P - p2, lg = 0;
-    while ((1 << lg) < p2) lg++;
-    int newrank;
-    if (rank < 2 * rem) {
-        if (rank % 2 == 0) {
-            cc_note(tr, 0, rank, rank + 1, (long long)bytes, "fold-in");
-            MPI_Send(rbuf, count, MPI_DOUBLE, rank + 1, CC_TAG, comm);
-            newrank = -1;
-        } else {
-            MPI_Recv(tmp, count, MPI_DOUBLE, rank - 1, CC_TAG, comm, MPI_STATUS_IGNORE);
-            for (int i = 0; i < count; i++) rbuf[i] += tmp[i];
-            newrank = rank / 2;
-        }
-    } else {
-        newrank = rank - rem;
-    }
+    int p2 = cc_pof2_floor(P), rem = P - p2, lg = cb_ceil_log2(p2);
+    int newrank = cc_fold_in(rbuf, tmp, count, rank, rem, comm, tr);
     if (newrank >= 0) {
         for (int s = 1; s <= lg; s++) {
             int mask = low_to_high ? 1 << (s - 1) : p2 >> s;
@@ -331,14 +346,7 @@ CB_API void cc_allreduce_butterfly(const double *sbuf, double *rbuf, double *tmp
             for (int i = 0; i < count; i++) rbuf[i] += tmp[i];
         }
     }
-    if (rank < 2 * rem) {
-        if (rank % 2) {
-            cc_note(tr, lg + 1, rank, rank - 1, (long long)bytes, "fold-out");
-            MPI_Send(rbuf, count, MPI_DOUBLE, rank - 1, CC_TAG, comm);
-        } else {
-            MPI_Recv(rbuf, count, MPI_DOUBLE, rank + 1, CC_TAG, comm, MPI_STATUS_IGNORE);
-        }
-    }
+    cc_fold_out(rbuf, count, rank, rem, lg + 1, comm, tr);
 }
 
 /* Block b of a vector of `count` elements cut into `nb` near-equal blocks (the first
@@ -361,9 +369,7 @@ CB_API void cc_allreduce_ring(const double *sbuf, double *rbuf, double *tmp, int
                               MPI_Comm comm, cc_trace *tr)
 {
     int rank, P;
-    MPI_Comm_rank(comm, &rank);
-    MPI_Comm_size(comm, &P);
-    if (count) memcpy(rbuf, sbuf, (size_t)count * sizeof(double));
+    cc_allreduce_start(sbuf, rbuf, count, comm, &rank, &P);
     int right = (rank + 1) % P, left = (rank - 1 + P) % P;
     for (int s = 1; s < P; s++) {
         int sb = (rank - s + 1 + P) % P, rb = (rank - s + P) % P;
@@ -387,7 +393,7 @@ CB_API void cc_allreduce_ring(const double *sbuf, double *rbuf, double *tmp, int
 /* Allreduce (sum of doubles), Rabenseifner: recursive-halving reduce-scatter, then
  * recursive-doubling allgather (Thakur, Rabenseifner & Gropp 2005; MPICH's
  * "reduce_scatter_allgather", Open MPI's "rabenseifner").  Ranks that are not part of the
- * largest power of two p2 <= P are folded in and out exactly as in cc_allreduce_butterfly.
+ * largest power of two p2 <= P are folded in and out as for the butterfly (cc_fold_in/out).
  * The p2 ranks cut the vector into p2 blocks.  Halving, partner distance p2/2, p2/4, ..., 1:
  * each rank keeps the half of its current range on its side of the partner, sends the
  * other half and adds the half it receives; at the end rank q (of the p2) owns block q,
@@ -398,23 +404,9 @@ CB_API void cc_allreduce_rabenseifner(const double *sbuf, double *rbuf, double *
                                       MPI_Comm comm, cc_trace *tr)
 {
     int rank, P;
-    MPI_Comm_rank(comm, &rank);
-    MPI_Comm_size(comm, &P);
-    if (count) memcpy(rbuf, sbuf, (size_t)count * sizeof(double));
-    int p2 = cc_pof2_floor(P), rem = P - p2, lg = 0;
-    while ((1 << lg) < p2) lg++;
-    int q = rank - rem; /* this rank's number among the p2; -1: folded out */
-    if (rank < 2 * rem) {
-        if (rank % 2 == 0) {
-            cc_note(tr, 0, rank, rank + 1, (long long)count * 8, "fold-in");
-            MPI_Send(rbuf, count, MPI_DOUBLE, rank + 1, CC_TAG, comm);
-            q = -1;
-        } else {
-            MPI_Recv(tmp, count, MPI_DOUBLE, rank - 1, CC_TAG, comm, MPI_STATUS_IGNORE);
-            for (int i = 0; i < count; i++) rbuf[i] += tmp[i];
-            q = rank / 2;
-        }
-    }
+    cc_allreduce_start(sbuf, rbuf, count, comm, &rank, &P);
+    int p2 = cc_pof2_floor(P), rem = P - p2, lg = cb_ceil_log2(p2);
+    int q = cc_fold_in(rbuf, tmp, count, rank, rem, comm, tr); /* this rank among the p2, or -1 */
     if (q >= 0) {
         int lo = 0, hi = p2, step = 1; /* blocks [lo, hi) are this rank's to finish */
         for (int d = p2 / 2; d >= 1; d /= 2, step++) {
@@ -442,14 +434,7 @@ CB_API void cc_allreduce_rabenseifner(const double *sbuf, double *rbuf, double *
             hi = phi > hi ? phi : hi;
         }
     }
-    if (rank < 2 * rem) {
-        if (rank % 2) {
-            cc_note(tr, 2 * lg + 1, rank, rank - 1, (long long)count * 8, "fold-out");
-            MPI_Send(rbuf, count, MPI_DOUBLE, rank - 1, CC_TAG, comm);
-        } else {
-            MPI_Recv(rbuf, count, MPI_DOUBLE, rank + 1, CC_TAG, comm, MPI_STATUS_IGNORE);
-        }
-    }
+    cc_fold_out(rbuf, count, rank, rem, 2 * lg + 1, comm, tr);
 }
 
 /* Broadcast, scatter + allgather (van de Geijn; MPICH's scatter_ring_allgather, Open MPI's
@@ -468,12 +453,8 @@ CB_API long long cc_span_bytes(long long n, long long block, int from, int to)
 
 CB_API void cc_bcast_scatter_allgather(char *buf, int n, int root, MPI_Comm comm, cc_trace *tr)
 {
-    int rank, P;
-    MPI_Comm_rank(comm, &rank);
-    MPI_Comm_size(comm, &P);
+    int rank, P, vr = cc_relative_rank(comm, root, &rank, &P), steps = cb_ceil_log2(P);
     if (P == 1) return;
-    int vr = (rank - root + P) % P, steps = 0;
-    while ((1 << steps) < P) steps++;
     long long block = ((long long)n + P - 1) / P;
     /* binomial scatter: vr receives the blocks of its subtree [vr, vr + lowbit(vr)) */
     int mask = 1;
@@ -493,9 +474,7 @@ CB_API void cc_bcast_scatter_allgather(char *buf, int n, int root, MPI_Comm comm
             int end = vr + 2 * mask < P ? vr + 2 * mask : P;
             long long len = cc_span_bytes(n, block, vr + mask, end);
             if (len > 0) {
-                int lg = 0;
-                while ((1 << lg) < mask) lg++;
-                cc_note(tr, steps - lg, rank, cc_real(vr + mask, root, P), len, "scatter");
+                cc_note(tr, steps - cb_ceil_log2(mask), rank, cc_real(vr + mask, root, P), len, "scatter");
                 MPI_Send(buf + cc_span_bytes(n, block, 0, vr + mask), (int)len, MPI_CHAR,
                          cc_real(vr + mask, root, P), CC_TAG, comm);
             }
@@ -857,29 +836,50 @@ CB_API void cc_monitor_close(cc_monitor *m)
 
 /* ---- the measurement loop -------------------------------------------------------------- */
 
-/* One call of algorithm `a` (index into the choice) at `size` bytes. */
-typedef void (*cc_call_fn)(void *state, int a, long long size, cc_trace *tr);
-/* Prepare inputs, run algorithm `a` once, check the result against the library's on this
+/* One call of algorithm `alg` (index into the kernel's cc_algo table; -1: the library's) at
+ * `size` bytes. */
+typedef void (*cc_call_fn)(cb_ctx *ctx, void *state, int alg, long long size, cc_trace *tr);
+/* Prepare inputs, run algorithm `alg` once, check the result against the library's on this
  * rank; return 1 if right. `inject` corrupts the result first (to prove the check works). */
-typedef int (*cc_check_fn)(void *state, int a, long long size, int inject, char *why, size_t cap);
+typedef int (*cc_check_fn)(cb_ctx *ctx, void *state, int alg, long long size, int inject, char *why,
+                           size_t cap);
 
 typedef struct {
     const char *op;        /* "bcast", "gather", "allreduce" */
-    cc_choice *choice;
-    long long *sizes;
+    cc_choice choice;
+    long long sizes[CC_MAX_SIZES];
     int nsizes;
-    long long iterations, repetitions;
-    int trace, monitor, inject;
+    long long smax;        /* the largest size */
+    long long iterations, repetitions, trace, monitor, inject;
     void *state;
     cc_call_fn call;
     cc_check_fn check;
 } cc_bench;
 
+/* The options every collective kernel has (--sizes, multiples of `unit` bytes; --algorithm
+ * from `table`; --iterations, --repetitions, --trace, --monitor, --inject-error) into `b`.
+ * The kernel then sets b->state, b->call and b->check. */
+CB_API int cc_parse_bench(cb_ctx *ctx, const cb_optspec *spec, const char *op, const cc_algo *table,
+                          long long unit, cc_bench *b)
+{
+    memset(b, 0, sizeof *b);
+    b->op = op;
+    if (cc_parse_sizes(ctx, spec, unit, b->sizes, &b->nsizes) ||
+        cc_parse_algorithms(ctx, spec, op, table, &b->choice) ||
+        cb_opt_timing(ctx, spec, &b->iterations, &b->repetitions) ||
+        cb_opt_int(ctx, spec, "trace", 0, 1, &b->trace) ||
+        cb_opt_int(ctx, spec, "monitor", 0, 1, &b->monitor) ||
+        cb_opt_int(ctx, spec, "inject-error", 0, 1, &b->inject))
+        return CB_BAD_OPTIONS;
+    for (int i = 0; i < b->nsizes; i++) b->smax = b->sizes[i] > b->smax ? b->sizes[i] : b->smax;
+    return CB_OK;
+}
+
 /* Validate, instrument, then time every (size, algorithm); repetitions interleave the
  * algorithms so a slow spell of the machine hits them all alike.  Prints the rows. */
 CB_API int cc_run(cb_ctx *ctx, cc_bench *b)
 {
-    double *t = malloc(sizeof(double) * (size_t)b->repetitions * (size_t)b->choice->n);
+    double *t = malloc(sizeof(double) * (size_t)b->repetitions * (size_t)b->choice.n);
     cc_trace tr = {0};
     int rc = CB_OK, injected = 0;
     if (b->inject) {
@@ -896,24 +896,24 @@ CB_API int cc_run(cb_ctx *ctx, cc_bench *b)
     for (int i = b->nsizes - 1; i >= 0; i--)
         if (b->sizes[i] > 0) isize = b->sizes[i];
     if (b->trace)
-        for (int a = 0; a < b->choice->n; a++) {
-            if (b->choice->index[a] < 0) continue; /* the library's sends are not ours to note */
+        for (int a = 0; a < b->choice.n; a++) {
+            if (b->choice.index[a] < 0) continue; /* the library's sends are not ours to note */
             tr.on = 1;
-            b->call(b->state, a, isize, &tr);
+            b->call(ctx, b->state, b->choice.index[a], isize, &tr);
             tr.on = 0;
-            cc_trace_print(ctx, b->choice->label[a], &tr);
+            cc_trace_print(ctx, b->choice.label[a], &tr);
         }
     if (b->monitor) {
         cc_monitor m;
         cc_monitor_open(&m, ctx->comm);
-        for (int a = 0; a < b->choice->n; a++) {
-            b->call(b->state, a, isize, NULL); /* warm: connections set up */
+        for (int a = 0; a < b->choice.n; a++) {
+            b->call(ctx, b->state, b->choice.index[a], isize, NULL); /* warm: connections set up */
             MPI_Barrier(ctx->comm);
             cc_monitor_mark(&m, 0);
-            b->call(b->state, a, isize, NULL);
+            b->call(ctx, b->state, b->choice.index[a], isize, NULL);
             cc_monitor_mark(&m, 1);
             MPI_Barrier(ctx->comm);
-            cc_monitor_print(ctx, &m, b->choice->label[a]);
+            cc_monitor_print(ctx, &m, b->choice.label[a]);
         }
         cc_monitor_close(&m);
     }
@@ -921,14 +921,14 @@ CB_API int cc_run(cb_ctx *ctx, cc_bench *b)
     cb_printf(ctx, "# columns: algorithm size_bytes iterations t_min_us t_median_us t_max_us\n");
     for (int i = 0; i < b->nsizes && rc == CB_OK; i++) {
         long long size = b->sizes[i];
-        for (int a = 0; a < b->choice->n; a++) {
+        for (int a = 0; a < b->choice.n; a++) {
             char why[256] = "";
             int inject = b->inject && !injected && size > 0;
-            int ok = b->check(b->state, a, size, inject, why, sizeof why);
-            if (!ok) cb_error_local(ctx, "%s %s, %lld bytes: %s", b->op, b->choice->label[a], size, why);
+            int ok = b->check(ctx, b->state, b->choice.index[a], size, inject, why, sizeof why);
+            if (!ok) cb_error_local(ctx, "%s %s, %lld bytes: %s", b->op, b->choice.label[a], size, why);
             if (!cb_all_ok(ctx, ok)) {
                 cb_printf(ctx, "# result: VALIDATION FAILED: %s %s at %lld bytes on %d ranks differs "
-                          "from MPI_%s (details on stderr)%s\n", b->op, b->choice->label[a], size,
+                          "from MPI_%s (details on stderr)%s\n", b->op, b->choice.label[a], size,
                           ctx->size, b->op[0] == 'b' ? "Bcast" : b->op[0] == 'g' ? "Gather" : "Allreduce",
                           inject ? " [error injected on purpose]" : "");
                 rc = CB_VALIDATION_FAILED;
@@ -939,21 +939,21 @@ CB_API int cc_run(cb_ctx *ctx, cc_bench *b)
         if (rc != CB_OK) break;
         long long n = cb_iterations(b->iterations, size, 3);
         long long warm = n / 10 > 2 ? n / 10 : 2;
-        for (int a = 0; a < b->choice->n; a++)
-            for (long long k = 0; k < warm; k++) b->call(b->state, a, size, NULL);
+        for (int a = 0; a < b->choice.n; a++)
+            for (long long k = 0; k < warm; k++) b->call(ctx, b->state, b->choice.index[a], size, NULL);
         for (long long r = 0; r < b->repetitions; r++)
-            for (int a = 0; a < b->choice->n; a++) {
+            for (int a = 0; a < b->choice.n; a++) {
                 MPI_Barrier(ctx->comm);
                 double t0 = MPI_Wtime();
-                for (long long k = 0; k < n; k++) b->call(b->state, a, size, NULL);
+                for (long long k = 0; k < n; k++) b->call(ctx, b->state, b->choice.index[a], size, NULL);
                 double mine = (MPI_Wtime() - t0) / (double)n * 1e6, slowest = 0;
                 MPI_Allreduce(&mine, &slowest, 1, MPI_DOUBLE, MPI_MAX, ctx->comm);
                 t[a * b->repetitions + r] = slowest;
             }
-        for (int a = 0; a < b->choice->n; a++) {
+        for (int a = 0; a < b->choice.n; a++) {
             double tmin, tmed, tmax;
             cb_summary(t + a * b->repetitions, (int)b->repetitions, &tmin, &tmed, &tmax);
-            cb_printf(ctx, "%s %lld %lld %.4f %.4f %.4f\n", b->choice->label[a], size, n, tmin,
+            cb_printf(ctx, "%s %lld %lld %.4f %.4f %.4f\n", b->choice.label[a], size, n, tmin,
                       tmed, tmax);
         }
     }
@@ -967,16 +967,16 @@ CB_API void cc_print_header(cb_ctx *ctx, cc_bench *b, const cc_algo *table, int 
 {
     cb_printf(ctx, "# benchmark: %s\n", b->op);
     cb_printf(ctx, "# algorithm: ");
-    for (int a = 0; a < b->choice->n; a++)
-        cb_printf(ctx, "%s%s", a ? "," : "", b->choice->label[a]);
+    for (int a = 0; a < b->choice.n; a++)
+        cb_printf(ctx, "%s%s", a ? "," : "", b->choice.label[a]);
     cb_printf(ctx, "\n");
-    for (int a = 0; a < b->choice->n; a++) {
-        int i = b->choice->index[a];
-        cb_printf(ctx, "# algorithm_%s: %s\n", b->choice->label[a],
+    for (int a = 0; a < b->choice.n; a++) {
+        int i = b->choice.index[a];
+        cb_printf(ctx, "# algorithm_%s: %s\n", b->choice.label[a],
                   i >= 0 ? table[i].what : "the MPI library's own collective");
     }
     int any_library = 0;
-    for (int a = 0; a < b->choice->n; a++) any_library |= b->choice->index[a] < 0;
+    for (int a = 0; a < b->choice.n; a++) any_library |= b->choice.index[a] < 0;
     if (any_library) cc_print_library_choice(ctx, b->op);
     cb_printf(ctx, "# root: %d\n", root);
     cb_printf(ctx, "# repetitions: %lld\n", b->repetitions);
@@ -1010,8 +1010,6 @@ CB_API const cc_algo CC_ALLREDUCE_ALGOS[] = {
     {NULL, NULL}};
 
 typedef struct {
-    cb_ctx *ctx;
-    cc_choice *choice;
     double *sbuf, *rbuf, *tmp, *ref;
     cc_user_allreduce user;
 } cc_astate;
@@ -1019,12 +1017,12 @@ typedef struct {
 /* Integer values so every order of summation gives exactly the same double. */
 CB_API double cc_avalue(int rank, long long i) { return (double)((rank * 7 + i * 3 + 1) % 1009); }
 
-CB_API void cc_acall(void *s, int a, long long size, cc_trace *tr)
+CB_API void cc_acall(cb_ctx *ctx, void *s, int alg, long long size, cc_trace *tr)
 {
     cc_astate *st = s;
     int count = (int)(size / 8);
-    MPI_Comm comm = st->ctx->comm;
-    switch (st->choice->index[a]) {
+    MPI_Comm comm = ctx->comm;
+    switch (alg) {
     case 0: cc_allreduce_butterfly(st->sbuf, st->rbuf, st->tmp, count, 1, comm, tr); break;
     case 1: cc_allreduce_butterfly(st->sbuf, st->rbuf, st->tmp, count, 0, comm, tr); break;
     case 2: st->user(st->sbuf, st->rbuf, count, comm); break;
@@ -1034,17 +1032,16 @@ CB_API void cc_acall(void *s, int a, long long size, cc_trace *tr)
     }
 }
 
-CB_API int cc_acheck(void *s, int a, long long size, int inject, char *why, size_t cap)
+CB_API int cc_acheck(cb_ctx *ctx, void *s, int alg, long long size, int inject, char *why, size_t cap)
 {
     cc_astate *st = s;
-    cb_ctx *ctx = st->ctx;
     int count = (int)(size / 8);
     for (int i = 0; i < count; i++) {
         st->sbuf[i] = cc_avalue(ctx->rank, i);
         st->rbuf[i] = -1.0;
     }
     MPI_Allreduce(st->sbuf, st->ref, count, MPI_DOUBLE, MPI_SUM, ctx->comm);
-    cc_acall(s, a, size, NULL);
+    cc_acall(ctx, s, alg, size, NULL);
     if (inject && count && ctx->rank == ctx->size - 1) st->rbuf[count - 1] += 1.0;
     for (int i = 0; i < count; i++)
         if (st->rbuf[i] != st->ref[i]) {
@@ -1062,50 +1059,32 @@ CB_API int cc_acheck(void *s, int a, long long size, int inject, char *why, size
 
 CB_API int cc_allreduce_main(cb_ctx *ctx, const char *name, cc_user_allreduce user)
 {
-    const cb_optspec *spec = CC_ALLREDUCE_OPTIONS;
-    if (cb_parse(ctx, name, spec)) return CB_BAD_OPTIONS;
-    long long sizes[CC_MAX_SIZES], iters, reps, trace, monitor, inject;
-    int nsizes;
-    cc_choice choice;
-    if (cc_parse_sizes(ctx, spec, 8, sizes, &nsizes) ||
-        cc_parse_algorithms(ctx, spec, "allreduce", CC_ALLREDUCE_ALGOS, &choice) ||
-        cb_opt_int(ctx, spec, "iterations", 1, 100000000, &iters) ||
-        cb_opt_int(ctx, spec, "repetitions", 1, 1000, &reps) ||
-        cb_opt_int(ctx, spec, "trace", 0, 1, &trace) ||
-        cb_opt_int(ctx, spec, "monitor", 0, 1, &monitor) ||
-        cb_opt_int(ctx, spec, "inject-error", 0, 1, &inject))
+    cc_bench b;
+    if (cb_parse(ctx, name, CC_ALLREDUCE_OPTIONS) ||
+        cc_parse_bench(ctx, CC_ALLREDUCE_OPTIONS, "allreduce", CC_ALLREDUCE_ALGOS, 8, &b))
         return CB_BAD_OPTIONS;
-    for (int a = 0; a < choice.n; a++)
-        if (choice.index[a] == 2 && user == NULL) {
+    for (int a = 0; a < b.choice.n; a++)
+        if (b.choice.index[a] == 2 && user == NULL) {
             cb_printf(ctx, "# result: ERROR: algorithm 'mine' exists only in the exercise "
                       "(kernels_c/exercises/butterfly_skeleton.c)\n");
             return CB_BAD_OPTIONS;
         }
-    long long smax = 0;
-    for (int i = 0; i < nsizes; i++) smax = sizes[i] > smax ? sizes[i] : smax;
 
-    cc_astate st = {ctx, &choice, NULL, NULL, NULL, NULL, user};
-    cc_bench b = {"allreduce", &choice, sizes, nsizes, iters, reps, (int)trace, (int)monitor,
-                  (int)inject, &st, cc_acall, cc_acheck};
+    cc_astate st = {NULL, NULL, NULL, NULL, user};
+    b.state = &st;
+    b.call = cc_acall;
+    b.check = cc_acheck;
     cb_header(ctx, name);
     cc_print_header(ctx, &b, CC_ALLREDUCE_ALGOS, 0);
     cb_printf(ctx, "# operation: MPI_SUM of doubles holding whole numbers (exact in any order)\n");
-    size_t bytes = (size_t)smax + 8;
+    size_t bytes = (size_t)b.smax + 8;
     st.sbuf = cb_alloc(bytes, 0);
     st.rbuf = cb_alloc(bytes, 0);
     st.tmp = cb_alloc(bytes, 0);
     st.ref = cb_alloc(bytes, 0);
-    int rc;
-    if (!cb_all_ok(ctx, st.sbuf && st.rbuf && st.tmp && st.ref)) {
-        cb_printf(ctx, "# result: ERROR: cannot allocate four buffers of %lld bytes\n", smax);
-        rc = CB_BAD_OPTIONS;
-    } else {
-        rc = cc_run(ctx, &b);
-    }
-    free(st.sbuf);
-    free(st.rbuf);
-    free(st.tmp);
-    free(st.ref);
+    int rc = cb_all_allocated(ctx, st.sbuf && st.rbuf && st.tmp && st.ref, "four buffers of %lld bytes",
+                              b.smax) ? cc_run(ctx, &b) : CB_BAD_OPTIONS;
+    free(st.sbuf); free(st.rbuf); free(st.tmp); free(st.ref);
     return rc;
 }
 

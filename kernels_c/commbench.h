@@ -64,11 +64,9 @@ typedef struct {
 
 /* ---- output (rank 0 only) ------------------------------------------------------------ */
 
-CB_API void cb_printf(cb_ctx *ctx, const char *fmt, ...)
+CB_API void cb_vprintf(cb_ctx *ctx, const char *fmt, va_list ap)
 {
     if (ctx->rank != 0) return;
-    va_list ap;
-    va_start(ap, fmt);
     if (ctx->out == NULL) {
         vprintf(fmt, ap);
         fflush(stdout);
@@ -84,6 +82,13 @@ CB_API void cb_printf(cb_ctx *ctx, const char *fmt, ...)
     } else {
         ctx->truncated = 1;
     }
+}
+
+CB_API void cb_printf(cb_ctx *ctx, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    cb_vprintf(ctx, fmt, ap);
     va_end(ap);
 }
 
@@ -194,6 +199,14 @@ CB_API int cb_opt_int(cb_ctx *ctx, const cb_optspec *spec, const char *name, lon
     return CB_OK;
 }
 
+/* --iterations and --repetitions, with the bounds every timed kernel shares. */
+CB_API int cb_opt_timing(cb_ctx *ctx, const cb_optspec *spec, long long *iterations,
+                         long long *repetitions)
+{
+    return cb_opt_int(ctx, spec, "iterations", 1, 100000000, iterations) ||
+           cb_opt_int(ctx, spec, "repetitions", 1, 1000, repetitions);
+}
+
 /* "MIN:MAX" size range (either side may use K/M/G). */
 CB_API int cb_opt_range(cb_ctx *ctx, const cb_optspec *spec, const char *name, long long *lo,
                         long long *hi)
@@ -293,7 +306,21 @@ CB_API long long cb_iterations(long long base, long long size, long long min_ite
     return n < min_iters ? min_iters : n;
 }
 
+/* Smallest l with 2^l >= x (x >= 1): the steps of a tree that doubles every step. */
+CB_API int cb_ceil_log2(long long x)
+{
+    int l = 0;
+    while ((1LL << l) < x) l++;
+    return l;
+}
+
 /* ---- validation ---------------------------------------------------------------------- */
+
+/* Byte i of a `size`-byte test message; `salt` tells senders (or directions) apart. */
+CB_API unsigned char cb_pattern(long long i, long long size, long long salt)
+{
+    return (unsigned char)((i * 131 + size * 7 + salt) & 0xff);
+}
 
 /* Every rank passes its local verdict; all get the global one (so return codes agree). */
 CB_API int cb_all_ok(cb_ctx *ctx, int local_ok)
@@ -301,6 +328,37 @@ CB_API int cb_all_ok(cb_ctx *ctx, int local_ok)
     int ok = local_ok && !ctx->failed, all = 0;
     MPI_Allreduce(&ok, &all, 1, MPI_INT, MPI_LAND, ctx->comm);
     return all;
+}
+
+/* Whether every rank holds the buffers it allocated (`have`: this rank's); if one does not,
+ * rank 0 writes "# result: ERROR: cannot allocate <what>". Collective. */
+CB_API int cb_all_allocated(cb_ctx *ctx, int have, const char *what_fmt, ...)
+{
+    if (cb_all_ok(ctx, have)) return 1;
+    va_list ap;
+    va_start(ap, what_fmt);
+    cb_printf(ctx, "# result: ERROR: cannot allocate ");
+    cb_vprintf(ctx, what_fmt, ap);
+    cb_printf(ctx, "\n");
+    va_end(ap);
+    return 0;
+}
+
+/* The last line of a run that checked its answer: "# result: ok", or "# result: VALIDATION
+ * FAILED: <why>". Returns the kernel's code. */
+CB_API int cb_verdict(cb_ctx *ctx, int ok, const char *why_fmt, ...)
+{
+    if (ok) {
+        cb_printf(ctx, "# result: ok\n");
+        return CB_OK;
+    }
+    va_list ap;
+    va_start(ap, why_fmt);
+    cb_printf(ctx, "# result: VALIDATION FAILED: ");
+    cb_vprintf(ctx, why_fmt, ap);
+    cb_printf(ctx, "\n");
+    va_end(ap);
+    return CB_VALIDATION_FAILED;
 }
 
 CB_API void cb_header(cb_ctx *ctx, const char *kernel)

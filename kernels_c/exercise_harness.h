@@ -68,16 +68,16 @@ bad:
 typedef void (*ex_ring_shift)(const char *sendbuf, char *recvbuf, int n, int left, int right,
                               MPI_Comm comm);
 
-/* The byte j of the message that started on rank `origin`. */
-static char ex_ring_byte(int origin, long long j) { return (char)((origin * 31 + j * 7 + 1) & 0xff); }
-
 static const cb_optspec EX_RING_OPTIONS[] = {
     {"sizes", "4,64K,1M", "message sizes in bytes, comma separated (K, M suffixes)"},
     {"repetitions", "3", "timed rings per size"},
     {"watchdog", "20", "seconds a rank may stay inside one ring step before it is a deadlock"},
     {NULL, NULL, NULL}};
 
-static int ex_ring_main(cb_ctx *ctx, const char *name, ex_ring_shift shift)
+/* The byte j of the message that started on rank `origin`. */
+static char ex_ring_byte(int origin, long long j) { return (char)((origin * 31 + j * 7 + 1) & 0xff); }
+
+CB_API int ex_ring_main(cb_ctx *ctx, const char *name, ex_ring_shift shift)
 {
     const cb_optspec *spec = EX_RING_OPTIONS;
     if (cb_parse(ctx, name, spec)) return CB_BAD_OPTIONS;
@@ -136,29 +136,28 @@ static int ex_ring_main(cb_ctx *ctx, const char *name, ex_ring_shift shift)
     }
     free(a);
     free(b);
-    if (!ok) {
-        cb_printf(ctx, "# result: VALIDATION FAILED: a message arrived at the wrong rank or "
-                  "step (see stderr)\n");
-        return CB_VALIDATION_FAILED;
-    }
-    cb_printf(ctx, "# result: ok\n");
-    return CB_OK;
+    return cb_verdict(ctx, ok, "a message arrived at the wrong rank or step (see stderr)");
 }
 
 /* ---- binomial gather ------------------------------------------------------------------- */
 
 typedef void (*ex_gather_fn)(const char *sendbuf, char *recvbuf, int n, int root, MPI_Comm comm);
 
+static const cb_optspec EX_GATHER_OPTIONS[] = {
+    {"sizes", "0,1,7,1000,65537", "bytes per rank, comma separated"},
+    {"watchdog", "20", "seconds a rank may stay inside your gather before it is a deadlock"},
+    {NULL, NULL, NULL}};
+
 static long long ex_sends, ex_recvs; /* point-to-point calls made inside the reader's gather */
 
-static int ex_counted_send(const void *buf, int count, MPI_Datatype dt, int dest, int tag,
+CB_API int ex_counted_send(const void *buf, int count, MPI_Datatype dt, int dest, int tag,
                            MPI_Comm comm)
 {
     ex_sends++;
     return PMPI_Send(buf, count, dt, dest, tag, comm);
 }
 
-static int ex_counted_recv(void *buf, int count, MPI_Datatype dt, int src, int tag,
+CB_API int ex_counted_recv(void *buf, int count, MPI_Datatype dt, int src, int tag,
                            MPI_Comm comm, MPI_Status *st)
 {
     ex_recvs++;
@@ -167,19 +166,7 @@ static int ex_counted_recv(void *buf, int count, MPI_Datatype dt, int src, int t
 
 static char ex_gather_byte(int rank, long long j) { return (char)((rank * 13 + j * 5 + 3) & 0xff); }
 
-static int ex_ceil_log2(int P)
-{
-    int l = 0;
-    while ((1 << l) < P) l++;
-    return l;
-}
-
-static const cb_optspec EX_GATHER_OPTIONS[] = {
-    {"sizes", "0,1,7,1000,65537", "bytes per rank, comma separated"},
-    {"watchdog", "20", "seconds a rank may stay inside your gather before it is a deadlock"},
-    {NULL, NULL, NULL}};
-
-static int ex_gather_main(cb_ctx *ctx, const char *name, ex_gather_fn gather)
+CB_API int ex_gather_main(cb_ctx *ctx, const char *name, ex_gather_fn gather)
 {
     const cb_optspec *spec = EX_GATHER_OPTIONS;
     if (cb_parse(ctx, name, spec)) return CB_BAD_OPTIONS;
@@ -233,10 +220,10 @@ static int ex_gather_main(cb_ctx *ctx, const char *name, ex_gather_fn gather)
                          ex_sends);
                 local = 0;
             }
-            if (local && rank == root && ex_recvs != ex_ceil_log2(P)) {
+            if (local && rank == root && ex_recvs != cb_ceil_log2(P)) {
                 snprintf(why, sizeof why, "size %d, root %d: the root received %lld messages; "
                          "the root of a binomial tree on %d ranks receives ceil(log2 P) = %d",
-                         n, root, ex_recvs, P, ex_ceil_log2(P));
+                         n, root, ex_recvs, P, cb_ceil_log2(P));
                 local = 0;
             }
             if (!local) cb_error_local(ctx, "%s", why);
@@ -251,13 +238,7 @@ static int ex_gather_main(cb_ctx *ctx, const char *name, ex_gather_fn gather)
     free(sb);
     free(rb);
     free(ref);
-    if (!ok) {
-        cb_printf(ctx, "# result: VALIDATION FAILED: your gather is not a correct binomial "
-                  "gather (see stderr)\n");
-        return CB_VALIDATION_FAILED;
-    }
-    cb_printf(ctx, "# result: ok\n");
-    return CB_OK;
+    return cb_verdict(ctx, ok, "your gather is not a correct binomial gather (see stderr)");
 }
 
 /* ---- eager / rendezvous threshold ------------------------------------------------------ */
@@ -303,7 +284,7 @@ static void ex_print_eager_cvars(cb_ctx *ctx)
     MPI_T_finalize();
 }
 
-static int ex_eager_main(cb_ctx *ctx, const char *name, ex_eager_probe probe)
+CB_API int ex_eager_main(cb_ctx *ctx, const char *name, ex_eager_probe probe)
 {
     const cb_optspec *spec = EX_EAGER_OPTIONS;
     if (cb_parse(ctx, name, spec)) return CB_BAD_OPTIONS;
@@ -333,13 +314,8 @@ static int ex_eager_main(cb_ctx *ctx, const char *name, ex_eager_probe probe)
     }
     MPI_Bcast(&found, 1, MPI_LONG_LONG, 0, ctx->comm);
     int ok = found >= 0 && found <= maxb;
-    if (!ok) {
-        cb_printf(ctx, "# result: VALIDATION FAILED: the probe returned %lld, not a size in "
-                  "[0, %lld]\n", found, maxb);
-        return CB_VALIDATION_FAILED;
-    }
-    cb_printf(ctx, "%lld\n# result: ok\n", found);
-    return CB_OK;
+    if (ok) cb_printf(ctx, "%lld\n", found);
+    return cb_verdict(ctx, ok, "the probe returned %lld, not a size in [0, %lld]", found, maxb);
 }
 
 /* ---- the rules of the exercise, for the reader's code below the #include ---------------- */

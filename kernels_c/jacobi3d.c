@@ -388,9 +388,8 @@ static int cb_kernel(MPI_Comm comm, cb_ctx *ctx)
     res = malloc(sizeof(double) * (ns + 1));
     int have = u && v && d.fx && d.gy && d.hz && tsw && tco && tha && err && res;
     int rc = CB_OK;
-    if (!cb_all_ok(ctx, have)) {
-        cb_printf(ctx, "# result: ERROR: cannot allocate %.1f MB per rank for L = %lld on %d "
-                  "ranks\n", bytes_per_rank / 1e6, L, ctx->size);
+    if (!cb_all_allocated(ctx, have, "%.1f MB per rank for L = %lld on %d ranks", bytes_per_rank / 1e6,
+                          L, ctx->size)) {
         rc = CB_BAD_OPTIONS;
         goto done;
     }

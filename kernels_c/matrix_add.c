@@ -191,9 +191,8 @@ static int cb_kernel(MPI_Comm comm, cb_ctx *ctx)
     double *t = malloc(sizeof(double) * 7 * (size_t)reps);
     have = have && a && b && c && t;
     int rc = CB_OK;
-    if (!cb_all_ok(ctx, have)) {
-        cb_printf(ctx, "# result: ERROR: cannot allocate the matrices (%lld elements; the root "
-                  "needs %.1f MiB)\n", n, 4.0 * 8.0 * (double)n / (1 << 20));
+    if (!cb_all_allocated(ctx, have, "the matrices (%lld elements; the root needs %.1f MiB)", n,
+                          4.0 * 8.0 * (double)n / (1 << 20))) {
         rc = CB_BAD_OPTIONS;
         goto done;
     }

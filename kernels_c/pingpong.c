@@ -25,11 +25,6 @@ static const cb_optspec CB_OPTIONS[] = {
     {"inject-error", "0", "testing only: 1 corrupts one received byte to prove validation catches it"},
     {NULL, NULL, NULL}};
 
-static unsigned char pattern(long long i, long long size, int salt)
-{
-    return (unsigned char)((i * 131 + size * 7 + salt) & 0xff);
-}
-
 /* One message from `from` to `to` (rank 0 to itself when np == 1). */
 static void half_trip(cb_ctx *ctx, char *sbuf, char *rbuf, int count, int from, int to)
 {
@@ -64,18 +59,18 @@ static int validate_size(cb_ctx *ctx, char *sbuf, char *rbuf, int count, int inj
     int ok = 1;
     int peer = ctx->size == 1 ? 0 : 1;
     if (ctx->rank == 0)
-        for (long long i = 0; i < count; i++) sbuf[i] = (char)pattern(i, count, 1);
+        for (long long i = 0; i < count; i++) sbuf[i] = (char)cb_pattern(i, count, 1);
     memset(rbuf, 0, (size_t)count + 1);
     if (ctx->rank <= 1) half_trip(ctx, sbuf, rbuf, count, 0, peer);
     if (inject && ctx->rank == peer && count > 0) rbuf[count / 2] ^= 0x10;
     if (ctx->rank == peer) {
         for (long long i = 0; i < count && ok; i++)
-            if ((unsigned char)rbuf[i] != pattern(i, count, 1)) {
+            if ((unsigned char)rbuf[i] != cb_pattern(i, count, 1)) {
                 cb_error_local(ctx, "ping of %d bytes: byte %lld is %d, expected %d", count, i,
-                               (unsigned char)rbuf[i], pattern(i, count, 1));
+                               (unsigned char)rbuf[i], cb_pattern(i, count, 1));
                 ok = 0;
             }
-        for (long long i = 0; i < count; i++) sbuf[i] = (char)pattern(i, count, 2);
+        for (long long i = 0; i < count; i++) sbuf[i] = (char)cb_pattern(i, count, 2);
     }
     if (ctx->size > 1 && ctx->rank <= 1) {
         memset(rbuf, 0, (size_t)count + 1);
@@ -85,9 +80,9 @@ static int validate_size(cb_ctx *ctx, char *sbuf, char *rbuf, int count, int inj
     }
     if (ctx->rank == 0)
         for (long long i = 0; i < count && ok; i++)
-            if ((unsigned char)rbuf[i] != pattern(i, count, 2)) {
+            if ((unsigned char)rbuf[i] != cb_pattern(i, count, 2)) {
                 cb_error_local(ctx, "pong of %d bytes: byte %lld is %d, expected %d", count, i,
-                               (unsigned char)rbuf[i], pattern(i, count, 2));
+                               (unsigned char)rbuf[i], cb_pattern(i, count, 2));
                 ok = 0;
             }
     return cb_all_ok(ctx, ok);
@@ -99,8 +94,7 @@ static int cb_kernel(MPI_Comm comm, cb_ctx *ctx)
     if (cb_parse(ctx, "pingpong", CB_OPTIONS)) return CB_BAD_OPTIONS;
     long long smin, smax, iters, reps, check, huge, echo, inject;
     if (cb_opt_range(ctx, CB_OPTIONS, "sizes", &smin, &smax) ||
-        cb_opt_int(ctx, CB_OPTIONS, "iterations", 1, 100000000, &iters) ||
-        cb_opt_int(ctx, CB_OPTIONS, "repetitions", 1, 1000, &reps) ||
+        cb_opt_timing(ctx, CB_OPTIONS, &iters, &reps) ||
         cb_opt_int(ctx, CB_OPTIONS, "validate", 0, 1, &check) ||
         cb_opt_int(ctx, CB_OPTIONS, "hugepages", 0, 1, &huge) ||
         cb_opt_int(ctx, CB_OPTIONS, "echo", 0, 1, &echo) ||
@@ -124,9 +118,7 @@ static int cb_kernel(MPI_Comm comm, cb_ctx *ctx)
 
     char *sbuf = cb_alloc((size_t)smax + 1, (int)huge);
     char *rbuf = cb_alloc((size_t)smax + 1, (int)huge);
-    int have = (sbuf != NULL && rbuf != NULL);
-    if (!cb_all_ok(ctx, have)) {
-        cb_printf(ctx, "# result: ERROR: cannot allocate two buffers of %lld bytes\n", smax);
+    if (!cb_all_allocated(ctx, sbuf != NULL && rbuf != NULL, "two buffers of %lld bytes", smax)) {
         free(sbuf);
         free(rbuf);
         return CB_BAD_OPTIONS;

@@ -170,8 +170,7 @@ static int cb_kernel(MPI_Comm comm, cb_ctx *ctx)
     long long smin, smax, nonblocking, iters, reps, inject;
     if (cb_opt_range(ctx, CB_OPTIONS, "size", &smin, &smax) ||
         cb_opt_int(ctx, CB_OPTIONS, "nonblocking", 0, 1, &nonblocking) ||
-        cb_opt_int(ctx, CB_OPTIONS, "iterations", 1, 100000000, &iters) ||
-        cb_opt_int(ctx, CB_OPTIONS, "repetitions", 1, 1000, &reps) ||
+        cb_opt_timing(ctx, CB_OPTIONS, &iters, &reps) ||
         cb_opt_int(ctx, CB_OPTIONS, "inject-error", 0, 2, &inject))
         return CB_BAD_OPTIONS;
     if (smin < (long long)sizeof(int)) {
@@ -217,8 +216,7 @@ static int cb_kernel(MPI_Comm comm, cb_ctx *ctx)
     }
     double *t = malloc(sizeof(double) * (size_t)reps);
     int rc = CB_OK;
-    if (!cb_all_ok(ctx, have && t != NULL)) {
-        cb_printf(ctx, "# result: ERROR: cannot allocate four buffers of %lld bytes\n", smax);
+    if (!cb_all_allocated(ctx, have && t != NULL, "four buffers of %lld bytes", smax)) {
         rc = CB_BAD_OPTIONS;
         goto done;
     }

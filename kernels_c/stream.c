@@ -120,8 +120,7 @@ static int cb_kernel(MPI_Comm comm, cb_ctx *ctx)
     double *b = cb_alloc(n * sizeof(double), 0);
     double *c = cb_alloc(n * sizeof(double), 0);
     double *t = malloc(sizeof(double) * (size_t)(reps * nk));
-    if (!cb_all_ok(ctx, a && b && c && t)) {
-        cb_printf(ctx, "# result: ERROR: cannot allocate 3 arrays of %lld bytes per rank\n", bytes);
+    if (!cb_all_allocated(ctx, a && b && c && t, "3 arrays of %lld bytes per rank", bytes)) {
         free(a); free(b); free(c); free(t);
         return CB_BAD_OPTIONS;
     }
@@ -160,14 +159,8 @@ static int cb_kernel(MPI_Comm comm, cb_ctx *ctx)
                   counted / (tmed * 1e6), moved / (tmin * 1e6));
     }
     free(tk);
-    int rc = CB_OK;
-    if (all_ok) {
-        cb_printf(ctx, "# result: ok\n");
-    } else {
-        cb_printf(ctx, "# result: VALIDATION FAILED: array values differ from the scalar "
-                  "replay of the kernels (see stderr)\n");
-        rc = CB_VALIDATION_FAILED;
-    }
+    int rc = cb_verdict(ctx, all_ok, "array values differ from the scalar replay of the kernels "
+                        "(see stderr)");
     free(a); free(b); free(c); free(t);
     return rc;
 }

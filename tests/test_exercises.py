@@ -143,67 +143,67 @@ def test_ring_check_passes_the_solution_and_reports_the_skeletons_deadlock(capsy
     assert "P = 3: DEADLOCK" in out and "P = 4" not in out and "1048576-byte messages" in out
 
 
-@mpi
-def test_ring_check_catches_a_wrong_direction(tmp_path, capsys):
-    wrong = E.c_exercise_path("ring", solution=True).read_text().replace(
-        "MPI_Send(sendbuf, n, MPI_CHAR, right", "MPI_Send(sendbuf, n, MPI_CHAR, left").replace(
-        "MPI_Recv(recvbuf, n, MPI_CHAR, left", "MPI_Recv(recvbuf, n, MPI_CHAR, right")
-    f = tmp_path / "ring_wrong.c"
-    f.write_text(wrong)
-    assert not E.check_ring(f, nps=(3,), sizes="4")
-    assert "WRONG" in capsys.readouterr().out
-
-
-@mpi
-def test_ring_exercise_refuses_sendrecv(tmp_path, capsys):
-    f = tmp_path / "ring_sendrecv.c"
-    f.write_text(E.c_exercise_path("ring").read_text().replace(
+# A reader's file that is wrong in one way: (exercise, start from the solution?, edits, the
+# check's arguments, what its report must say). Each edit must apply, or the test proves nothing.
+WRONG_FILES = [
+    pytest.param("ring", True, {"MPI_Send(sendbuf, n, MPI_CHAR, right": "MPI_Send(sendbuf, n, MPI_CHAR, left",
+                                "MPI_Recv(recvbuf, n, MPI_CHAR, left": "MPI_Recv(recvbuf, n, MPI_CHAR, right"},
+                 dict(nps=(3,), sizes="4"), ["WRONG"], id="ring-wrong-direction"),
+    pytest.param("ring", False, {
         "    MPI_Send(sendbuf, n, MPI_CHAR, right, 0, comm);\n"
-        "    MPI_Recv(recvbuf, n, MPI_CHAR, left, 0, comm, MPI_STATUS_IGNORE);",
+        "    MPI_Recv(recvbuf, n, MPI_CHAR, left, 0, comm, MPI_STATUS_IGNORE);":
         "    MPI_Sendrecv(sendbuf, n, MPI_CHAR, right, 0, recvbuf, n, MPI_CHAR, left, 0, comm,"
-        " MPI_STATUS_IGNORE);"))
-    assert not E.check_ring(f, nps=(2,), sizes="4")
-    out = capsys.readouterr().out
-    assert "does not compile" in out and "allows_only_MPI_Send_and_MPI_Recv" in out
-
-
-@mpi
-def test_gather_check_passes_the_solution_and_fails_the_skeleton_and_a_linear_gather(tmp_path, capsys):
-    assert E.check_gather(E.c_exercise_path("gather", solution=True), nps=range(1, 7))
-    assert "correct for every P" in capsys.readouterr().out
-    assert not E.check_gather(E.c_exercise_path("gather"), nps=(1, 3))
-    assert "P = 3: WRONG" in capsys.readouterr().out
-    linear = tmp_path / "gather_linear.c"
-    linear.write_text(E.c_exercise_path("gather").read_text().replace(
-        "    /* TODO: the steps of the tree (send and stop, or receive a subtree's blocks) */\n",
+        " MPI_STATUS_IGNORE);"},
+        dict(nps=(2,), sizes="4"), ["does not compile", "allows_only_MPI_Send_and_MPI_Recv"],
+        id="ring-refuses-sendrecv"),
+    pytest.param("gather", False, {
+        "    /* TODO: the steps of the tree (send and stop, or receive a subtree's blocks) */\n":
         "    if (v) MPI_Send(held, n, MPI_CHAR, root, 0, comm);\n"
         "    else for (int b = 1; b < P; b++)\n"
-        "        MPI_Recv(held + (size_t)b * n, n, MPI_CHAR, (b + root) % P, 0, comm, MPI_STATUS_IGNORE);\n"
-    ).replace("memcpy(recvbuf + (size_t)root * (size_t)n, held, (size_t)n);",
-              "for (int b = 0; b < P; b++) memcpy(recvbuf + (size_t)((b + root) % P) * n, "
-              "held + (size_t)b * n, (size_t)n);"))
-    assert not E.check_gather(linear, nps=(5,), sizes="8")
-    out = capsys.readouterr().out
-    assert "root received 4 messages" in out and "ceil(log2 P) = 3" in out
+        "        MPI_Recv(held + (size_t)b * n, n, MPI_CHAR, (b + root) % P, 0, comm, MPI_STATUS_IGNORE);\n",
+        "memcpy(recvbuf + (size_t)root * (size_t)n, held, (size_t)n);":
+        "for (int b = 0; b < P; b++) memcpy(recvbuf + (size_t)((b + root) % P) * n, "
+        "held + (size_t)b * n, (size_t)n);"},
+        dict(nps=(5,), sizes="8"), ["root received 4 messages", "ceil(log2 P) = 3"],
+        id="gather-linear-is-not-binomial"),
+    pytest.param("gather", False, {"int v =": "int v = ;"}, dict(nps=(2,)), ["does not compile", "error"],
+                 id="compile-error-shows-the-compiler"),
+]
 
 
 @mpi
-def test_eager_check_passes_the_solution_and_fails_the_skeleton(capsys):
+@pytest.mark.parametrize("name, from_solution, edits, run, says", WRONG_FILES)
+def test_check_fails_a_wrong_file_and_says_why(tmp_path, capsys, name, from_solution, edits, run, says):
+    text = E.c_exercise_path(name, solution=from_solution).read_text()
+    for old, new in edits.items():
+        assert old in text, f"the edit no longer applies to {name}: {old!r}"
+        text = text.replace(old, new)
+    f = tmp_path / f"{name}_wrong.c"
+    f.write_text(text)
+    assert not getattr(E, f"check_{name}")(f, **run)
+    out = capsys.readouterr().out
+    for words in says:
+        assert words in out
+
+
+@mpi
+@pytest.mark.parametrize("name, solution_nps, skeleton_nps, skeleton_says", [
+    ("gather", range(1, 7), (1, 3), "P = 3: WRONG"),
+    ("eager", (2, 3), (2,), "WRONG: your probe says 0 B"),
+])
+def test_check_passes_the_solution_and_fails_the_skeleton(capsys, name, solution_nps, skeleton_nps,
+                                                          skeleton_says):
+    check = getattr(E, f"check_{name}")
+    assert check(E.c_exercise_path(name, solution=True), nps=solution_nps)
+    assert "correct for every P" in capsys.readouterr().out
+    assert not check(E.c_exercise_path(name), nps=skeleton_nps)
+    assert skeleton_says in capsys.readouterr().out
+
+
+@mpi
+def test_reference_eager_limit_is_a_real_threshold():
     ref = E.reference_eager_limit()
     assert 0 < ref < 4 << 20  # this MPI sends small messages eagerly and large ones not
-    assert E.check_eager(E.c_exercise_path("eager", solution=True), nps=(2, 3))
-    assert "correct for every P" in capsys.readouterr().out
-    assert not E.check_eager(E.c_exercise_path("eager"), nps=(2,))
-    assert "WRONG: your probe says 0 B" in capsys.readouterr().out
-
-
-@mpi
-def test_c_exercise_compile_error_shows_the_compiler(tmp_path, capsys):
-    f = tmp_path / "gather_broken.c"
-    f.write_text(E.c_exercise_path("gather").read_text().replace("int v =", "int v = ;"))
-    assert not E.check_gather(f, nps=(2,))
-    out = capsys.readouterr().out
-    assert "does not compile" in out and "error" in out
 
 
 def test_skeletons_and_solutions_are_shipped_together():

@@ -36,8 +36,7 @@ static int cb_kernel(MPI_Comm comm, cb_ctx *ctx)
     cb_header(ctx, "deadlock");
     cb_printf(ctx, "# order: %s\n# size_bytes: %lld\n", order, size);
     char *sbuf = cb_alloc((size_t)size, 0), *rbuf = cb_alloc((size_t)size, 0);
-    if (!cb_all_ok(ctx, sbuf && rbuf)) {
-        cb_printf(ctx, "# result: ERROR: cannot allocate two buffers of %lld bytes\n", size);
+    if (!cb_all_allocated(ctx, sbuf && rbuf, "two buffers of %lld bytes", size)) {
         free(sbuf);
         free(rbuf);
         return CB_BAD_OPTIONS;

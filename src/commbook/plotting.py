@@ -13,17 +13,25 @@ CLASS_COLORS = {"self": "0.6", "core": "C2", "socket": "C1", "node": "C3"}
 SERIES_COLORS = ["C0", "C9", "C4", "C5", "C6", "C8"]  # not the link-class colours
 
 
-def new_axes(title: str = "", xlabel: str = "", ylabel: str = "", logx=False, logy=False,
-             figsize=(6.4, 4.0)):
-    fig, ax = plt.subplots(figsize=figsize)
+def label_axes(ax, title: str = "", xlabel: str = "", ylabel: str = "", legend: bool = False):
+    """Title, axis labels, the legend when asked, and the light grid every figure has."""
     ax.set_title(title)
     ax.set_xlabel(xlabel)
     ax.set_ylabel(ylabel)
+    if legend:
+        ax.legend()
+    ax.grid(True, which="both", alpha=0.3)
+    return ax
+
+
+def new_axes(title: str = "", xlabel: str = "", ylabel: str = "", logx=False, logy=False,
+             figsize=(6.4, 4.0)):
+    fig, ax = plt.subplots(figsize=figsize)
     if logx:
         ax.set_xscale("symlog", linthresh=1, base=2) if logx == "symlog" else ax.set_xscale("log", base=2)
     if logy:
         ax.set_yscale("log")
-    ax.grid(True, which="both", alpha=0.3)
+    label_axes(ax, title, xlabel, ylabel)
     return fig, ax
 
 

@@ -100,6 +100,8 @@ def plot_eager_sweep(table: pd.DataFrame, limits_bytes=(), ax=None, title: str =
     size, the least disturbed by other jobs), with each limit marked."""
     import matplotlib.pyplot as plt
 
+    from .plotting import label_axes
+
     if ax is None:
         _, ax = plt.subplots(figsize=(8, 4.5))
     for i, (label, g) in enumerate(table.groupby("eager_limit", sort=False)):
@@ -108,17 +110,15 @@ def plot_eager_sweep(table: pd.DataFrame, limits_bytes=(), ax=None, title: str =
         ax.loglog(g.size_bytes, g.t_min_us, "o-", color=f"C{i}", label=f"{name} (measured)")
     for i, limit in enumerate(limits_bytes):
         ax.axvline(limit, color=f"C{i}", ls=":", lw=1)
-    ax.set_xlabel("message size (bytes)")
-    ax.set_ylabel("half round trip, fastest repetition (µs)")
-    ax.set_title(title)
-    ax.legend()
-    ax.grid(True, which="both", alpha=0.3)
-    return ax
+    return label_axes(ax, title, "message size (bytes)", "half round trip, fastest repetition (µs)",
+                      legend=True)
 
 
 def plot_duplex(duplex: pd.DataFrame, ax=None, title: str = ""):
     """B / b against size: 2 means the link is full duplex (the Jacobi model's B = 2b)."""
     import matplotlib.pyplot as plt
+
+    from .plotting import label_axes
 
     if ax is None:
         _, ax = plt.subplots(figsize=(8, 3.8))
@@ -126,12 +126,7 @@ def plot_duplex(duplex: pd.DataFrame, ax=None, title: str = ""):
     ax.axhline(2, color="grey", ls="--", lw=1, label="full duplex: B = 2b (Jacobi model)")
     ax.axhline(1, color="grey", ls=":", lw=1, label="half duplex: B = b")
     ax.set_ylim(0, max(2.5, float(duplex["B / b"].max()) * 1.1))
-    ax.set_xlabel("message size (bytes)")
-    ax.set_ylabel("both ways / one way")
-    ax.set_title(title)
-    ax.legend()
-    ax.grid(True, which="both", alpha=0.3)
-    return ax
+    return label_axes(ax, title, "message size (bytes)", "both ways / one way", legend=True)
 
 
 def echo_comparison(run, sizes, rounds: int = 3, repetitions: int = 5) -> pd.DataFrame:

@@ -17,14 +17,10 @@ NAME = "topology"
 TOPOLOGIES = ("linear:8", "ring:8", "ring:16", "mesh:9", "mesh:16", "torus:16", "hypercube:8",
               "hypercube:16", "tree:15", "switch_tree:16", "fat_tree:2x3", "fat_tree:2x4",
               "cluster:2x2x4")
-OVERLAYS = {
-    "(none)": None,
-    "bcast binomial": ("bcast", "binomial"),
-    "bcast chain": ("bcast", "chain"),
-    "bcast binary tree": ("bcast", "binary_tree"),
-    "gather binomial": ("gather", "binomial"),
-    "allreduce recursive doubling": ("allreduce", "recursive_doubling"),
-}
+# menu label "bcast binary tree": (operation, algorithm of commbook.models.collectives)
+OVERLAYS = {"(none)": None} | {f"{op} {alg.replace('_', ' ')}": (op, alg) for op, alg in (
+    ("bcast", "binomial"), ("bcast", "chain"), ("bcast", "binary_tree"), ("gather", "binomial"),
+    ("allreduce", "recursive_doubling"))}
 MAX_STEPS = 16
 TEST_POINTS = [{"net": TOPOLOGIES.index(t), "overlay": list(OVERLAYS).index(o), "upto": MAX_STEPS} for t, o in
                [("hypercube:16", "allreduce recursive doubling"), ("torus:16", "bcast binomial"),
