@@ -15,7 +15,6 @@ from __future__ import annotations
 import argparse
 import re
 import statistics
-import subprocess
 import sys
 import time
 
@@ -32,10 +31,9 @@ def ours(size: int, hugepages: int) -> float:
 
 def mpi4py_bench(size: int, array: str) -> float:
     loop = "10000" if size <= 1024 else "100"
-    cmd = mpi_env.mpiexec_command(2, [sys.executable, "-m", "mpi4py.bench", "pingpong",
-                                      "-m", str(size), "-n", str(size), "-l", loop,
-                                      "--loop-large", loop, "-a", array])
-    proc = subprocess.run(cmd, capture_output=True, text=True, env=mpi_env.environ(2), timeout=300)
+    proc = kernels.mpiexec_raw(2, [sys.executable, "-m", "mpi4py.bench", "pingpong",
+                                   "-m", str(size), "-n", str(size), "-l", loop,
+                                   "--loop-large", loop, "-a", array], timeout=300)
     m = re.search(rf"^\s*{size}\s+\S+\s+\|\s+(\S+)", proc.stdout, re.M)
     if proc.returncode or not m:
         raise SystemExit(f"mpi4py.bench failed:\n{proc.stdout}\n{proc.stderr}")

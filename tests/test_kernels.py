@@ -111,6 +111,11 @@ def test_a_launcher_that_dies_before_any_rank_is_started_once_more(monkeypatch, 
     assert out.result == "ok" and len(calls) == 2
     assert "starting it again" in capsys.readouterr().err
 
+    calls.clear()  # the raw runner (tests, other programs) starts it once more as well
+    raw = kernels.mpiexec_raw(1, [str(kernels.compile_kernel("pingpong", "executable")), "--help"],
+                              timeout=120)
+    assert "--sizes" in raw.stdout and len(calls) == 2
+
     monkeypatch.setattr(mpi_env, "mpiexec_command", lambda np, program: [
         "sh", "-c", "echo \"The PMIx server's listener thread failed to start.\" >&2; exit 213"])
     with pytest.raises(kernels.KernelFailed, match="exit code 213"):

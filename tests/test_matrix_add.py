@@ -3,11 +3,10 @@ error), its decomposition against the model's, and the model by hand."""
 from __future__ import annotations
 
 import math
-import subprocess
 
 import pytest
 
-from commbook import kernels, mpi_env
+from commbook import kernels
 from commbook.models import matrix as M
 from commbook.models.hockney import Hockney
 
@@ -44,8 +43,7 @@ def test_matrix_add_validates_with_uneven_blocks(np_, grid, shape, expect_grid):
 
 def _run_raw(np_, args):
     exe = kernels.compile_kernel("matrix_add", "executable")
-    cmd = mpi_env.mpiexec_command(np_, [str(exe), *args])
-    return subprocess.run(cmd, capture_output=True, text=True, timeout=90, env=mpi_env.environ(np_))
+    return kernels.mpiexec_raw(np_, [str(exe), *args], timeout=90)
 
 
 @pytest.mark.mpi

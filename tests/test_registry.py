@@ -1,10 +1,9 @@
 """The kernel registry reads each kernel's own C option table: nothing copied by hand."""
 import re
-import subprocess
 
 import pytest
 
-from commbook import config, kernels, mpi_env, registry
+from commbook import config, kernels, registry
 
 
 def test_every_c_option_is_on_the_command_line_once():
@@ -48,8 +47,7 @@ def test_registry_matches_what_the_compiled_kernel_prints(name):
     same options with the same defaults as the registry read from the source."""
     spec = registry.KERNELS[name]
     exe = kernels.compile_kernel(spec.source, "executable")
-    proc = subprocess.run(mpi_env.mpiexec_command(1, [str(exe), "--help"]), capture_output=True,
-                          text=True, timeout=120, env=mpi_env.environ(1))
+    proc = kernels.mpiexec_raw(1, [str(exe), "--help"], timeout=120)
     printed = dict(re.findall(r"^#   --(\S+)\s+.*\(default (.*)\)$", proc.stdout, re.M))
     assert printed, proc.stdout + proc.stderr
     table = {r.name: r.default for r in registry.c_option_table(

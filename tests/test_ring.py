@@ -2,13 +2,12 @@
 failure path, and the placement-driven model."""
 from __future__ import annotations
 
-import subprocess
 
 import numpy as np
 import pandas as pd
 import pytest
 
-from commbook import kernels, mpi_env, orfeo
+from commbook import kernels, orfeo
 from commbook.models.hockney import Hockney
 from commbook.models.ring import Placement, fit_ring, links_from_table, ring_time, step_cost
 
@@ -38,9 +37,7 @@ def test_ring_validates_for_any_P(np_, nonblocking):
 
 def _run_raw(np_, args):
     exe = kernels.compile_kernel("ring", "executable")
-    cmd = mpi_env.mpiexec_command(np_, [str(exe), *args])
-    return subprocess.run(cmd, capture_output=True, text=True, timeout=90,
-                          env=mpi_env.environ(np_))
+    return kernels.mpiexec_raw(np_, [str(exe), *args], timeout=90)
 
 
 @pytest.mark.mpi

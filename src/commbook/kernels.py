@@ -287,6 +287,27 @@ def kernel_args(options: dict | None) -> list[str]:
 LAUNCHER_FAILURES = ("The PMIx server's listener thread failed to start",)
 
 
+def launcher_failed(returncode: int, stdout: str, stderr: str) -> str | None:
+    """The known launcher failure this run died of before any rank printed, if any."""
+    if returncode == 0 or stdout.strip():
+        return None
+    return next((m for m in LAUNCHER_FAILURES if m in stderr), None)
+
+
+def mpiexec_raw(np: int, program: list[str], timeout: float = DEFAULT_TIMEOUT,
+                env: dict | None = None) -> subprocess.CompletedProcess:
+    """`mpiexec -n np program` with its exit code and output as they are (for tests of exit
+    codes and messages, and for other programs than our kernels). A launcher failure before
+    any rank ran is started once more, as in run_mpiexec. Without run_mpiexec's process-tree
+    cleanup: for short runs only."""
+    for attempt in (1, 2):
+        proc = subprocess.run(mpi_env.mpiexec_command(np, program), capture_output=True,
+                              text=True, timeout=timeout, env=mpi_env.environ(np, env))
+        if attempt == 2 or not launcher_failed(proc.returncode, proc.stdout, proc.stderr):
+            return proc
+    raise AssertionError("unreachable")
+
+
 def run_mpiexec(kernel: str | os.PathLike, np: int, options: dict | None = None,
                 timeout: float = DEFAULT_TIMEOUT, env: dict | None = None,
                 on_line: Callable[[str], None] | None = None,
@@ -346,10 +367,9 @@ def run_mpiexec(kernel: str | os.PathLike, np: int, options: dict | None = None,
     for t in readers:
         t.join(5)
     text, stderr = "".join(lines), "".join(errs)
-    if (proc.returncode != 0 and not text.strip() and _launch_retries > 0
-            and any(m in stderr for m in LAUNCHER_FAILURES)):
+    said = launcher_failed(proc.returncode, text, stderr)
+    if said and _launch_retries > 0:
         # the launcher died before any rank ran: nothing was measured, so starting again is safe
-        said = next(m for m in LAUNCHER_FAILURES if m in stderr)
         print(f"commbook: mpiexec failed to start ({said}); starting it again", file=sys.stderr)
         return run_mpiexec(kernel, np, options, timeout=timeout, env=env, on_line=on_line,
                            extra_flags=extra_flags, _launch_retries=_launch_retries - 1)
