@@ -89,3 +89,23 @@ def test_engines_dying_at_start_are_tried_twice_then_reported_with_their_words(m
     left = [p for p in psutil.Process().children(recursive=True)
             if p.pid not in before and alive(p.pid)]
     assert left == []
+
+
+def test_progress_bar_is_tqdm_in_one_line(capsys):
+    """Outside Jupyter tqdm writes to stderr; in Jupyter each state replaces the last in one
+    display output (so the executed notebook keeps only the final bar)."""
+    bar = cluster_module._ProgressBar(3, "Allreduce sizes")
+    for done, value in enumerate(["0:0", "1K:1K", "1M:1M"], start=1):
+        bar.update(done, value)
+    assert "Allreduce sizes: 100%" in capsys.readouterr().err and "3/3" in bar.bar.__str__()
+
+    shown = []
+
+    class Handle:
+        def update(self, data, raw):
+            shown.append(data["text/plain"])
+
+    bar.handle = Handle()
+    bar.write("\r\x1b[AAllreduce sizes:  33%|###   | 1/3 [00:01<00:02, last: 0:0]")
+    bar.write("\n")
+    assert shown == ["Allreduce sizes:  33%|###   | 1/3 [00:01<00:02, last: 0:0]"]

@@ -420,7 +420,7 @@ class _ProgressBar:
                         ascii=True, dynamic_ncols=False, ncols=100, mininterval=0)
 
     def write(self, text: str) -> None:
-        line = text.strip("\r\n\x1b[A")
+        line = text.replace("\x1b[A", "").strip("\r\n")  # tqdm's cursor-up, then line ends
         if line:  # text/plain as it is: a str would be shown with quotes (its repr)
             self.handle.update({"text/plain": line}, raw=True)
 
