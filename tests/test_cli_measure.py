@@ -1,7 +1,7 @@
 """`commbook measure` and `commbook doctor` from the command line."""
 import pytest
 
-from commbook import data
+from commbook import data, kernels
 from commbook.cli import main
 
 pytestmark = pytest.mark.mpi
@@ -42,7 +42,8 @@ def main_help(kernel: str) -> str:
 def test_measure_bad_arguments_one_line(capsys):
     assert main(["measure", "pingpong", "--np", "0"]) == 2
     assert main(["measure", "pingpong", "--sizes", "lots", "--quiet"]) == 1
-    err = capsys.readouterr().err.strip().splitlines()
+    err = [line for line in capsys.readouterr().err.strip().splitlines()
+           if not line.startswith(kernels.RETRY_NOTICE)]  # Open MPI's launcher flake, retried
     assert err[0] == "commbook: error: --np must be at least 1, not 0"
     assert err[1].startswith("commbook: error: kernel pingpong failed: ERROR: --sizes 'lots'")
 

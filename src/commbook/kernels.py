@@ -285,6 +285,7 @@ def kernel_args(options: dict | None) -> list[str]:
 # Open MPI 5's launcher (PRRTE/PMIx) now and then fails before starting any rank, more often
 # on a loaded machine; such a run is started once more.
 LAUNCHER_FAILURES = ("The PMIx server's listener thread failed to start",)
+RETRY_NOTICE = "commbook: mpiexec failed to start"  # the line said before starting it again
 
 
 def launcher_failed(returncode: int, stdout: str, stderr: str) -> str | None:
@@ -370,7 +371,7 @@ def run_mpiexec(kernel: str | os.PathLike, np: int, options: dict | None = None,
     said = launcher_failed(proc.returncode, text, stderr)
     if said and _launch_retries > 0:
         # the launcher died before any rank ran: nothing was measured, so starting again is safe
-        print(f"commbook: mpiexec failed to start ({said}); starting it again", file=sys.stderr)
+        print(f"{RETRY_NOTICE} ({said}); starting it again", file=sys.stderr)
         return run_mpiexec(kernel, np, options, timeout=timeout, env=env, on_line=on_line,
                            extra_flags=extra_flags, _launch_retries=_launch_retries - 1)
     try:
