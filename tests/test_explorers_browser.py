@@ -15,7 +15,7 @@ pytestmark = pytest.mark.browser
 @pytest.fixture(scope="module")
 def bundle(tmp_path_factory):
     path = tmp_path_factory.mktemp("explorers") / render.BUNDLE_NAME
-    path.write_text(render.javascript_bundle(), encoding="utf-8")
+    path.write_text(render.javascript_bundle() + render.page_script(), encoding="utf-8")
     return path
 
 

@@ -58,6 +58,10 @@ def vendor_explorer_js(root: Path) -> Path:
         tmp = dest.with_suffix(".tmp")
         tmp.write_text(render.javascript_bundle(), encoding="utf-8")
         tmp.replace(dest)
+    page = dest.with_name(render.PAGE_SCRIPT_NAME)  # small, and changes with the package
+    tmp = page.with_suffix(".tmp")
+    tmp.write_text(render.page_script(), encoding="utf-8")
+    tmp.replace(page)
     return dest
 
 

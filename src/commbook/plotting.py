@@ -1,11 +1,25 @@
 """What every chapter's figures share: measured data as points with their spread, models as
-lines whose legend says "model", byte sizes on log axes."""
+lines whose legend says "model", byte sizes on log axes. Colours come from matplotlib's
+colour-blind-safe cycle (set once here), and colour is never the only difference: each measured
+series on an axes gets its own marker and each model line its own dash pattern. Every figure
+shown in a notebook carries a description for its alt text (commbook.figure_alt)."""
 from __future__ import annotations
 
 import matplotlib.pyplot as plt
 import numpy as np
+from cycler import cycler
+
+from . import figure_alt
+
+# 'tableau-colorblind10' (matplotlib's style of the Tableau colour-blind palette) as the C0..C9
+# colours every chapter's figures use
+plt.rcParams["axes.prop_cycle"] = cycler(color=plt.style.library["tableau-colorblind10"]
+                                         ["axes.prop_cycle"].by_key()["color"])
+figure_alt.install()
 
 MEASURED_STYLE = dict(marker="o", ms=4, lw=0, capsize=2, elinewidth=1)
+MARKERS = ("o", "s", "^", "D", "v", "P", "X", "<", ">", "*")
+DASHES = ("-", "--", "-.", ":", (0, (5, 1, 1, 1, 1, 1)), (0, (1, 3)))
 
 
 MODEL_STYLE = dict(lw=1.6)
@@ -27,6 +41,7 @@ def label_axes(ax, title: str = "", xlabel: str = "", ylabel: str = "", legend: 
 def new_axes(title: str = "", xlabel: str = "", ylabel: str = "", logx=False, logy=False,
              figsize=(6.4, 4.0)):
     fig, ax = plt.subplots(figsize=figsize)
+    figure_alt.install()  # after pyplot set up the inline backend
     if logx:
         ax.set_xscale("symlog", linthresh=1, base=2) if logx == "symlog" else ax.set_xscale("log", base=2)
     if logy:
@@ -38,7 +53,8 @@ def new_axes(title: str = "", xlabel: str = "", ylabel: str = "", logx=False, lo
 def measured(ax, x, y, ymin=None, ymax=None, label="measured", **kw):
     """Points with asymmetric error bars from min/max when given."""
     x, y = np.asarray(x, float), np.asarray(y, float)
-    style = {**MEASURED_STYLE, **kw}
+    style = {**MEASURED_STYLE, "marker": MARKERS[len(getattr(ax, "_cb_measured", ())) % len(MARKERS)], **kw}
+    ax._cb_measured = getattr(ax, "_cb_measured", ()) + (label,)
     if ymin is not None and ymax is not None:
         yerr = np.vstack([y - np.asarray(ymin, float), np.asarray(ymax, float) - y])
         return ax.errorbar(x, y, yerr=np.clip(yerr, 0, None), label=label, **style)
@@ -50,7 +66,9 @@ def measured(ax, x, y, ymin=None, ymax=None, label="measured", **kw):
 def model_line(ax, x, y, label="model", **kw):
     if "model" not in label.lower():
         label = f"{label} (model)"
-    return ax.plot(x, y, label=label, **{**MODEL_STYLE, **kw})
+    dash = DASHES[len(getattr(ax, "_cb_models", ())) % len(DASHES)]
+    ax._cb_models = getattr(ax, "_cb_models", ()) + (label,)
+    return ax.plot(x, y, label=label, **{**MODEL_STYLE, "ls": dash, **kw})
 
 
 def size_grid(n):

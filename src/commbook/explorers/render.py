@@ -18,8 +18,11 @@ import os
 import uuid
 from dataclasses import dataclass, field
 
+from .layout import EMBED_CSS, EMBED_JS, accessible
+
 VEGA_LITE_VERSION = "6.4"  # what altair 6.3 writes; vl-convert 1.9 bundles it
 BUNDLE_NAME = f"vega-explorers-vl{VEGA_LITE_VERSION}.js"
+PAGE_SCRIPT_NAME = "commbook-explorers.js"  # layout.EMBED_JS and its styles, beside the bundle
 STATIC_SUBDIR = "explorers"
 # Set by the Sphinx extension before notebooks execute: the page loads the vendored file.
 ENV_STATIC = "CB_EXPLORER_JS_STATIC"  # an inherited marker, not a user setting
@@ -35,6 +38,13 @@ def javascript_bundle() -> str:
     return "(function(){\n" + vl_convert.javascript_bundle(vl_version=VEGA_LITE_VERSION) + "\n})();\n"
 
 
+def page_script() -> str:
+    """What each page with explorers runs once: the fitting/printing code and its styles."""
+    return (EMBED_JS + "\n(function(){if(document.getElementById('commbook-explorer-style'))return;"
+            "var s=document.createElement('style');s.id='commbook-explorer-style';"
+            f"s.textContent={json.dumps(EMBED_CSS)};document.head.appendChild(s);}})();\n")
+
+
 @dataclass
 class Explorer:
     """A live chart: `chart` (Altair), `name` (the module that built it, for tests) and the
@@ -46,16 +56,30 @@ class Explorer:
     notes: list = field(default_factory=list)
 
     def spec(self) -> dict:
-        return self.chart.to_dict()
+        spec = accessible(self.chart.to_dict())
+        spec.setdefault("description", self.description())
+        return spec
+
+    def description(self) -> str:
+        """What a screen reader announces for the chart: the first sentence of the module's
+        docstring ("Ping-pong explorer: the Hockney model ...")."""
+        import importlib
+
+        try:
+            doc = importlib.import_module(f"{__package__}.{self.name}").__doc__ or ""
+        except ImportError:
+            doc = ""
+        first = " ".join(doc.split()).split(". ")[0].rstrip(".")
+        return first or f"Interactive chart: {self.name}"
 
     def html(self, inline_bundle: bool) -> str:
         div = f"commbook-explorer-{self.name}-{uuid.uuid4().hex[:8]}"
         spec = json.dumps(self.spec(), separators=(",", ":"), allow_nan=False)
         spec = spec.replace("</", "<\\/")  # a label containing </script> must not end the script
-        bundle = f"<script>{javascript_bundle()}</script>\n" if inline_bundle else ""
+        bundle = f"<script>{javascript_bundle()}\n{page_script()}</script>\n" if inline_bundle else ""
         notes = "".join(f"<p class=\"commbook-explorer-note\">{html.escape(n)}</p>" for n in self.notes)
         return f"""{bundle}<div id="{div}" class="commbook-explorer" data-explorer="{self.name}" \
-data-model-field="{self.model_field}" style="width:100%"></div>{notes}
+data-model-field="{self.model_field}" role="group" aria-label="{html.escape(self.description())}"></div>{notes}
 <script>(function () {{
   var id = "{div}", spec = {spec};
   function show() {{
@@ -64,9 +88,10 @@ data-model-field="{self.model_field}" style="width:100%"></div>{notes}
         "The explorer needs the book's vega-explorers script, which did not load.";
       return;
     }}
-    window.vegaEmbed("#" + id, spec, {{actions: false, renderer: "svg"}}).then(function (r) {{
+    if (window.commbookEmbed) window.commbookEmbed(id, spec);  // fits the column (layout.py)
+    else window.vegaEmbed("#" + id, spec, {{actions: false, renderer: "svg"}}).then(function (r) {{
       (window.commbookExplorers = window.commbookExplorers || {{}})[id] = r;
-    }}).catch(function (e) {{ console.error("explorer " + id + ": " + e); }});
+    }});
   }}
   if (document.readyState === "loading") document.addEventListener("DOMContentLoaded", show);
   else show();

@@ -21,6 +21,7 @@ def _vendor(app):
 def _add_to_page(app, pagename, templatename, context, doctree):
     if 'class="commbook-explorer"' in context.get("body", ""):
         app.add_js_file(f"{render.STATIC_SUBDIR}/{render.BUNDLE_NAME}")
+        app.add_js_file(f"{render.STATIC_SUBDIR}/{render.PAGE_SCRIPT_NAME}")
 
 
 def setup(app):
