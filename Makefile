@@ -23,7 +23,7 @@ else
 $(error MPI must be openmpi or mpich, not '$(MPI)')
 endif
 
-.PHONY: book test lab doctor clean-book clean benchmark
+.PHONY: book test lab doctor clean-book clean benchmark pdf
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -39,6 +39,11 @@ $(LAB_STAMP): $(STAMP) pyproject.toml etc/jupyterlab/overrides.json
 # EDITION=student: solutions removed, notebooks to hand out (_build/student/)
 book: $(STAMP)
 	$(PY) -m commbook.booktools build $(if $(filter student,$(EDITION)),--student)
+
+# The built pages printed in Chromium into one PDF (contents, page numbers): _build/pdf/commbook.pdf;
+# EDITION=student: _build/pdf/commbook-student.pdf from _build/student/html. Run `make book` first.
+pdf: $(STAMP)
+	$(PY) -m commbook.pdf $(if $(filter student,$(EDITION)),--student)
 
 # The suite includes the JupyterLab browser test, hence the lab packages.
 test: $(STAMP) $(LAB_STAMP)

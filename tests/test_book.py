@@ -154,3 +154,99 @@ def test_explorers_live_in_book(built_book, browser, page):
     assert external == [], f"requests leaving the machine: {external}"
     real_errors = [e for e in console_errors if not any(h in e for h in HARMLESS_CONSOLE)]
     assert real_errors == [], real_errors
+
+
+# --- every reader: fits a phone, accessible, printable, light (helpers in page_checks.py) -----
+WIDTHS = (1280, 1024, 390)
+MAX_PAGE_BYTES = 1_500_000
+
+
+@pytest.mark.browser
+@pytest.mark.parametrize("page", toc_pages())
+def test_page_fits_every_width(built_book, browser, page):
+    """At 1280, 1024 and 390 px nothing a reader must see (explorer, figure, table, legend,
+    formula) sticks out of the text column; the explorers at 390 px are kept as screenshots in
+    _build/explorer-shots-390."""
+    import page_checks as pc
+    problems = []
+    shots = REPO / "_build" / "explorer-shots-390"
+    shots.mkdir(parents=True, exist_ok=True)
+    for width in WIDTHS:
+        context, tab = pc.open_page(browser, (built_book / f"{page}.html").as_uri(), width)
+        try:
+            problems += [f"{page} at {width} px: {p}" for p in tab.evaluate(pc.OVERFLOW)]
+            if width == 390:
+                for i, box in enumerate(tab.locator(".commbook-explorer").all()):
+                    box.scroll_into_view_if_needed()
+                    box.screenshot(path=str(shots / f"{page.replace('/', '_')}-{i}.png"))
+        finally:
+            context.close()
+    assert problems == [], "\n".join(problems)
+
+
+@pytest.mark.browser
+@pytest.mark.parametrize("page", toc_pages())
+def test_page_has_no_serious_accessibility_violation(built_book, browser, page):
+    """axe-core in the light and the dark theme: no critical or serious violation (every
+    violation found is written to _build/a11y/ for the record); every figure has an alt text
+    that describes it, not its file name."""
+    import json
+
+    import page_checks as pc
+    out = REPO / "_build" / "a11y"
+    out.mkdir(parents=True, exist_ok=True)
+    bad = []
+    for dark in (False, True):
+        context, tab = pc.open_page(browser, (built_book / f"{page}.html").as_uri(), 1280, dark=dark)
+        try:
+            theme = tab.evaluate("() => document.documentElement.dataset.theme || 'light'")
+            assert theme == ("dark" if dark else "light")
+            found = pc.axe_violations(tab)
+            alts = tab.evaluate("() => Array.from(document.querySelectorAll('article img')).map(i => i.alt)")
+        finally:
+            context.close()
+        (out / f"{page.replace('/', '_')}-{theme}.json").write_text(json.dumps(found, indent=1))
+        bad += [f"{theme}: {v['impact']} {v['id']} ({v['nodes']}x): {v['help']} {v['targets']}"
+                for v in found if v["impact"] in ("critical", "serious")]
+        no_alt = [a for a in alts if not a or a.endswith((".png", ".svg", ".jpg")) or len(a) < 20]
+        assert no_alt == [], f"{page}: figures without a describing alt text: {no_alt}"
+    assert bad == [], f"{page}:\n" + "\n".join(bad)
+
+
+@pytest.mark.browser
+@pytest.mark.parametrize("page", toc_pages())
+def test_page_weight(built_book, browser, page):
+    """Everything the page loads (HTML, scripts, styles, fonts, figures) stays under 1.5 MB."""
+    import page_checks as pc
+    sizes = []
+    context, tab = pc.open_page(browser, (built_book / f"{page}.html").as_uri(), 1280, sizes=sizes)
+    context.close()
+    total = sum(n for _, n in sizes)
+    biggest = sorted(sizes, key=lambda s: -s[1])[:5]
+    assert total <= MAX_PAGE_BYTES, f"{page}: {total:,} B; largest: {biggest}"
+
+
+@pytest.mark.browser
+def test_pdf_of_the_book(built_book, browser):
+    """`make pdf`: one PDF, every chapter's title in it, at least as many images as the pages
+    print figures (matplotlib PNGs and the explorers' pictures), no explorer picture wider than
+    the paper, every page numbered."""
+    import json
+
+    from pypdf import PdfReader
+
+    from commbook import pdf
+    out = pdf.build_pdf(REPO, browser=browser)
+    prints = json.loads(out.with_suffix(".json").read_text())
+    reader = PdfReader(out)
+    text = " ".join(" ".join((p.extract_text() or "").split()) for p in reader.pages)
+    assert [p["page"] for p in prints] == toc_pages()
+    for p in prints:
+        assert p["title"] and p["title"] in text, f"{p['page']}: title {p['title']!r} not in the PDF"
+        assert p["clipped"] == [], f"{p['page']}: explorer pictures wider than the page: {p['clipped']}"
+        assert p["pictures"] == p["explorers"], f"{p['page']}: an explorer printed without its picture"
+    images = sum(len(page.images) for page in reader.pages)
+    assert images >= sum(p["figures"] for p in prints) > 0
+    last = " ".join((reader.pages[-1].extract_text() or "").split())
+    assert f"{len(reader.pages)} / {len(reader.pages)}" in last
+    assert [o.title for o in reader.outline] == [p["title"] for p in prints]

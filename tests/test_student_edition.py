@@ -103,3 +103,22 @@ def test_student_notebooks_are_valid_and_complete(repo, student_build):
         code = [c for c in nb.cells if c.cell_type == "code"]
         assert len(code) == md.read_text().count("```{code-cell}"), md.name
         assert all(not c.get("outputs") for c in code)
+
+
+@pytest.mark.browser
+def test_student_pdf_holds_no_solution(repo, student_build, browser, tmp_path):
+    """`make pdf EDITION=student`: the student pages printed into one PDF, every chapter in it,
+    no solution's text."""
+    from pypdf import PdfReader
+
+    from commbook import pdf
+    out = pdf.build_pdf(repo, student=True, browser=browser, out=tmp_path / "student.pdf")
+    text = " ".join(" ".join((p.extract_text() or "").split()) for p in PdfReader(out).pages)
+    checked = 0
+    for md in chapter_files(repo):
+        for block in split_solutions(md.read_text())[1]:
+            for p in phrases(block):
+                assert p not in text, f"{md.stem}: solution text in the student PDF: {p}"
+                checked += 1
+    assert checked > 50
+    assert "student edition" in text

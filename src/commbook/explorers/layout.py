@@ -124,6 +124,8 @@ EMBED_JS = r"""
       return window.vegaEmbed("#" + id, fit(spec, state.W, state.shrink), {actions: false, renderer: "svg"})
         .then(function (r) {
           (window.commbookExplorers = window.commbookExplorers || {})[id] = r;
+          // when the page's first explorer became usable (ms since navigation; benchmarks/)
+          window.commbookFirstReadyMs = window.commbookFirstReadyMs || performance.now();
           el.querySelectorAll(".vega-bindings input, .vega-bindings select").forEach(function (c) {
             var name = c.closest(".vega-bind");
             name = name && name.querySelector(".vega-bind-name");

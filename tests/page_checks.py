@@ -1,0 +1,84 @@
+"""Helpers for the reader-facing checks of the built pages (test_book.py): what sticks out of
+the text column at a given width, the axe-core audit, what a page weighs."""
+
+# Everything a reader must see whole, measured against the article column. A code block or a
+# table may scroll inside a box that fits (overflow-x: auto); nothing else may stick out.
+OVERFLOW = r"""() => {
+  const col = document.querySelector('article.bd-article') || document.querySelector('main');
+  const c = col.getBoundingClientRect();
+  const name = e => {
+    const ex = e.closest('.commbook-explorer');
+    let s = e.tagName.toLowerCase() + (e.id ? '#' + e.id : '') +
+            (e.classList.length ? '.' + Array.from(e.classList).slice(0, 2).join('.') : '');
+    if (ex) s += ' in explorer ' + ex.dataset.explorer;
+    const h = e.closest('section') && e.closest('section').querySelector('h1,h2,h3');
+    if (h) s += ' (section "' + h.textContent.replace('#', '').trim().slice(0, 50) + '")';
+    return s;
+  };
+  const scrollsInside = e => {
+    for (let a = e.parentElement; a && a !== col; a = a.parentElement) {
+      const ox = getComputedStyle(a).overflowX;
+      if ((ox === 'auto' || ox === 'scroll') && a.getBoundingClientRect().right <= c.right + 1)
+        return a.matches('pre, .highlight, .output, .cell_output, .pst-scrollable-table-container, ' +
+                         '.table-wrapper, mjx-container, .math, .output_area') ||
+               !!a.closest('pre, .highlight');
+    }
+    return false;
+  };
+  const sel = 'img, svg, table, figure, iframe, video, mjx-container, .commbook-explorer, ' +
+              '.vega-bindings, .vega-bind, .cell_output, .admonition, .role-legend, .role-title, ' +
+              '.commbook-explorer-note, p, li, dl, blockquote, .sd-card, details';
+  const out = [];
+  for (const e of col.querySelectorAll(sel)) {
+    const r = e.getBoundingClientRect();
+    if (r.width === 0 || r.height === 0 || getComputedStyle(e).visibility === 'hidden') continue;
+    if (e.closest('svg') && e.tagName.toLowerCase() === 'svg' && e.parentElement.closest('svg')) continue;
+    if (r.right <= c.right + 1 && r.left >= c.left - 1) continue;
+    if (e.matches('table, mjx-container, pre') || e.closest('pre, .highlight, mjx-container, table'))
+      if (scrollsInside(e)) continue;
+    out.push(name(e) + ': ' + Math.round(r.left) + '..' + Math.round(r.right) + ' px, column ' +
+             Math.round(c.left) + '..' + Math.round(c.right));
+  }
+  const doc = document.documentElement;
+  if (doc.scrollWidth > window.innerWidth + 1)
+    out.push('the page scrolls sideways: ' + doc.scrollWidth + ' px wide in a ' + window.innerWidth + ' px window');
+  return out;
+}"""
+
+EXPLORER_COUNT = "() => document.querySelectorAll('.commbook-explorer').length"
+
+
+def open_page(browser, url: str, width: int, dark: bool = False, sizes: list | None = None):
+    """A tab on the page at `width` px, explorers drawn, formulas typeset; `sizes` collects the
+    byte size of every response (the page weight)."""
+    context = browser.new_context(viewport={"width": width, "height": 900})
+    context.route("**/*", lambda r: r.continue_() if r.request.url.startswith(("file:", "data:"))
+                  else r.abort())
+    if dark:  # the theme's own switch: data-mode/theme on <html>, kept in localStorage
+        context.add_init_script("localStorage.setItem('mode','dark');localStorage.setItem('theme','dark');")
+    tab = context.new_page()
+    if sizes is not None:
+        def _size(resp):
+            try:
+                sizes.append((resp.url, len(resp.body())))
+            except Exception:  # a redirect or aborted request has no body
+                pass
+        tab.on("response", _size)
+    tab.goto(url, wait_until="load")
+    n = tab.evaluate(EXPLORER_COUNT)
+    if n:
+        tab.wait_for_function(f"Object.keys(window.commbookExplorers || {{}}).length >= {n}", timeout=20000)
+    tab.evaluate("""async () => { if (window.MathJax && MathJax.startup && MathJax.startup.promise)
+                                    await MathJax.startup.promise; }""")
+    tab.wait_for_timeout(200)
+    return context, tab
+
+
+def axe_violations(tab) -> list[dict]:
+    """axe-core (the copy shipped in axe-playwright-python's wheel: no network) on the page."""
+    from axe_playwright_python.sync_playwright import Axe
+
+    result = Axe().run(tab)
+    return [{"id": v["id"], "impact": v["impact"], "nodes": len(v["nodes"]),
+             "help": v["help"], "targets": [n["target"] for n in v["nodes"][:5]]}
+            for v in result.response["violations"]]
