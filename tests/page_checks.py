@@ -19,7 +19,7 @@ OVERFLOW = r"""() => {
     for (let a = e.parentElement; a && a !== col; a = a.parentElement) {
       const ox = getComputedStyle(a).overflowX;
       if ((ox === 'auto' || ox === 'scroll') && a.getBoundingClientRect().right <= c.right + 1)
-        return a.matches('pre, .highlight, .output, .cell_output, .pst-scrollable-table-container, ' +
+        return a.matches('pre, .highlight, table, .output, .cell_output, .pst-scrollable-table-container, ' +
                          '.table-wrapper, mjx-container, .math, .output_area') ||
                !!a.closest('pre, .highlight');
     }
@@ -40,8 +40,18 @@ OVERFLOW = r"""() => {
              Math.round(c.left) + '..' + Math.round(c.right));
   }
   const doc = document.documentElement;
-  if (doc.scrollWidth > window.innerWidth + 1)
-    out.push('the page scrolls sideways: ' + doc.scrollWidth + ' px wide in a ' + window.innerWidth + ' px window');
+  if (doc.scrollWidth > window.innerWidth + 1) {
+    const wide = Array.from(document.body.querySelectorAll('*')).filter(e => {
+      const r = e.getBoundingClientRect();
+      if (r.width === 0 || r.right <= window.innerWidth + 1) return false;
+      for (let a = e.parentElement; a; a = a.parentElement)  // clipped by a box inside the window
+        if (getComputedStyle(a).overflowX !== 'visible' && a.getBoundingClientRect().right <= window.innerWidth + 1)
+          return false;
+      return !Array.from(e.children).some(k => k.getBoundingClientRect().right > window.innerWidth + 1);
+    }).slice(0, 3).map(e => name(e) + ' "' + (e.textContent || '').trim().slice(0, 40) + '"');
+    out.push('the page scrolls sideways: ' + doc.scrollWidth + ' px wide in a ' + window.innerWidth +
+             ' px window; widest: ' + wide.join('; '));
+  }
   return out;
 }"""
 

@@ -180,7 +180,7 @@ def build_pdf(root: Path, student: bool = False, browser=None, out: Path | None 
     for page, stamp in zip(writer.pages, numbers.pages):
         page.merge_page(stamp)
     for info in prints:
-        writer.add_outline_item(info.title, info.first_page - 1)
+        writer.add_outline_item(title=info.title, page_number=info.first_page - 1)
     writer.add_metadata({"/Title": title})
     out.parent.mkdir(parents=True, exist_ok=True)
     tmp = out.with_suffix(".tmp")
