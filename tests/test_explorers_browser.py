@@ -70,3 +70,33 @@ def test_every_control_moves_the_figure(page, name, tmp_path):
         eb.set_value(tab, div, c, c["value"])  # back, so the next control moves from the default
         eb.settle(tab, div)
     assert errors == [] and external == []
+
+
+STATE = "([id, names]) => JSON.stringify(names.map(n => window.commbookExplorers[id].view.signal(n)))"
+
+
+@pytest.mark.parametrize("name", ALL)
+def test_controls_are_named_and_sliders_work_from_the_keyboard(page, name):
+    """Every control has a name a screen reader reads (its label); Tab reaches the sliders and
+    the End/Home keys move them and the chart's parameters."""
+    open_, external, errors = page
+    mod = __import__(f"commbook.explorers.{name}", fromlist=["explorer"])
+    explorer = mod.explorer()
+    tab, div = open_(explorer)
+    names = [p["name"] for p in explorer.spec()["params"] if "bind" in p]
+    unnamed = tab.evaluate("""id => Array.from(document.querySelectorAll(
+        '#' + id + ' .vega-bindings input, #' + id + ' .vega-bindings select'))
+        .filter(e => e.type !== 'hidden' && !(e.getAttribute('aria-label') || '').trim()
+                     && !(e.closest('label') && e.closest('label').textContent.trim()))
+        .map(e => e.outerHTML)""", div)
+    assert unnamed == []
+    sliders = tab.locator(f"#{div} .vega-bindings input[type=range]")
+    for i in range(sliders.count()):
+        s = sliders.nth(i)
+        s.focus()
+        assert tab.evaluate("e => document.activeElement === e", s.element_handle())
+        before, value = tab.evaluate(STATE, [div, names]), s.input_value()
+        s.press("End" if float(value) < float(s.get_attribute("max")) else "Home")
+        eb.settle(tab, div)
+        assert s.input_value() != value and tab.evaluate(STATE, [div, names]) != before, f"{name}: slider {i}"
+    assert errors == [] and external == []
