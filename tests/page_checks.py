@@ -58,14 +58,20 @@ OVERFLOW = r"""() => {
 EXPLORER_COUNT = "() => document.querySelectorAll('.commbook-explorer').length"
 
 
-def open_page(browser, url: str, width: int, dark: bool = False, sizes: list | None = None):
+def set_theme(tab, theme: str) -> str:
+    """The theme's own switch does this: data-theme/data-mode on <html> (styles follow at once)."""
+    tab.evaluate("t => { document.documentElement.dataset.theme = t; document.documentElement.dataset.mode = t; }",
+                 theme)
+    tab.wait_for_timeout(100)
+    return tab.evaluate("() => getComputedStyle(document.body).backgroundColor")
+
+
+def open_page(browser, url: str, width: int, sizes: list | None = None):
     """A tab on the page at `width` px, explorers drawn, formulas typeset; `sizes` collects the
     byte size of every response (the page weight)."""
     context = browser.new_context(viewport={"width": width, "height": 900})
     context.route("**/*", lambda r: r.continue_() if r.request.url.startswith(("file:", "data:"))
                   else r.abort())
-    if dark:  # the theme's own switch: data-mode/theme on <html>, kept in localStorage
-        context.add_init_script("localStorage.setItem('mode','dark');localStorage.setItem('theme','dark');")
     tab = context.new_page()
     if sizes is not None:
         def _size(resp):
