@@ -106,6 +106,13 @@ EMBED_JS = r"""
     })(s);
     return s;
   }
+  // Vega names a layer by its items; a layer with none at these settings (no measured point
+  // for this P, say) would be an unnamed graphic to a screen reader.
+  function nameEmptyLayers(svg) {
+    svg.querySelectorAll('g.role-mark[role="graphics-symbol"]:not([aria-label])').forEach(function (g) {
+      if (!g.childElementCount) g.setAttribute("aria-label", "(no data at these settings)");
+    });
+  }
   function params(s, out) {
     (s.params || []).forEach(function (p) { if (p.bind) out.push(p); });
     (s.layer || []).concat(kids(s)).forEach(function (c) { params(c, out); });
@@ -132,6 +139,8 @@ EMBED_JS = r"""
             if (name && !c.getAttribute("aria-label")) c.setAttribute("aria-label", name.textContent.trim());
           });
           var svg = el.querySelector("svg"), drawn = svg ? svg.getBoundingClientRect().width : 0;
+          if (svg) { nameEmptyLayers(svg); new MutationObserver(function () { nameEmptyLayers(svg); })
+                       .observe(svg, {childList: true, subtree: true}); }
           if (drawn > state.W + 1 && state.tries < 3) {
             state.tries += 1;
             state.shrink *= Math.max(0.3, (state.W - 8) / drawn);
