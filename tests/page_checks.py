@@ -80,10 +80,10 @@ def open_page(browser, url: str, width: int, sizes: list | None = None):
             except Exception:  # a redirect or aborted request has no body
                 pass
         tab.on("response", _size)
-    tab.goto(url, wait_until="load")
+    tab.goto(url, wait_until="load", timeout=120000)  # a loaded machine (CI: 2 shared cores)
     n = tab.evaluate(EXPLORER_COUNT)
     if n:
-        tab.wait_for_function(f"Object.keys(window.commbookExplorers || {{}}).length >= {n}", timeout=20000)
+        tab.wait_for_function(f"Object.keys(window.commbookExplorers || {{}}).length >= {n}", timeout=60000)
     tab.evaluate("""async () => { if (window.MathJax && MathJax.startup && MathJax.startup.promise)
                                     await MathJax.startup.promise; }""")
     tab.wait_for_timeout(200)

@@ -225,13 +225,15 @@ def test_pdf_of_the_book(built_book, browser):
     the paper, every page numbered."""
     import json
 
+    import unicodedata
+
     from pypdf import PdfReader
 
     from commbook import pdf
     out = pdf.build_pdf(REPO, browser=browser)
     prints = json.loads(out.with_suffix(".json").read_text())
     reader = PdfReader(out)
-    text = " ".join(" ".join((p.extract_text() or "").split()) for p in reader.pages)
+    text = " ".join(" ".join(unicodedata.normalize("NFKC", p.extract_text() or "").split()) for p in reader.pages)
     assert [p["page"] for p in prints] == toc_pages()
     for p in prints:
         assert p["title"] and p["title"] in text, f"{p['page']}: title {p['title']!r} not in the PDF"

@@ -109,11 +109,13 @@ def test_student_notebooks_are_valid_and_complete(repo, student_build):
 def test_student_pdf_holds_no_solution(repo, student_build, browser, tmp_path):
     """`make pdf EDITION=student`: the student pages printed into one PDF, every chapter in it,
     no solution's text."""
+    import unicodedata
+
     from pypdf import PdfReader
 
     from commbook import pdf
     out = pdf.build_pdf(repo, student=True, browser=browser, out=tmp_path / "student.pdf")
-    text = " ".join(" ".join((p.extract_text() or "").split()) for p in PdfReader(out).pages)
+    text = " ".join(" ".join(unicodedata.normalize("NFKC", p.extract_text() or "").split()) for p in PdfReader(out).pages)
     checked = 0
     for md in chapter_files(repo):
         for block in split_solutions(md.read_text())[1]:

@@ -28,7 +28,7 @@ A4 = {"width": 794, "height": 1123}  # CSS pixels of an A4 sheet: explorers fit 
 MARGIN = {"top": "14mm", "bottom": "16mm", "left": "13mm", "right": "13mm"}
 FOOTER = ('<div style="font-size:8px;width:100%;text-align:center;color:#444">'
           '<span class="pageNumber"></span> / <span class="totalPages"></span></div>')
-WAIT_MS = 20000
+WAIT_MS = 60000  # a loaded machine (2 shared cores) draws slowly
 
 # In print: every explorer's picture rendered (and awaited), MathJax done, then what printed.
 PREPARE = """async () => {
@@ -95,7 +95,7 @@ def print_page(browser, page_html: Path, name: str) -> tuple[PagePrint, bytes]:
                   else r.abort())
     try:
         tab = context.new_page()
-        tab.goto(page_html.as_uri(), wait_until="load")
+        tab.goto(page_html.as_uri(), wait_until="load", timeout=120000)
         wanted = tab.evaluate("() => document.querySelectorAll('.commbook-explorer').length")
         if wanted:
             tab.wait_for_function(f"Object.keys(window.commbookExplorers || {{}}).length >= {wanted}",
