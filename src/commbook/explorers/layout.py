@@ -173,14 +173,18 @@ EMBED_JS = r"""
   window.commbookPrintPictures = function () {
     var all = window.commbookExplorers || {};
     return Promise.all(Object.keys(all).map(function (id) {
-      return all[id].view.toImageURL("png", 2).then(function (url) { picture(document.getElementById(id), url); });
+      return all[id].view.toImageURL("png", 2).then(function (url) {
+        var el = document.getElementById(id);
+        picture(el, url);
+        el.dataset.printPicture = "png";  // drawn for this print: beforeprint keeps it
+      });
     }));
   };
   window.addEventListener("beforeprint", function () {
     var all = window.commbookExplorers || {};
     Object.keys(all).forEach(function (id) {
       var el = document.getElementById(id), svg = el && el.querySelector("svg");
-      if (!svg) return;
+      if (!svg || el.dataset.printPicture === "png") return;
       var xml = new XMLSerializer().serializeToString(svg);
       picture(el, "data:image/svg+xml;charset=utf-8," + encodeURIComponent(xml));
     });
