@@ -55,6 +55,8 @@ OVERFLOW = r"""() => {
   return out;
 }"""
 
+import gzip  # noqa: E402
+
 EXPLORER_COUNT = "() => document.querySelectorAll('.commbook-explorer').length"
 
 
@@ -67,8 +69,9 @@ def set_theme(tab, theme: str) -> str:
 
 
 def open_page(browser, url: str, width: int, sizes: list | None = None):
-    """A tab on the page at `width` px, explorers drawn, formulas typeset; `sizes` collects the
-    byte size of every response (the page weight)."""
+    """A tab on the page at `width` px, explorers drawn, formulas typeset; `sizes` collects
+    (url, bytes, gzip-compressed bytes) of every response (the page weight: a web server sends
+    the compressed bytes)."""
     context = browser.new_context(viewport={"width": width, "height": 900})
     context.route("**/*", lambda r: r.continue_() if r.request.url.startswith(("file:", "data:"))
                   else r.abort())
@@ -76,7 +79,8 @@ def open_page(browser, url: str, width: int, sizes: list | None = None):
     if sizes is not None:
         def _size(resp):
             try:
-                sizes.append((resp.url, len(resp.body())))
+                body = resp.body()
+                sizes.append((resp.url, len(body), len(gzip.compress(body, 6))))
             except Exception:  # a redirect or aborted request has no body
                 pass
         tab.on("response", _size)
