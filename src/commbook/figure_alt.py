@@ -41,6 +41,10 @@ def _drawn(ax) -> str:
         parts.append("a colour map")
     if ax.collections and not points:
         parts.append("markers")
+    if ax.texts:
+        labels = [t.get_text() for t in ax.texts if t.get_text().strip()]
+        parts.append(f"{len(labels)} labels" + (f" ({', '.join(labels[:8])}{', …' if len(labels) > 8 else ''})"
+                                                if labels else ""))
     return ", ".join(parts)
 
 
@@ -68,7 +72,7 @@ def describe_axes(ax) -> str:
 def describe(fig) -> str:
     """One paragraph saying what the figure shows (its titles, axes, legends, what is drawn)."""
     sup = fig._suptitle.get_text() if getattr(fig, "_suptitle", None) is not None else ""
-    panels = [describe_axes(ax) for ax in fig.axes if ax.get_visible() and ax.axison]
+    panels = [describe_axes(ax) for ax in fig.axes if ax.get_visible()]
     panels = [p for p in panels if p]
     text = f"Figure: {sup}. " if sup else "Figure. "
     if len(panels) == 1:
