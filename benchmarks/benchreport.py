@@ -9,7 +9,7 @@ import shlex
 import sys
 import time
 
-from commbook import collectives as coll
+from commbook import collective_runs as coll
 from commbook import kernels, machine, mpi_env
 
 

@@ -1,9 +1,9 @@
 """commbook.algorithms: the one table of what the MPI libraries call their algorithms."""
 from __future__ import annotations
 
-from commbook import algorithms, collectives, importers
+from commbook import algorithms, collective_runs, importers
 from commbook.chapters import collectives as collectives_chapter
-from commbook.models import collectives as mc
+from commbook.models import collective_schedules as schedules
 
 
 def test_coll_tuned_numbers_are_open_mpis():
@@ -21,15 +21,15 @@ def test_importers_and_selection_read_the_same_table():
         labels = importers.COLL_TUNED[op]
         assert labels[0] == "default" and len(labels) == len(table)
         assert [n.replace("-", "_") for k, n in sorted(table.items()) if k] == labels[1:]
-    for op in collectives.OPS:
-        assert collectives.OMPI_ALGORITHMS[op] is algorithms.OMPI_COLL_TUNED[op]
+    for op in collective_runs.OPS:
+        assert collective_runs.OMPI_ALGORITHMS[op] is algorithms.OMPI_COLL_TUNED[op]
     assert importers.COLL_TUNED["reduce"][6] == "in_order_binary"
 
 
 def test_model_names_of_library_algorithms_exist_in_the_models():
     for (flavour, op), names in algorithms.MODEL_NAMES.items():
         for lib, model in names.items():
-            assert model in mc.ALGORITHMS[op], (flavour, op, lib)
+            assert model in schedules.ALGORITHMS[op], (flavour, op, lib)
             if flavour == "openmpi":
                 assert lib in algorithms.OMPI_COLL_TUNED[op].values()
             else:

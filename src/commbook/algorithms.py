@@ -1,6 +1,6 @@
 """What the MPI libraries call their collective algorithms: one table per library.
 
-Everything else (the importers of ORFEO files, ``commbook.collectives``' library selection,
+Everything else (the importers of ORFEO files, ``commbook.collective_runs``' library selection,
 the models' names for a library's algorithm) reads these tables; nothing writes them again.
 
 Open MPI: ``coll_tuned``'s algorithm numbers, as in the ``mca_base_var_enum_value_t`` tables of
@@ -48,7 +48,7 @@ MPICH_ALGORITHMS: dict[str, tuple[str, ...]] = {
 # commbook's label for coll_tuned 0 in tidy data: the library's default decision.
 DEFAULT_LABEL = "default"
 
-# A library algorithm -> the commbook.models.collectives name of the same message pattern.
+# A library algorithm -> the commbook.models.collective_schedules name of the same message pattern.
 # Open MPI's scatter_allgather (8) gathers by recursive doubling, its _ring (9) as our model.
 MODEL_NAMES = {
     ("openmpi", "bcast"): {"basic_linear": "linear", "chain": "chain", "pipeline": "pipeline",

@@ -306,8 +306,8 @@ def _topo_place():
            giveaways=("link_loads(T.ring(16)",))
 def _topo_ring16():
     from . import topology as T
-    from .models import collectives as coll
-    last = coll.schedule("allreduce", "recursive_doubling", 16)[-1]
+    from .models import collective_schedules
+    last = collective_schedules.schedule("allreduce", "recursive_doubling", 16)[-1]
     return max(T.link_loads(T.ring(16), [(m.src, m.dst) for m in last]).values())
 
 
@@ -315,7 +315,7 @@ def _topo_ring16():
            hint="Set (P-2+k)(λ + s/b) with k = n/s equal to ⌈log2 P⌉(λ + n/b) and solve for n.",
            giveaways=("crossover_size(16",))
 def _coll_crossover():
-    from .chapters.collectives import crossover_size
+    from .models.collective_costs import crossover_size
     return crossover_size(16, 0.20, 6200.0, 16384)
 
 
@@ -323,7 +323,7 @@ def _coll_crossover():
            hint="Four chains share the 47 other processes; the root feeds one head per step.",
            giveaways=("ompi_chain_schedule(48)",))
 def _coll_anomaly():
-    from .chapters.collectives import ompi_chain_schedule, tree_depth
+    from .models.collective_schedules import ompi_chain_schedule, tree_depth
     return tree_depth(ompi_chain_schedule(48))
 
 

@@ -147,14 +147,14 @@ def _collective_prepare(op: str, table: str, file: str | None):
         config.kernels_dir() / (file or f"{op}.c"), table)}["algorithm"]
 
     def prepare(options: dict) -> tuple[dict, dict]:
-        from .collectives import prepare_for
+        from .collective_runs import prepare_for
         return prepare_for(op)({**options, "algorithm": options.get("algorithm") or default})
     return prepare
 
 
 def _collective_summary(op: str):
     def summary(out) -> str:
-        from .collectives import run_summary
+        from .collective_runs import run_summary
         return run_summary(op, out)
     return summary
 

@@ -9,7 +9,7 @@ Named splits, one function each, every one reading the hash-checked raw ORFEO fi
 * ``pingpong/runs``      fit one repetition (run 1) on all sizes, predict the other runs;
 * ``pingpong/machines``  fit a THIN curve, predict the GPU-node curve of the same student,
   library, mapping and transport (the nodes differ; does the model carry over?);
-* ``collectives/processes``  per-algorithm models (``models.collectives.fit_algorithm``) fitted
+* ``collectives/processes``  per-algorithm models (``models.collective_costs.fit_algorithm``) fitted
   on one node (or on the smaller half of the process counts when the data stay on one node)
   predict the larger P; the model's choice of algorithm is scored against the measured times;
 * ``jacobi/model``       the report's model P(L, N) against every ORFEO Jacobi run it covers
@@ -42,7 +42,7 @@ SPLITS = {
     "collectives": ("processes",),
     "jacobi": ("model",),
 }
-# ORFEO algorithm labels (Open MPI coll_tuned names) -> the model in models.collectives
+# ORFEO algorithm labels (Open MPI coll_tuned names) -> the model in models.collective_schedules
 ALGORITHM_MODEL = {"basic_linear": "linear", "linear": "linear", "chain": "chain",
                    "binary_tree": "binary_tree", "binomial": "binomial"}
 COLLECTIVES = ("bcast", "gather", "scatter", "reduce", "barrier")
@@ -203,7 +203,7 @@ def collective_datasets():
     """(op, dataset, machine, mapping, tidy rows) for every ORFEO collective dataset with at
     least two modelled algorithms; other datasets as (op, dataset, machine, mapping, why not)."""
     from . import orfeo
-    from .models.collectives import ALGORITHMS
+    from .models.collective_schedules import ALGORITHMS
     for op in COLLECTIVES:
         df, _ = orfeo.load(op, raw=True)
         df = df[df.benchmark == op]
@@ -224,7 +224,7 @@ def collective_datasets():
 def collective_processes(datasets=None, cores=None) -> tuple[pd.DataFrame, pd.DataFrame]:
     """(one row per dataset and mapping: how often the model's choice is right on held-out P,
     a deterministic sample of held-out (algorithm, P, n) points for the figure)."""
-    from .models.collectives import fit_algorithm
+    from .models.collective_costs import fit_algorithm
     cores = node_cores() if cores is None else cores
     datasets = collective_datasets() if datasets is None else datasets
     rows, points = [], []

@@ -26,7 +26,7 @@ def link_class_time(steps, n, G, placement, params: dict):
     dearest link on its path ('core', 'socket', 'node', from commbook.topology.pair_class).
     A step costs its slowest message; steps add up. n may be an array."""
     from .. import topology as topo
-    from ..models import collectives as mc
+    from . import collective_costs
 
     place = list(placement)
     cls: dict = {}
@@ -40,7 +40,7 @@ def link_class_time(steps, n, G, placement, params: dict):
         return params[cls[key]]
 
     lam0, b0 = params["core"]
-    return mc.schedule_time(steps, n, lam0, b0,
+    return collective_costs.schedule_time(steps, n, lam0, b0,
                             extra_us=lambda m: link(m)[0] - lam0,
                             beta_factor=lambda step: [b0 / link(m)[1] for m in step])
 

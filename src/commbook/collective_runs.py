@@ -57,7 +57,7 @@ HAND_ALGORITHMS = {
     },
 }
 
-# Kernel algorithm -> name in commbook.models.collectives.
+# Kernel algorithm -> name in commbook.models.collective_schedules.
 MODEL_NAMES = {
     ("bcast", "linear"): "linear", ("bcast", "chain"): "chain", ("bcast", "pipeline"): "pipeline",
     ("bcast", "binary"): "binary_tree", ("bcast", "binomial"): "binomial",
