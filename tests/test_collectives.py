@@ -12,7 +12,7 @@ from commbook import collective_runs as coll
 from commbook import exercises
 from commbook.chapters import collectives as collectives_chapter
 from commbook.models import link_classes
-from commbook import kernels, mpi_env
+from commbook import config, fit, kernels, mpi_env
 from commbook.models import collective_costs as costs
 from commbook.models import collective_schedules as schedules
 
@@ -41,7 +41,7 @@ def monkeypatch_module():
 def test_hand_algorithms_match_the_c_tables():
     for op, source in (("bcast", "bcast.c"), ("gather", "gather.c"),
                        ("allreduce", "collectives_algos.h")):
-        text = (kernels.kernels_dir() / source).read_text()
+        text = (config.kernels_dir() / source).read_text()
         names = re.findall(r'^\s*\{"([a-z-]+)", "[^"]*"\},?\s*$', text, re.M)
         names = [n for n in names if n != "mine"]
         assert names == list(coll.HAND_ALGORITHMS[op]), (op, names)
@@ -191,11 +191,11 @@ def test_calibration_recovers_the_link_classes():
     for mapping, (lam, b) in truth.items():
         for n in [1, 64, 4096, 65536, 1 << 20]:
             rows.append(dict(np=2, mapping=mapping, algorithm="default", size_bytes=n, t_us=lam + n / b))
-    got = link_classes.calibrate_link_classes(pd.DataFrame(rows))
+    got = fit.calibrate_link_classes(pd.DataFrame(rows))
     for k, (lam, b) in truth.items():
         assert got[k][0] == pytest.approx(lam, rel=0.05) and got[k][1] == pytest.approx(b, rel=0.05)
     with pytest.raises(ValueError):
-        link_classes.calibrate_link_classes(pd.DataFrame(rows[:2]))
+        fit.calibrate_link_classes(pd.DataFrame(rows[:2]))
 
 
 def test_orfeo_or_empty_falls_back_to_models_only(monkeypatch):

@@ -61,17 +61,8 @@ def vendor_explorer_js(root: Path) -> Path:
     return dest
 
 
-def orfeo_mirror(root: Path) -> str | None:
-    """$COMMBOOK_ORFEO_MIRROR ('none': offline, no mirror), else ../shared/orfeo if present."""
-    env = config.get("COMMBOOK_ORFEO_MIRROR")
-    if env:
-        return None if env.lower() == "none" else env
-    beside = root.parent / "shared" / "orfeo"
-    return str(beside) if beside.is_dir() else None
-
-
 def fetch_orfeo(root: Path) -> None:
-    mirror = orfeo_mirror(root)
+    mirror = config.orfeo_mirror(beside=root)
     if mirror is None:
         print("book: no ORFEO mirror (offline): chapters draw from data/orfeo/derived/ as always")
         return
@@ -216,7 +207,7 @@ def build_student(root: Path, strict: bool = True, execute: str = "cache") -> in
     # the default build's cache: solutions are markdown, so every code cell hashes the same
     book_config["execute"]["cache"] = str(root / "_build" / ".jupyter_cache")
     (stage / "_config.yml").write_text(yaml.safe_dump(book_config, sort_keys=False, allow_unicode=True))
-    mirror = orfeo_mirror(root)
+    mirror = config.orfeo_mirror(beside=root)
     if mirror:  # the staged copy has no ../shared beside it
         config.set_default("COMMBOOK_ORFEO_MIRROR", mirror)
     print(f"book: student edition: {removed} solutions removed; notebooks in {notebooks}")

@@ -2,13 +2,12 @@
 the models' predictions and crossovers, the lecture's and ORFEO's data against the models."""
 from __future__ import annotations
 
-import math
 
 import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
 
-from .. import kernels
+from .. import algorithms, kernels, orfeo
 from ..algorithms import model_name as library_model_name
 from ..collective_runs import (
     MODEL_NAMES,
@@ -22,23 +21,13 @@ from ..models import collective_costs, collective_schedules
 from ..models.collective_schedules import ompi_chain_schedule
 from ..models.link_classes import (
     link_class_time,
-    orfeo_link_parameters,
     rank_finish_times,
 )
 from ..plotting import measured, model_line, size_axis
 
-_COLL_STYLE = {  # one colour per algorithm family across kernel, library and ORFEO names
-    "linear": "C0", "basic_linear": "C0", "library:1": "C0",
-    "chain": "C1", "library:2": "C1", "pipeline": "C2", "library:3": "C2",
-    "binary": "C3", "binary_tree": "C3", "library:5": "C3",
-    "binomial": "C4", "library:6": "C4",
-    "butterfly-lh": "C5", "butterfly-hl": "C6", "recursive_doubling": "C5",
-    "library": "k", "default": "k",
-}
-
-
-def collective_color(algorithm: str, i: int = 0) -> str:
-    return _COLL_STYLE.get(str(algorithm), f"C{(i + 7) % 10}")
+def collective_color(algorithm: str, i: int = 0, op: str | None = None) -> str:
+    """One colour per algorithm across its kernel, model and library names (commbook.algorithms)."""
+    return algorithms.colour(str(algorithm), op, i)
 
 
 def plot_collective_times(table, x="size_bytes", models=None, title="", ax=None, label_suffix="",
@@ -49,16 +38,18 @@ def plot_collective_times(table, x="size_bytes", models=None, title="", ax=None,
     drawn as lines labelled "model"."""
     if ax is None:
         _, ax = plt.subplots(figsize=(7.2, 4.2))
+    ops = set(table["benchmark"]) if "benchmark" in table.columns else set()
+    op = ops.pop() if len(ops) == 1 else None  # library:ID names an algorithm of one operation
     for i, (alg, g) in enumerate(table.groupby("algorithm", sort=False)):
         g = g.sort_values(x)
         xs = g[x].to_numpy(float)
-        measured(ax, xs, g["t_us"], g["t_min_us"], g["t_max_us"], color=collective_color(alg, i),
+        measured(ax, xs, g["t_us"], g["t_min_us"], g["t_max_us"], color=collective_color(alg, i, op),
                  label=f"{alg}{label_suffix}")
     if models is not None and len(models):
         for i, (alg, g) in enumerate(models.groupby("algorithm", sort=False)):
             g = g.sort_values(x)
             xs = g[x].to_numpy(float)
-            model_line(ax, xs, g["t_us"], label=f"{alg} (model)", color=collective_color(alg, i),
+            model_line(ax, xs, g["t_us"], label=f"{alg} (model)", color=collective_color(alg, i, op),
                        ls="--")
     if x == "size_bytes":
         size_axis(ax)
@@ -219,16 +210,6 @@ def ratio_table(table: pd.DataFrame, numerator: str, denominator: str) -> pd.Dat
     }).reset_index()
 
 
-def bytes_label(n: float) -> str:
-    """A crossover size for text: '2.3 KiB', or 'never' for inf."""
-    if not math.isfinite(n):
-        return "never"
-    for unit, f in (("MiB", 1 << 20), ("KiB", 1 << 10)):
-        if n >= f:
-            return f"{n / f:.3g} {unit}"
-    return f"{n:.0f} B"
-
-
 def measured_crossover(table: pd.DataFrame, small: str, large: str, P: int | None = None) -> float:
     """The smallest measured size from which `large` is faster than `small` at every larger size
     measured, comparing the fastest repetitions (the least disturbed by other jobs on a shared
@@ -312,7 +293,8 @@ def predict_table(op: str, algorithms, P, sizes, lam: float, b: float, gamma: fl
     return pd.DataFrame(rows, columns=["algorithm", "np", "size_bytes", "t_us"])
 
 
-ORFEO_THIN = dict(nodes=2, sockets=2, cores=12)  # 2 x Xeon Gold 6126 per node (seeds/002)
+# The report's two THIN nodes (commbook.topology.cluster's arguments).
+ORFEO_THIN = orfeo.node("orfeo-thin").cluster(nodes=2)
 
 
 def orfeo_predictions(op: str, algorithms, nps, n: float, mapping: str = "core",
@@ -328,7 +310,7 @@ def orfeo_predictions(op: str, algorithms, nps, n: float, mapping: str = "core",
         raise ValueError(f"statistic must be 'max' or 'mean', not '{statistic}'")
     from .. import topology as topo
 
-    params = params or orfeo_link_parameters()
+    params = params or orfeo.link_parameters()
     G = topo.cluster(**cluster)
     names = {"basic_linear": "linear", "linear": "linear", "binary_tree": "binary_tree",
              "binomial": "binomial", "one chain": "chain"}
@@ -371,7 +353,6 @@ def orfeo_or_empty(key: str) -> tuple[pd.DataFrame, str]:
     """commbook.orfeo.load(key), or an empty tidy table and a caption saying why: the ORFEO
     collective timings exist only as raw student files (no seed report quotes them), so a
     machine without them (`commbook data fetch orfeo`) draws the models alone."""
-    from .. import orfeo
     from ..data import empty_table
     try:
         return orfeo.load(key)

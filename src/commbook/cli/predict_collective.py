@@ -56,7 +56,8 @@ def _parameters(args) -> tuple[float, float]:
     if args.model:
         if given:
             raise CLIError("give either --model FIT.json or --lambda-us and --bandwidth-MBps, not both")
-        from ..models.hockney import Hockney, load_model
+        from ..model_files import load_model
+        from ..models.hockney import Hockney
         model = load_model(args.model)
         if not isinstance(model, Hockney):
             raise CLIError(f"{args.model}: a piecewise model has no single λ and b; fit one line")

@@ -8,7 +8,7 @@ from pathlib import Path
 
 from ..data import MAX_INPUT_BYTES, read_regular_file
 from .vocabulary import (
-    ALGORITHM_ALIASES,
+    ALIAS_WORDS,
     COLL_TUNED,
     DECIMAL_COMMA,
     MACHINE_PATTERNS,
@@ -118,7 +118,7 @@ def infer_from_name(path) -> dict:
         for i in range(len(words)):
             for j in (3, 2, 1):
                 cand = "_".join(words[i:i + j])
-                if norm_name(cand) in ALGORITHM_ALIASES or any(
+                if norm_name(cand) in ALIAS_WORDS or any(
                         norm_name(cand) == norm_name(a) for table in COLL_TUNED.values() for a in table):
                     if cand not in ("core", "node", "socket"):
                         out.setdefault("alg_token", cand)

@@ -17,20 +17,6 @@ class Refused(DataFormatError):
 # Open MPI coll_tuned algorithm ids (``--mca coll_tuned_<op>_algorithm N``) as tidy-data labels,
 # from commbook.algorithms (0 "ignore" is labelled "default").
 COLL_TUNED = {op: algorithms.coll_tuned_labels(op) for op in algorithms.OMPI_COLL_TUNED}
-# Names students used for the same algorithms (compared without case, '_', '-' or spaces).
-ALGORITHM_ALIASES = {
-    "def": "default", "ignore": "default", "fixed": "default",
-    "linear": {"bcast": "basic_linear", "gather": "basic_linear", "scatter": "basic_linear",
-               "allreduce": "basic_linear"},
-    "bintree": "binary_tree", "binarytree": "binary_tree", "btree": "binary_tree",
-    "binary": {"bcast": "binary_tree"},
-    "splitbinarytree": "split_binary_tree",
-    "sync": {"gather": "linear_sync"}, "linearsync": "linear_sync",
-    "ring": {"barrier": "double_ring"}, "doublering": "double_ring",
-    "recdoubling": "recursive_doubling", "recursivedoubling": "recursive_doubling",
-    "nonblockinglinear": "linear_nb", "linearnb": "linear_nb",
-    "inorderbinary": "in_order_binary",
-}
 BENCHMARK_ALIASES = {
     "broadcast": "bcast", "bcast": "bcast", "reduce": "reduce", "allreduce": "allreduce",
     "gather": "gather", "scatter": "scatter", "barrier": "barrier", "allgather": "allgather",
@@ -56,6 +42,14 @@ def norm_name(name: str) -> str:
     return re.sub(r"[^a-z0-9]", "", str(name).lower())
 
 
+# Names students used for the algorithms (compared without case, '_', '-' or spaces):
+# {operation: {alias: label}} from the records' aliases; the default's for any benchmark.
+ALGORITHM_ALIASES = {op: {norm_name(w): a.label for a in algorithms.of(op) for w in a.aliases}
+                     for op in algorithms.OPERATIONS}
+DEFAULT_WORDS = {norm_name(w) for w in algorithms.DEFAULT_ALIASES}
+ALIAS_WORDS = DEFAULT_WORDS.union(*ALGORITHM_ALIASES.values())
+
+
 @functools.lru_cache(maxsize=256)
 def canonical_benchmark(value) -> str:
     """'Broadcast' -> 'bcast'; names we do not know are kept (lower case, '_' for spaces)."""
@@ -78,9 +72,7 @@ def canonical_algorithm(benchmark: str, value) -> tuple[str, int | None]:
             return table[n], n
         return f"library:{n}", n
     key = norm_name(text)
-    alias = ALGORITHM_ALIASES.get(key)
-    if isinstance(alias, dict):
-        alias = alias.get(benchmark)
+    alias = algorithms.DEFAULT_LABEL if key in DEFAULT_WORDS else ALGORITHM_ALIASES.get(benchmark, {}).get(key)
     name = alias or text.lower().replace(" ", "_").replace("-", "_")
     if table:
         for i, known in enumerate(table):

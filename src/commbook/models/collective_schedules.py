@@ -15,34 +15,10 @@ from dataclasses import dataclass
 
 import numpy as np
 
-ALGORITHMS = {
-    "bcast": {
-        "linear": "root sends to every rank in turn: (P-1)(lam + n beta)",
-        "chain": "rank i forwards to i+1: (P-1)(lam + n beta)",
-        "pipeline": "chain with k segments: (P-2+k)(lam + (n/k) beta); k* when not given",
-        "binary_tree": "each rank sends to its 2 children (2i+1, 2i+2) in turn",
-        "binomial": "senders double each step: ceil(log2 P)(lam + n beta)",
-        "scatter_allgather": "van de Geijn: binomial scatter + ring allgather",
-    },
-    "gather": {
-        "linear": "every rank sends its block to the root in turn: (P-1)(lam + n beta)",
-        "binomial": "blocks climb a binomial tree, messages grow: ceil(log2 P) lam + (P-1) n beta",
-    },
-    "scatter": {
-        "linear": "root sends each rank its block in turn: (P-1)(lam + n beta)",
-        "binomial": "halves of the blocks go down a binomial tree: ceil(log2 P) lam + (P-1) n beta",
-    },
-    "reduce": {
-        "linear": "root receives and combines every buffer in turn: (P-1)(lam + n beta + n gamma)",
-        "binomial": "binomial tree, combining on the way: ceil(log2 P)(lam + n beta + n gamma)",
-    },
-    "allreduce": {
-        "recursive_doubling": "butterfly: log2 P (lam + n beta + n gamma), fold in/out when P is not 2^k",
-        "reduce_bcast": "binomial reduce then binomial bcast",
-        "ring": "ring reduce-scatter + ring allgather: 2(P-1)(lam + n beta / P) + (P-1) n gamma / P",
-        "rabenseifner": "recursive halving reduce-scatter + recursive doubling allgather",
-    },
-}
+from .. import algorithms
+
+# {operation: {algorithm: description}}: the modelled records of commbook.algorithms.
+ALGORITHMS = algorithms.model_descriptions()
 OPERATIONS = tuple(ALGORITHMS)
 
 

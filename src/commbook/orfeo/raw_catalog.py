@@ -9,7 +9,7 @@ from pathlib import Path
 import pandas as pd
 
 from ..data import DataFormatError
-from .fixes import FIXES
+from .fixes import make_fix
 from .tables import TABLES_DIR, read_table
 
 # =============================================================================== the catalog
@@ -26,35 +26,54 @@ CATALOG_COLUMNS = [
 # Which folder's files are what: data/orfeo/catalog_rules.toml (its header says how to read it).
 RULES_FILE = TABLES_DIR / "catalog_rules.toml"
 RULE_FIELDS = set(CATALOG_COLUMNS) - {"key", "repository", "commit", "path", "sha256", "size"}
-_VERARDO_TRANSPORT = {"tcp": "ob1-tcp", "vader": "ob1-vader", "ucx": "ucx", "ib0": "ucx(ib0)",
-                      "br0": "ucx(br0)", "mlx5_0": "ucx(mlx5_0:1)"}
+# What a rule (or a folder) may say beyond the catalog fields: how the transport tokens of its
+# file names read for Open MPI, what an Intel MPI run's transport is, which Open MPI it ran.
+RULE_EXTRAS = {"transport_names": dict, "intel_transport": str, "openmpi_library": str}
+
+
+def read_rules_file() -> dict:
+    """RULES_FILE as a dict; DataFormatError naming the file when it cannot be read."""
+    try:
+        import tomllib
+    except ModuleNotFoundError:  # Python 3.10
+        import tomli as tomllib
+    try:
+        return tomllib.loads(RULES_FILE.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as e:
+        raise DataFormatError(RULES_FILE, 0, f"cannot read the catalog rules: {e}") from None
 
 
 @functools.lru_cache(maxsize=1)
 def catalog_rules() -> tuple[dict, list[tuple[str, re.Pattern, dict]]]:
     """({folder: facts}, [(folder, compiled pattern, fields), ...]) from RULES_FILE.
     A malformed file raises DataFormatError naming the file and the rule."""
-    try:
-        import tomllib
-    except ModuleNotFoundError:  # Python 3.10
-        import tomli as tomllib
-    try:
-        d = tomllib.loads(RULES_FILE.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as e:
-        raise DataFormatError(RULES_FILE, 0, f"cannot read the catalog rules: {e}") from None
+    d = read_rules_file()
     folders, rules = d.get("folders", {}), []
     for i, r in enumerate(d.get("rules", []), 1):
         where = f"rule {i} ({r.get('folder', '?')}: {r.get('pattern', '?')})"
         fields = {k: v for k, v in r.items() if k not in ("folder", "pattern")}
         if r.get("folder") not in folders or not isinstance(r.get("pattern"), str):
             raise DataFormatError(RULES_FILE, 0, f"{where}: needs a known folder and a pattern")
-        if bad := sorted(set(fields) - RULE_FIELDS) or [k for k, v in fields.items() if not isinstance(v, str)]:
+        if bad := sorted(set(fields) - RULE_FIELDS - set(RULE_EXTRAS)) or [
+                k for k, v in fields.items() if not isinstance(v, RULE_EXTRAS.get(k, str))]:
             raise DataFormatError(RULES_FILE, 0, f"{where}: unknown or non-text field(s) {bad}")
         try:
             rules.append((r["folder"], re.compile(r"(?:.*/)?" + r["pattern"]), fields))
         except re.error as e:
             raise DataFormatError(RULES_FILE, 0, f"{where}: bad regular expression: {e}") from None
     return folders, rules
+
+
+@functools.lru_cache(maxsize=1)
+def catalog_fixes() -> dict:
+    """{name: function(rows) -> rows} of the [fixes.NAME] tables of RULES_FILE."""
+    fixes = {}
+    for name, spec in read_rules_file().get("fixes", {}).items():
+        try:
+            fixes[name] = make_fix(spec)
+        except ValueError as e:
+            raise DataFormatError(RULES_FILE, 0, f"fix {name}: {e}") from None
+    return fixes
 
 
 def _subst(text: str, groups: dict) -> str:
@@ -85,7 +104,7 @@ def _classify(folder: str, rel: str) -> dict:
         if not m:
             continue
         groups = {k: (v or "") for k, v in m.groupdict().items()}
-        out = {k: _subst(v, groups) for k, v in fields.items()}
+        out = {k: _subst(v, groups) if isinstance(v, str) else v for k, v in fields.items()}
         return _post(folder, rel, out)
     raise DataFormatError(f"{folder}/{rel}", 0, "no catalog rule matches this file")
 
@@ -106,12 +125,15 @@ def _post(folder: str, rel: str, f: dict) -> dict:
     if not re.fullmatch(r"orfeo-(thin|gpu|epyc|fat)", machine):
         f["machine"] = infer_machine(machine) or infer_machine(rel) or facts["machine"]
     tr = f.get("transport", "") or facts.get("transport", "")
-    if folder == "francesc0rtu" and not intel:
-        tr = {"tcp": "ob1-tcp", "vader": "ob1-vader"}.get(tr, tr)
-    if folder == "thomasverardo" and "csv_out" in rel:
-        tr = "default" if intel else _VERARDO_TRANSPORT.get(tr, tr)
-        if not intel:
-            f["mpi_library"] = "Open MPI 4.0.5"  # the ping-pong job scripts' module
+    names = f.pop("transport_names", None) or facts.get("transport_names", {})
+    intel_transport = f.pop("intel_transport", None)
+    openmpi_library = f.pop("openmpi_library", None)
+    if intel and intel_transport is not None:
+        tr = intel_transport
+    elif not intel:
+        tr = names.get(tr, tr)
+        if openmpi_library:
+            f["mpi_library"] = openmpi_library
     if tr == "infiniband":
         tr = "default"
         f["label_problem"] = ("Intel MPI run without I_MPI_OFI_PROVIDER (the file name says "
@@ -236,7 +258,7 @@ def hints_for(e) -> dict:
                 labels += [label] * int(count) if star else [x]
             h[k] = labels
         elif k == "fix":
-            h[k] = FIXES[v]
+            h[k] = catalog_fixes()[v]
         else:
             h[k] = v
     if params:
