@@ -175,12 +175,24 @@ def student_notebook(md_path: Path):
     return nb
 
 
-def chapter_files(root: Path) -> list[Path]:
-    """The book's pages in table-of-contents order."""
+def chapter_files(root: Path, student: bool = False) -> list[Path]:
+    """The book's pages in table-of-contents order (student=True: those of the student edition)."""
     import yaml
     toc = yaml.safe_load((root / "_toc.yml").read_text())
+    if student:
+        toc = student_toc(toc)
     pages = [toc["root"]] + [c["file"] for part in toc.get("parts", []) for c in part["chapters"]]
     return [root / f"{p}.md" for p in pages]
+
+
+INSTRUCTOR_PAGES = ("book/instructor",)  # for teachers only: left out of the student edition
+
+
+def student_toc(toc: dict) -> dict:
+    """The table of contents without the instructor pages (and without parts left empty)."""
+    parts = [{**part, "chapters": [c for c in part["chapters"] if c["file"] not in INSTRUCTOR_PAGES]}
+             for part in toc.get("parts", [])]
+    return {**toc, "parts": [p for p in parts if p["chapters"]]}
 
 
 def build_student(root: Path, strict: bool = True, execute: str = "cache") -> int:
@@ -197,7 +209,7 @@ def build_student(root: Path, strict: bool = True, execute: str = "cache") -> in
     shutil.rmtree(notebooks, ignore_errors=True)
     notebooks.mkdir(parents=True)
     removed = 0
-    for md in chapter_files(root):
+    for md in chapter_files(root, student=True):
         text, gone = split_solutions(md.read_text())
         removed += len(gone)
         (stage / "book" / md.name).write_text(text)
@@ -208,7 +220,8 @@ def build_student(root: Path, strict: bool = True, execute: str = "cache") -> in
     # the pages' C excerpts (literalinclude); no solution file in what students may be given
     shutil.copytree(root / "kernels_c", stage / "kernels_c",
                     ignore=shutil.ignore_patterns("*_solution.c"))
-    shutil.copy2(root / "_toc.yml", stage / "_toc.yml")
+    toc = student_toc(yaml.safe_load((root / "_toc.yml").read_text()))
+    (stage / "_toc.yml").write_text(yaml.safe_dump(toc, sort_keys=False, allow_unicode=True))
     book_config = yaml.safe_load((root / "_config.yml").read_text())
     book_config["title"] = f"{book_config.get('title', '')} (student edition)"
     book_config.setdefault("execute", {})
