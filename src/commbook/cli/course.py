@@ -41,13 +41,13 @@ def register(sub):
 
 
 def build(args) -> int:
-    from .. import booktools
+    from .. import config
     from ..course import assignments
     from ..course.grading import DEFAULT_TIME_LIMIT
     limit = DEFAULT_TIME_LIMIT if args.time_limit is None else args.time_limit
     if not limit > 0:
         raise CLIError(f"--time-limit must be positive, not {args.time_limit}")
-    root = booktools.repo_root()
+    root = config.checkout() or Path.cwd()
     if not (root / "_toc.yml").exists():
         raise CLIError(f"no _toc.yml in {root}: run this in the book's checkout")
     course = Path(args.course_dir)

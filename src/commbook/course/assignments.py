@@ -152,7 +152,7 @@ def source_notebook(md_path: Path, time_limit: float = DEFAULT_TIME_LIMIT):
     """(nbgrader source notebook of a chapter, its exercises [(name, kind)], student files)."""
     import jupytext
 
-    from ..booktools import split_solutions
+    from ..pages import split_solutions
     from .excerpts import inline_literalincludes
     text, _ = split_solutions(md_path.read_text())
     text = inline_literalincludes(text, md_path.parent)
@@ -176,7 +176,7 @@ def source_notebook(md_path: Path, time_limit: float = DEFAULT_TIME_LIMIT):
 
 def chapters_with_exercises(root: Path) -> list[Path]:
     """The book's pages (table-of-contents order) that hold a self-check or a C check."""
-    from ..booktools import chapter_files
+    from ..pages import chapter_files
     pattern = re.compile(r"\b(" + "|".join(SELF_CHECKS + tuple(C_CALLS)) + r")\(")
     return [md for md in chapter_files(root) if pattern.search(md.read_text())]
 
