@@ -179,6 +179,11 @@ def test_instructor_page_commands_exist(repo):
     assert {"generate_assignment", "release_assignment", "collect", "autograde",
             "generate_feedback"} <= set(theirs)
     assert page in chapter_files(repo) and page not in chapter_files(repo, student=True)
+    # the figures it states are the code's
+    text = " ".join(page.read_text().split())
+    assert f"({grading.DEFAULT_TIME_LIMIT:g} s by default)" in text
+    assert (f"({assignments.POINTS['number']} for a number or a choice, {assignments.POINTS['c']} "
+            "for a C exercise)") in text and assignments.POINTS["choice"] == assignments.POINTS["number"]
 
 
 # ------------------------------------------------------------------ nbgrader's own commands
