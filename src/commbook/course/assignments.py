@@ -28,11 +28,15 @@ import shutil
 from pathlib import Path
 
 from ..config import kernels_dir
-from .grading import C_CHECKS, DEFAULT_TIME_LIMIT
+from .grading import DEFAULT_TIME_LIMIT, c_checks
 
 POINTS = {"number": 1, "choice": 1, "c": 3}
 SELF_CHECKS = ("check", "check_choice")
-C_CALLS = {fn: name for name, fn in C_CHECKS.items()} | {"check_butterfly": "butterfly"}
+
+
+def c_calls() -> dict:
+    """The name of each C exercise's check function -> the exercise."""
+    return {f.__name__: name for name, f in c_checks().items()} | {"check_butterfly": "butterfly"}
 
 NBGRADER_CONFIG = '''\
 # nbgrader's configuration for the commbook course (written by `commbook assignments build`).
@@ -94,8 +98,9 @@ def exercise_cells(cell, time_limit: float):
     calls, tree = _calls(cell.source)
     checks = [n for fn, n in calls if fn in SELF_CHECKS and n.args
               and isinstance(n.args[0], ast.Constant)]
-    c_checks = [(C_CALLS[fn], n) for fn, n in calls if fn in C_CALLS]
-    if not checks and not c_checks:
+    calls_c = c_calls()
+    c_found = [(calls_c[fn], n) for fn, n in calls if fn in calls_c]
+    if not checks and not c_found:
         return [cell], [], []
     from .. import exercises
     out, found, files = [], [], []
@@ -134,7 +139,7 @@ def exercise_cells(cell, time_limit: float):
             found.append((name, ex.kind))
     else:
         out.append(cell)
-    for name, node in c_checks:
+    for name, node in c_found:
         path = node.args[0].value if node.args and isinstance(node.args[0], ast.Constant) \
             else f"kernels_c/exercises/{name}_skeleton.c"
         out.append(_code_cell(
@@ -177,7 +182,7 @@ def source_notebook(md_path: Path, time_limit: float = DEFAULT_TIME_LIMIT):
 def chapters_with_exercises(root: Path) -> list[Path]:
     """The book's pages (table-of-contents order) that hold a self-check or a C check."""
     from ..pages import chapter_files
-    pattern = re.compile(r"\b(" + "|".join(SELF_CHECKS + tuple(C_CALLS)) + r")\(")
+    pattern = re.compile(r"\b(" + "|".join(SELF_CHECKS + tuple(c_calls())) + r")\(")
     return [md for md in chapter_files(root) if pattern.search(md.read_text())]
 
 

@@ -30,9 +30,6 @@ from .. import config
 
 INPUTS_FILE = "exercise_inputs.json"
 DEFAULT_TIME_LIMIT = 180.0  # seconds per C exercise
-# the C exercises: the name the test cell uses -> the check function of commbook.exercises
-C_CHECKS = {"ring": "check_ring", "gather": "check_gather", "eager": "check_eager",
-            "butterfly": "check_exercise"}
 # the outcomes a feedback line names (tests/test_course.py and the class summary read them)
 OUTCOMES = ("correct", "too high", "too low", "wrong choice", "not a number", "not answered",
             "no saved measurement", "deadlock", "does not compile", "wrong result", "time limit")
@@ -150,13 +147,24 @@ def _reason(output: str) -> tuple[str, str]:
     return "wrong result", lines[-1] if lines else "the check printed nothing"
 
 
+def c_checks() -> dict:
+    """C exercise name -> its check in commbook.exercises (check_<name>; the butterfly's is
+    check_exercise where there is no check_butterfly)."""
+    from .. import exercises
+    names = list(getattr(exercises, "C_EXERCISES", ())) + ["butterfly"]
+    found = {n: getattr(exercises, f"check_{n}", None) for n in names}
+    found["butterfly"] = found["butterfly"] or getattr(exercises, "check_exercise", None)
+    return {n: f for n, f in found.items() if f is not None}
+
+
 def grade_c(name: str, path: str, time_limit: float = DEFAULT_TIME_LIMIT) -> None:
     """The test cell of C exercise `name`: compile and check the student's file `path` with the
     exercise harness in a child process; past `time_limit` seconds every process it started is
     killed and the exercise gets 0 points."""
     from ..process_tree import ProcessTree
-    if name not in C_CHECKS:
-        raise KeyError(f"no C exercise {name!r}; known: {sorted(C_CHECKS)}")
+    known = c_checks()
+    if name not in known:
+        raise KeyError(f"no C exercise {name!r}; known: {sorted(known)}")
     watchdog = int(max(5, min(20, time_limit / 6)))
     cmd = [sys.executable, "-m", "commbook.course.grading", name, str(path), str(watchdog),
            str(time_limit)]
@@ -183,10 +191,9 @@ def grade_c(name: str, path: str, time_limit: float = DEFAULT_TIME_LIMIT) -> Non
 
 def _child(name: str, path: str, watchdog: int, time_limit: float) -> int:
     """Run one C check (the child process of grade_c); exit 0 when correct."""
-    from .. import exercises
-    check = getattr(exercises, "check_butterfly", None) if name == "butterfly" else None
-    check = check or getattr(exercises, C_CHECKS[name])
-    options = {"watchdog_s": watchdog} if name in ("ring", "gather") else {}
+    import inspect
+    check = c_checks()[name]
+    options = {"watchdog_s": watchdog} if "watchdog_s" in inspect.signature(check).parameters else {}
     # each P's run gets at most the whole limit; grade_c's own limit stops the whole check
     return 0 if check(path, timeout=time_limit, **options) else 1
 
