@@ -88,6 +88,20 @@ def our_leftovers() -> list[str]:
     return [p for p in leftover_processes() if sys.prefix in p]
 
 
+def processes_under(folder: Path) -> list[str]:
+    """Live processes whose command line or working directory is inside `folder` (kernels,
+    the C programs built there, the grading children)."""
+    import psutil
+    found = []
+    for p in psutil.process_iter(["pid", "cmdline", "cwd", "status"]):
+        if p.info["status"] == psutil.STATUS_ZOMBIE or p.info["pid"] == os.getpid():
+            continue
+        line = " ".join(p.info["cmdline"] or [])
+        if str(folder) in line or str(folder) in (p.info["cwd"] or ""):
+            found.append(f"{p.info['pid']} {line}")
+    return found
+
+
 # ------------------------------------------------------------------ without nbgrader running
 
 def test_source_notebooks_have_an_answer_and_a_test_cell_per_exercise(repo, tmp_path):
@@ -141,7 +155,9 @@ def test_grade_uses_the_students_own_saved_measurement(tmp_path, monkeypatch, ca
 
 
 @pytest.mark.mpi
-def test_grade_c_stops_a_check_at_its_time_limit_and_leaves_no_process(tmp_path):
+def test_grade_c_stops_a_check_at_its_time_limit_and_leaves_no_process(tmp_path, monkeypatch):
+    monkeypatch.setenv("COMMBOOK_BUILD_DIR", str(tmp_path / "build"))  # the ranks run from here
+    monkeypatch.chdir(tmp_path)
     before = set(our_leftovers())
     t0 = time.monotonic()
     with pytest.raises(grading.NotYet, match="0 points: time limit"):
@@ -150,6 +166,7 @@ def test_grade_c_stops_a_check_at_its_time_limit_and_leaves_no_process(tmp_path)
     assert time.monotonic() - t0 < 20
     time.sleep(1)
     assert set(our_leftovers()) <= before
+    assert processes_under(tmp_path) == []
 
 
 def test_reason_is_the_harness_line():
@@ -221,7 +238,7 @@ def course(repo, tmp_path_factory):
     nbgrader("release_assignment", "ring", f"--Exchange.root={top / 'exchange'}")
     released = top / "exchange" / "commbook" / "outbound" / "ring" / "ring.ipynb"
     assert released.exists()
-    return dict(dir=course_dir, nbgrader=nbgrader, released=released, env=env)
+    return dict(dir=course_dir, nbgrader=nbgrader, released=released, env=env, top=top)
 
 
 def test_released_notebooks_hold_no_solution_and_no_reference(repo, course):
@@ -280,6 +297,7 @@ def test_autograde_full_marks_and_zero_with_the_reason(course):
     assert took < 2 * TIME_LIMIT + 120  # the deadlock is cut by the watchdog or the time limit
     time.sleep(1)
     assert set(our_leftovers()) <= before, "processes left behind by grading"
+    assert processes_under(course["top"]) == [], "processes left behind by grading"
     scores = _gradebook_scores(course["dir"], "ring")
     tests = ["test-ring-p25", "test-ring-epyc", "test-ring-1ms", "test-c-ring"]
     assert all(scores[("right", t)][0] == scores[("right", t)][1] > 0 for t in tests), scores
@@ -350,7 +368,8 @@ def test_simulated_class_summary(repo, course):
     out = repo / "_build" / "course_summary"
     proc = subprocess.run([str(VENV_BIN / "commbook"), "grades", "summary",
                            str(course["dir"] / "gradebook.db"), "--out", str(out), "--title",
-                           f"SIMULATED class of {SIMULATED} (answers made by tests/test_course.py)"],
+                           f"SIMULATED class: {SIMULATED} topology and 2 ring submissions made by "
+                           "tests/test_course.py"],
                           capture_output=True, text=True, timeout=300, env=course["env"])
     assert proc.returncode == 0, proc.stderr
     print(proc.stdout)
