@@ -218,7 +218,7 @@ def course(repo, tmp_path_factory):
     course_dir = top / "course"
     from commbook.cli import main
     assert main(["assignments", "build", "--course-dir", str(course_dir), "--chapter", "ring",
-                 "--chapter", "topology", "--time-limit", f"{TIME_LIMIT:g}"]) == 0
+                 "--chapter", "topology", "--chapter", "jacobi", "--time-limit", f"{TIME_LIMIT:g}"]) == 0
 
     def nbgrader(*args, timeout=600):
         tree = ProcessTree("nbgrader")
@@ -233,7 +233,7 @@ def course(repo, tmp_path_factory):
         assert proc.returncode == 0 and "ERROR" not in out, f"nbgrader {' '.join(args)}:\n{out[-4000:]}"
         return out
 
-    for chapter in ("ring", "topology"):
+    for chapter in ("ring", "topology", "jacobi"):
         nbgrader("generate_assignment", chapter)
     nbgrader("release_assignment", "ring", f"--Exchange.root={top / 'exchange'}")
     released = top / "exchange" / "commbook" / "outbound" / "ring" / "ring.ipynb"
@@ -242,7 +242,7 @@ def course(repo, tmp_path_factory):
 
 
 def test_released_notebooks_hold_no_solution_and_no_reference(repo, course):
-    for chapter in ("ring", "topology"):
+    for chapter in ("ring", "topology", "jacobi"):
         folder = course["dir"] / "release" / chapter
         text = " ".join((folder / f"{chapter}.ipynb").read_text().split())
         assert "BEGIN SOLUTION" not in text and "reference_answer" not in text
@@ -255,7 +255,7 @@ def test_released_notebooks_hold_no_solution_and_no_reference(repo, course):
                 checked += 1
         assert checked > 5
         for name, ex in E.REGISTRY.items():
-            if ex.chapter == chapter and ex.kind == "number":
+            if ex.chapter == chapter and ex.kind == "number" and not ex.inputs:
                 value = E.expected(name)
                 if not (float(value) == int(value) and abs(value) < 1000):
                     for form in number_forms(value):
@@ -319,6 +319,25 @@ def test_autograde_full_marks_and_zero_with_the_reason(course):
                 assert not re.search(rf"(?<![\d.]){re.escape(form)}(?![\d])", html), (n, form)
 
 
+def test_autograde_grades_on_the_students_saved_measurement(course, monkeypatch):
+    """jac-ts depends on the copy bandwidth the student measured: graded against the value the
+    notebook saved on the student's machine (here 7777 MB/s, saved with the notebook's own
+    save_inputs), not the grader's, and the feedback says so."""
+    folder, mine = course["dir"] / "release" / "jacobi", 7777.0
+    student = course["dir"] / "submitted" / "measured" / "jacobi"
+    fill(folder / "jacobi.ipynb", student, {"jac-ts": E.expected("jac-ts", copy_MBps=mine)})
+    assert "save_inputs('jac-ts', copy_MBps=b_copy)" in (folder / "jacobi.ipynb").read_text()
+    monkeypatch.setenv("COMMBOOK_MEASUREMENTS", str(student / "measurements"))
+    grading.save_inputs("jac-ts", copy_MBps=mine)  # what that cell did when the student ran it
+    course["nbgrader"]("autograde", "jacobi")
+    scores = _gradebook_scores(course["dir"], "jacobi")
+    assert scores[("measured", "test-jac-ts")] == (1, 1)
+    assert scores[("measured", "test-jac-orfeo")][0] == 0  # left unanswered
+    said = _sources_outputs(course["dir"] / "autograded" / "measured" / "jacobi" / "jacobi.ipynb")
+    assert "correct; graded against your own measurement (copy_MBps = 7777" in said["test-jac-ts"]
+    assert "0 points: not answered" in said["test-jac-orfeo"]
+
+
 def _sources_outputs(nb_path: Path) -> dict[str, str]:
     out = {}
     for c in cells(nb_path):
@@ -368,8 +387,8 @@ def test_simulated_class_summary(repo, course):
     out = repo / "_build" / "course_summary"
     proc = subprocess.run([str(VENV_BIN / "commbook"), "grades", "summary",
                            str(course["dir"] / "gradebook.db"), "--out", str(out), "--title",
-                           f"SIMULATED class: {SIMULATED} topology and 2 ring submissions made by "
-                           "tests/test_course.py"],
+                           f"SIMULATED class: {SIMULATED} topology, 2 ring, 1 jacobi submissions "
+                           "made by tests/test_course.py"],
                           capture_output=True, text=True, timeout=300, env=course["env"])
     assert proc.returncode == 0, proc.stderr
     print(proc.stdout)

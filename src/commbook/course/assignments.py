@@ -12,7 +12,7 @@ For each chapter with exercises this writes an nbgrader *source* notebook,
   and the region is removed from the released notebook); the rest of the chapter's exercise
   cell (the self-check) follows unchanged;
 * where the self-check passes a measurement (``check(name, x, copy_MBps=b_copy)``), a cell
-  recording it (:func:`commbook.course.grading.save_inputs`);
+  recording it before the answer cell (:func:`commbook.course.grading.save_inputs`);
 * one locked autograder test cell per exercise, with its points, calling
   :func:`commbook.course.grading.grade` or :func:`~commbook.course.grading.grade_c`.
 
@@ -118,6 +118,13 @@ def exercise_cells(cell, time_limit: float):
         region = ["### BEGIN SOLUTION", "from commbook.course.grading import reference_answer"]
         region += [f"{var} = reference_answer({name!r})" for name, var in zip(names, answers)]
         region += ["### END SOLUTION"]
+        for n, name in zip(checks, names):
+            if n.keywords:  # the page's measurement the reference depends on, saved first
+                args = ", ".join(f"{k.arg}={ast.unparse(k.value)}" for k in n.keywords)
+                out.append(_code_cell(
+                    "# Saves the measurement the next exercise is graded against (do not edit).\n"
+                    "from commbook.course.grading import save_inputs\n"
+                    f"save_inputs({name!r}, {args});"))
         out.append(_code_cell("\n".join(answer_part + region),
                               _nbgrader("answer-" + cell_id("-".join(names)), solution=True)))
         if rest:
@@ -125,12 +132,6 @@ def exercise_cells(cell, time_limit: float):
             out.append(cell)
         for n, name, var in zip(checks, names, answers):
             ex = exercises.exercise(name)
-            if n.keywords:  # the page's measurement the reference depends on
-                args = ", ".join(f"{k.arg}={ast.unparse(k.value)}" for k in n.keywords)
-                out.append(_code_cell(
-                    "# Saves the measurement this exercise is graded against (do not edit).\n"
-                    "from commbook.course.grading import save_inputs\n"
-                    f"save_inputs({name!r}, {args});"))
             out.append(_code_cell(
                 f"# Autograder test: {name} ({POINTS[ex.kind]} point{'s' * (POINTS[ex.kind] > 1)})\n"
                 f"from commbook.course.grading import grade\ngrade({name!r}, {var})",
