@@ -124,6 +124,7 @@ def test_source_notebooks_have_an_answer_and_a_test_cell_per_exercise(repo, tmp_
             assert "### BEGIN SOLUTION" in "".join(c["source"]) and "reference_answer(" in "".join(c["source"])
     text = ring.read_text()
     assert "literalinclude" not in text and "MPI_Sendrecv" in text  # the kernel's C code, shown
+    assert "{exercise}" not in text and text.count("**Exercise: ") == 4  # questions as Markdown
     assert (tmp_path / "source" / "ring" / "kernels_c" / "exercises" / "ring_skeleton.c").read_text() \
         == E.c_exercise_path("ring").read_text()
     assert (tmp_path / "nbgrader_config.py").exists()

@@ -56,8 +56,9 @@ def build(args) -> int:
         if args.chapter and name not in args.chapter:
             continue
         points = sum(e["points"] for e in info["exercises"])
-        print(f"{course / 'source' / name / info['notebook']}: {len(info['exercises'])} "
-              f"exercises, {points} points")
+        n = len(info["exercises"])
+        print(f"{course / 'source' / name / info['notebook']}: {n} exercise{'s' * (n != 1)}, "
+              f"{points} point{'s' * (points != 1)}")
     print(f"next: cd {course} && nbgrader generate_assignment <chapter>")
     return 0
 

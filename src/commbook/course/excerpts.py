@@ -1,6 +1,7 @@
-"""The chapters' `{literalinclude}` C excerpts as code a notebook shows (a notebook has no
-Sphinx to include them): the same file and markers, read by Sphinx's own reader, so the
-notebook shows exactly what the HTML book shows."""
+"""What Sphinx does for the HTML book and a plain notebook cannot: the chapters'
+`{literalinclude}` C excerpts as code (the same file and markers, read by Sphinx's own reader,
+so the notebook shows exactly what the HTML book shows), and the `{exercise}` directives as
+plain Markdown (a notebook would show them as a code block)."""
 from __future__ import annotations
 
 import re
@@ -44,5 +45,28 @@ def inline_literalincludes(text: str, page_dir: Path) -> str:
         out.append(f"{indent}```{language}\n")
         out.extend(indent + l if l.strip() else l for l in code.rstrip("\n").splitlines(keepends=True))
         out.append(f"\n{indent}```\n")
+        i = end + 1
+    return "".join(out)
+
+
+_EXERCISE = re.compile(r"^(?P<fence>`{3,}|:{3,})\{exercise\}(?P<title>.*)$")
+
+
+def plain_exercises(text: str) -> str:
+    """Every `{exercise}` directive as a bold "Exercise: title" line and its text."""
+    lines = text.splitlines(keepends=True)
+    out, i = [], 0
+    while i < len(lines):
+        m = _EXERCISE.match(lines[i].rstrip("\n"))
+        end = m and next((j for j in range(i + 1, len(lines)) if lines[j].strip() == m["fence"]), None)
+        if not end:
+            out.append(lines[i])
+            i += 1
+            continue
+        body = [l for l in lines[i + 1:end] if not re.match(r"^:\w[\w-]*:", l)]
+        title = m["title"].strip()
+        out.append(f"**Exercise{': ' + title if title else ''}**\n\n")
+        out.extend(body)
+        out.append("\n")
         i = end + 1
     return "".join(out)
