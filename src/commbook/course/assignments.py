@@ -181,10 +181,12 @@ def source_notebook(md_path: Path, time_limit: float = DEFAULT_TIME_LIMIT):
 
 
 def chapters_with_exercises(root: Path) -> list[Path]:
-    """The book's pages (table-of-contents order) that hold a self-check or a C check."""
+    """The book's pages (table-of-contents order) whose code cells call a self-check or a C check."""
     from ..pages import chapter_files
     pattern = re.compile(r"\b(" + "|".join(SELF_CHECKS + tuple(c_calls())) + r")\(")
-    return [md for md in chapter_files(root) if pattern.search(md.read_text())]
+    code = re.compile(r"```\{code-cell\}[^\n]*\n(.*?)```", re.S)
+    return [md for md in chapter_files(root)
+            if any(pattern.search(c) for c in code.findall(md.read_text()))]
 
 
 def build(course_dir: Path, root: Path, chapters=None,
