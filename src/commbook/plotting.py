@@ -17,6 +17,8 @@ plt.rcParams["axes.prop_cycle"] = cycler(color=plt.style.library["tableau-colorb
                                          ["axes.prop_cycle"].by_key()["color"])
 figure_alt.install()
 
+from .units import format_bytes
+
 MEASURED_STYLE = dict(marker="o", ms=4, lw=0, capsize=2, elinewidth=1)
 MARKERS = ("o", "s", "^", "D", "v", "P", "X", "<", ">", "*")
 DASHES = ("-", "--", "-.", ":", (0, (5, 1, 1, 1, 1, 1)), (0, (1, 3)))
@@ -88,15 +90,6 @@ def model_of(fit):
     return getattr(fit, "model", fit)
 
 
-def size_label(n: float) -> str:
-    """1, 16, 256, 4K, 64K, 1M ... (binary prefixes, as MPI benchmarks print sizes)."""
-    n = int(round(n))
-    for unit, f in (("G", 1 << 30), ("M", 1 << 20), ("K", 1 << 10)):
-        if n >= f and n % f == 0:
-            return f"{n // f}{unit}"
-    return str(n)
-
-
 def size_axis(ax):
     """Symlog base-2 size axis (0 B stays visible), labelled every 16x, ticked every 2x."""
     from matplotlib.ticker import FixedLocator, FuncFormatter
@@ -106,6 +99,6 @@ def size_axis(ax):
     powers = 2.0 ** np.arange(0, int(np.log2(top)) + 1)
     ax.xaxis.set_major_locator(FixedLocator(np.concatenate([[0], powers[::4]])))
     ax.xaxis.set_minor_locator(FixedLocator(powers))
-    ax.xaxis.set_major_formatter(FuncFormatter(lambda v, _: size_label(v)))
+    ax.xaxis.set_major_formatter(FuncFormatter(lambda v, _: format_bytes(round(v), compact=True)))
     ax.set_xlabel("message size n (bytes)")
     ax.grid(True, which="both", alpha=0.3)
