@@ -23,6 +23,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
 from . import booktools
+from . import pages as pages_of
 
 A4 = {"width": 794, "height": 1123}  # CSS pixels of an A4 sheet: explorers fit the paper's width
 MARGIN = {"top": "14mm", "bottom": "16mm", "left": "13mm", "right": "13mm"}
@@ -145,7 +146,7 @@ def build_pdf(root: Path, student: bool = False, browser=None, out: Path | None 
     from pypdf import PdfReader, PdfWriter
 
     src = html_dir(root, student)
-    pages = [md.relative_to(root).with_suffix("") for md in booktools.chapter_files(root)]
+    pages = [md.relative_to(root).with_suffix("") for md in pages_of.chapter_files(root, student=student)]
     missing = [str(p) for p in pages if not (src / f"{p}.html").is_file()]
     if missing:
         raise SystemExit(f"pdf: {src} lacks {', '.join(missing)}: run `make book"
