@@ -106,13 +106,37 @@ def loopback_environment(flavour: str) -> dict:
     return {k: v for k, v in wanted.items() if k not in os.environ}
 
 
+def hostfile() -> str | None:
+    """$COMMBOOK_HOSTFILE outside a batch job: mpiexec spreads ranks over its nodes (a cluster
+    without a scheduler; inside an allocation the scheduler says where ranks go)."""
+    from . import config
+    chosen = config.get("COMMBOOK_HOSTFILE")
+    return chosen if chosen and not in_batch_job() else None
+
+
+def runs_here() -> bool:
+    """True when mpiexec's ranks all run on this machine (no batch job, no hostfile)."""
+    return not in_batch_job() and hostfile() is None
+
+
+def placement_args(map_by: str | None = None) -> list[str]:
+    """mpiexec options placing the ranks: the hostfile (COMMBOOK_HOSTFILE) and --map-by."""
+    flavour = detect().flavour
+    args = []
+    if hostfile():
+        args += ["-f", hostfile()] if flavour == "mpich" else ["--hostfile", hostfile()]
+    if map_by:
+        args += ["-map-by" if flavour == "mpich" else "--map-by", map_by]
+    return args
+
+
 def run_environment(np: int | None = None, local: bool | None = None) -> dict:
     """Variables that let mpiexec run here: as root, and with more ranks than cores.
 
-    local (default: not inside a batch job) keeps the run on the loopback interface."""
+    local (default: no batch job and no hostfile) keeps the run on the loopback interface."""
     info = detect()
     env = {"PATH": bin_path()}
-    if local if local is not None else not in_batch_job():
+    if local if local is not None else runs_here():
         env.update(loopback_environment(info.flavour))
     if info.flavour == "openmpi":
         if hasattr(os, "geteuid") and os.geteuid() == 0:
@@ -144,7 +168,7 @@ def apply(np: int | None = None, local: bool | None = None) -> None:
     os.environ.update(run_environment(np, local))
 
 
-def mpiexec_command(np: int, program: list[str]) -> list[str]:
-    """The argument list for `mpiexec -n np program...`; never goes through a shell."""
+def mpiexec_command(np: int, program: list[str], map_by: str | None = None) -> list[str]:
+    """The argument list for `mpiexec -n np [placement] program...`; never goes through a shell."""
     info = detect()
-    return [info.mpiexec, "-n", str(int(np)), *program]
+    return [info.mpiexec, "-n", str(int(np)), *placement_args(map_by), *program]
