@@ -142,9 +142,12 @@ def run_environment(np: int | None = None, local: bool | None = None) -> dict:
         if hasattr(os, "geteuid") and os.geteuid() == 0:
             env["OMPI_ALLOW_RUN_AS_ROOT"] = "1"
             env["OMPI_ALLOW_RUN_AS_ROOT_CONFIRM"] = "1"
-        # Open MPI 5 (PRRTE) and 4 spell oversubscription differently; both are harmless.
-        env["PRTE_MCA_rmaps_default_mapping_policy"] = ":oversubscribe"
-        env["OMPI_MCA_rmaps_base_oversubscribe"] = "1"
+        # Open MPI 5 (PRRTE) and 4 spell oversubscription differently; both are harmless on
+        # one machine. Over nodes (an allocation, a hostfile) the slots decide: allowed to
+        # oversubscribe, the mapper would stack every rank on the first node.
+        if runs_here():
+            env["PRTE_MCA_rmaps_default_mapping_policy"] = ":oversubscribe"
+            env["OMPI_MCA_rmaps_base_oversubscribe"] = "1"
         # Quiet the "no network interface" chatter of single-node runs.
         env.setdefault("OMPI_MCA_btl_base_warn_component_unused", "0")
     elif info.flavour == "mpich":

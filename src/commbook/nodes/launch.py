@@ -6,9 +6,11 @@
   ``plm_rsh_agent`` without a word and then tries ssh on port 22.
 * A **hostfile** naming every node and its slots (``COMMBOOK_HOSTFILE``: commbook passes it to
   mpiexec outside a batch allocation, as on a cluster without a scheduler).
-* **Binding off**: every emulated node sees the same cores, so Open MPI would bind rank 0 of
-  each node to core 0 (a ping-pong across nodes measured 3.8 ms instead of 15 µs). A site sets
-  its default binding the same way, through an MCA variable in the environment.
+* **Binding off, yielding when idle**: every emulated node sees the same cores, so Open MPI
+  would bind rank 0 of each node to core 0 (a ping-pong across nodes measured 3.8 ms instead of
+  15 µs), and ranks of different nodes spinning on the same cores starve each other (a ring of
+  3 ranks on 2 nodes took 50 ms per step, 26 µs with yielding). A site with shared nodes sets
+  such defaults the same way, through MCA variables in the environment.
 
 :func:`environment` is what `commbook nodes exec` adds to a command's environment: the site
 configuration of this cluster, nothing the package special-cases.
@@ -73,6 +75,7 @@ def environment(record: Record) -> dict:
         "OMPI_MCA_plm_rsh_agent": str(agent_path(record)),   # Open MPI 4's name for it
         "PRTE_MCA_hwloc_default_binding_policy": "none",
         "OMPI_MCA_hwloc_base_binding_policy": "none",
+        "OMPI_MCA_mpi_yield_when_idle": "1",
         "PRTE_MCA_prte_default_hostfile": str(hostfile_path(record)),
         "COMMBOOK_HOSTFILE": str(hostfile_path(record)),
     }
