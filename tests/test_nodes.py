@@ -284,3 +284,25 @@ def test_rank_hosts_and_mapping():
     assert machine.mapping_of("node1,node2", 2) == "node"
     assert machine.mapping_of("node1*2,node2*2", 4) == "core"
     assert machine.mapping_of("node1*2", 2) == machine.local_mapping(2)
+
+
+def test_node_boundary_reference_path(monkeypatch):
+    """Where no emulated nodes can be made (forced here), the book's node-boundary sections
+    draw the shipped reference run, say so, and every verdict is computed from it."""
+    import matplotlib
+    matplotlib.use("Agg")
+    from commbook.nodes import boundary
+    monkeypatch.setenv("COMMBOOK_NODES_REFERENCE", "1")
+    run = boundary.load()
+    assert not run.live and "not measured while this page was built" in run.source_sentence
+    assert "data/reference/emulated-nodes/" in run.source_sentence
+    assert "--write-reference" in run.meta["command"] and run.meta["rank_hosts"] == "node1,node2"
+    links = boundary.fit_links(run)
+    assert links["node"].lambda_us > 5 * links["core"].lambda_us
+    pred = boundary.ring_prediction(run, links)
+    assert pred.boundary_P == 3 and list(pred.P) == [1, 2, 3, 4]
+    assert pred.measured_jump_us > 0 and pred.model_jump_us > 0
+    assert boundary.closeness(pred.ratio) and boundary.closeness(1.1) == "within 10% of the model"
+    boundary.plot_pingpong(run, links)
+    boundary.plot_ring(run, pred)
+    # the live path is the book build's (as root, CI): tests/test_book.py reads what it says
