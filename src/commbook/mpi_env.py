@@ -130,6 +130,13 @@ def placement_args(map_by: str | None = None) -> list[str]:
     return args
 
 
+#: What run_environment and loopback_environment set for runs on one machine only (and
+#: apply() leaves in os.environ): a shell on a cluster's login node starts without them.
+SINGLE_MACHINE_VARIABLES = ("OMPI_MCA_btl", "HYDRA_IFACE", "FI_TCP_IFACE", "FI_SOCKETS_IFACE",
+                            "UCX_NET_DEVICES", "PRTE_MCA_rmaps_default_mapping_policy",
+                            "OMPI_MCA_rmaps_base_oversubscribe")
+
+
 def run_environment(np: int | None = None, local: bool | None = None) -> dict:
     """Variables that let mpiexec run here: as root, and with more ranks than cores.
 

@@ -101,8 +101,7 @@ def run_exec(args) -> int:
         raise CLIError(f"--node {node}: not one of {', '.join([record.login] + record.nodes)}")
     if problems and not lifecycle.keeper_alive(record):
         raise CLIError(problems[0])
-    from .. import mpi_env
-    env = {**os.environ, "PATH": mpi_env.bin_path(), **launch.environment(record)}
+    env = launch.login_environment(record)
     argv = netns.enter_command(record, node) + args.command
     del nodes
     sys.stdout.flush()

@@ -17,7 +17,6 @@ import subprocess
 import tempfile
 from pathlib import Path
 
-from .. import mpi_env
 from . import launch, lifecycle, netns
 from .state import NodesError, Record
 
@@ -76,10 +75,8 @@ class EmulatedCluster:
         return self.record.up_seconds
 
     def env(self, extra: dict | None = None) -> dict:
-        """The environment of a command on the login node: this one, the venv's bin first on
-        PATH, plus the cluster's site configuration (launch.environment)."""
-        return {**os.environ, "PATH": mpi_env.bin_path(), **launch.environment(self.record),
-                **(extra or {})}
+        """The environment of a command on the login node (launch.login_environment)."""
+        return launch.login_environment(self.record, extra)
 
     def command(self, argv: list[str], node: str | None = None, wd: str | None = None) -> list[str]:
         return netns.enter_command(self.record, node or self.record.login, wd=wd) + list(argv)

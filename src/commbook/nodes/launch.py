@@ -84,3 +84,13 @@ def environment(record: Record) -> dict:
     if os.geteuid() == 0 or record.mode == "userns":  # uid 0 inside the cluster
         env.update({"OMPI_ALLOW_RUN_AS_ROOT": "1", "OMPI_ALLOW_RUN_AS_ROOT_CONFIRM": "1"})
     return env
+
+
+def login_environment(record: Record, extra: dict | None = None) -> dict:
+    """The environment of a command on the login node: this process's, the venv's bin first on
+    PATH, without what commbook sets for runs on one machine only (loopback, oversubscription:
+    a notebook or test session that ran a local cluster keeps them in os.environ), plus the
+    cluster's site configuration."""
+    from .. import mpi_env
+    env = {k: v for k, v in os.environ.items() if k not in mpi_env.SINGLE_MACHINE_VARIABLES}
+    return {**env, "PATH": mpi_env.bin_path(), **environment(record), **(extra or {})}
