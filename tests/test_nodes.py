@@ -300,7 +300,7 @@ def test_node_boundary_reference_path(monkeypatch):
     links = boundary.fit_links(run)
     assert links["node"].lambda_us > 5 * links["core"].lambda_us
     pred = boundary.ring_prediction(run, links)
-    assert pred.boundary_P == 3 and list(pred.P) == [1, 2, 3, 4]
+    assert pred.boundary_P == 3 and list(pred.P) == [2, 3, 4]
     assert pred.measured_jump_us > 0 and pred.model_jump_us > 0
     assert boundary.closeness(pred.ratio) and boundary.closeness(1.1) == "within 10% of the model"
     boundary.plot_pingpong(run, links)

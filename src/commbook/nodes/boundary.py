@@ -32,7 +32,8 @@ from . import available
 REFERENCE = "emulated-nodes"
 LINKS = {"core": "inside a node (shared memory)", "node": "across nodes (TCP over a veth pair)"}
 PINGPONG_SIZES = "0:4M"
-RING_P = (1, 2, 3, 4)
+RING_P = (1, 2, 3, 4)  # P = 1 is measured for the record; the model starts at P = 2
+ORFEO_TRANSPORTS = {"ucx": "UCX over InfiniBand", "ob1-tcp": "TCP over Ethernet"}
 SLOTS = 2  # per emulated node: P = 1, 2 stay on node1, P = 3, 4 cross
 
 
@@ -155,7 +156,7 @@ class RingPrediction:
     def step(self, values) -> float:
         """The jump of the time per step at the boundary (µs): mean after minus mean before."""
         after = self.P >= self.boundary_P
-        before = (self.P < self.boundary_P) & (self.P > 1)
+        before = self.P < self.boundary_P
         return float(np.mean(values[after]) - np.mean(values[before]))
 
     @property
@@ -177,7 +178,7 @@ def ring_prediction(run: BoundaryRun, links: dict, messages_per_step: float = 2.
     just fitted, against the measured time per step."""
     from ..models.ring import Placement, ring_time
     placement = Placement(cores_per_socket=SLOTS, sockets_per_node=1, map_by="core")
-    ring = run.ring.sort_values("np")
+    ring = run.ring[run.ring["np"] >= 2].sort_values("np")  # P = 1 sends to itself: no link
     P = ring["np"].to_numpy(int)
     n = float(ring["size_bytes"].iloc[0])
     model = ring_time(P, n, {c: f.model for c, f in links.items()}, placement,
@@ -216,15 +217,18 @@ def plot_pingpong(run: BoundaryRun, links: dict, orfeo_curves=None, machine_name
         grid = size_grid(n)
         f = links[link]
         model_line(axes[0], grid, f.time_us(grid), color=color, ls=":",
-                   label=f"Hockney fit, λ = {f.lambda_us:.2g} µs, b = {f.bandwidth_MBps:,.0f} MB/s (model)")
+                   label=f"{link} link: Hockney fit, λ = {f.lambda_us:.2g} µs, "
+                         f"b = {f.bandwidth_MBps:,.0f} MB/s (model)")
     if orfeo_curves is not None and len(orfeo_curves):
         from ..orfeo import per_configuration
         d = per_configuration(orfeo_curves)
-        d = d[(d["machine"] == machine_name) & (d["mapping"] == "node")]
-        for i, ((transport, lib), g) in enumerate(d.groupby(["transport", "mpi_library"])):
+        d = d[(d["machine"] == machine_name) & (d["mapping"] == "node")
+              & d["mpi_library"].str.startswith("Open MPI")]
+        for i, transport in enumerate(t for t in ORFEO_TRANSPORTS if t in set(d["transport"])):
+            g = d[d["transport"] == transport]
             g = g.groupby("size_bytes", as_index=False)["t_us"].median().sort_values("size_bytes")
-            style = dict(lw=1.2, color=f"C{4 + i % 6}", ls="--")
-            name = f"ORFEO {machine_name}, across nodes, {transport} ({lib.split(',')[0]})"
+            style = dict(lw=1.4, color=f"C{4 + i}", ls="--")
+            name = f"ORFEO {machine_name}, across nodes, Open MPI {ORFEO_TRANSPORTS[transport]}"
             axes[0].plot(g["size_bytes"], g["t_us"], label=name, **style)
             pos = g["size_bytes"] > 0
             axes[1].plot(g["size_bytes"][pos], g["size_bytes"][pos] / g["t_us"][pos], **style)
@@ -240,19 +244,20 @@ def plot_pingpong(run: BoundaryRun, links: dict, orfeo_curves=None, machine_name
 def plot_ring(run: BoundaryRun, prediction: RingPrediction):
     from ..plotting import label_axes, measured, model_line, new_axes
     fig, ax = new_axes(figsize=(6.4, 4.0))
-    ring = run.ring.sort_values("np")
+    ring = run.ring[run.ring["np"].isin(prediction.P)].sort_values("np")
     P = ring["np"].to_numpy(float)
     measured(ax, P, ring["t_us"] / P, ring["t_min_us"] / P, ring["t_max_us"] / P,
              label="measured, --map-by core, 2 slots per node")
-    model_line(ax, prediction.P, prediction.model_step_us,
+    model_line(ax, prediction.P, prediction.model_step_us, drawstyle="steps-mid",
                label="2·max(λ_c + n/b_c), λ and b from the ping-pong fits (model)", color="C3")
     ax.axvline(prediction.boundary_P - 0.5, color="0.5", ls="--", lw=1)
     ax.text(prediction.boundary_P - 0.45, ax.get_ylim()[1], " ring crosses\n a node", va="top",
             fontsize=8)
     ax.set_yscale("log")
     ax.set_xticks(P)
-    label_axes(ax, "Ring on 2 emulated nodes: time per step", "processes P",
-               "time per step (µs)", legend=True)
+    label_axes(ax, "Ring on 2 emulated nodes: time per step", "processes P", "time per step (µs)")
+    ax.legend(loc="upper left", fontsize=8, framealpha=0.9)
+    ax.set_ylim(top=ax.get_ylim()[1] * 30)  # room for the legend above the points
     return fig
 
 
