@@ -320,7 +320,8 @@ def run_mpiexec(kernel: str | os.PathLike, np: int, options: dict | None = None,
     if int(np) < 1:
         raise ValueError(f"np must be at least 1, not {np}")
     exe = compile_kernel(kernel, "executable", extra_flags)
-    cmd = mpi_env.mpiexec_command(np, [str(exe), *kernel_args(options)], map_by=map_by)
+    placement = {"map_by": map_by} if map_by else {}  # without one, the plain two-argument call
+    cmd = mpi_env.mpiexec_command(np, [str(exe), *kernel_args(options)], **placement)
     tree = ProcessTree(Path(exe).name)
     install_signal_handlers()
     proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
