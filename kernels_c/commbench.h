@@ -361,6 +361,34 @@ CB_API int cb_verdict(cb_ctx *ctx, int ok, const char *why_fmt, ...)
     return CB_VALIDATION_FAILED;
 }
 
+/* Where every rank runs: "# rank_hosts:" lists each rank's host in rank order (a run of one
+ * host as name*count) and "# node_count:" the number of different hosts. Collective. */
+CB_API void cb_placement(cb_ctx *ctx, const char *host)
+{
+    enum { W = 64 };
+    char mine[W] = {0};
+    strncpy(mine, host, W - 1);
+    char *all = ctx->rank == 0 ? malloc((size_t)ctx->size * W) : NULL;
+    MPI_Gather(mine, W, MPI_CHAR, all, W, MPI_CHAR, 0, ctx->comm);
+    if (ctx->rank != 0) return;
+    if (all == NULL) {
+        cb_printf(ctx, "# rank_hosts: unknown\n");
+        return;
+    }
+    int nodes = 0;
+    cb_printf(ctx, "# rank_hosts: ");
+    for (int i = 0, run = 1; i < ctx->size; i++, run++) {
+        int seen = 0;
+        for (int j = 0; j < i && !seen; j++) seen = strcmp(all + (size_t)j * W, all + (size_t)i * W) == 0;
+        nodes += !seen;
+        if (i + 1 < ctx->size && strcmp(all + (size_t)i * W, all + (size_t)(i + 1) * W) == 0) continue;
+        cb_printf(ctx, run > 1 ? "%s%s*%d" : "%s%s", i + 1 == run ? "" : ",", all + (size_t)i * W, run);
+        run = 0;
+    }
+    cb_printf(ctx, "\n# node_count: %d\n", nodes);
+    free(all);
+}
+
 CB_API void cb_header(cb_ctx *ctx, const char *kernel)
 {
     char lib[MPI_MAX_LIBRARY_VERSION_STRING];
@@ -374,6 +402,7 @@ CB_API void cb_header(cb_ctx *ctx, const char *kernel)
     cb_printf(ctx, "# mpi_library: %s\n", lib);
     cb_printf(ctx, "# np: %d\n", ctx->size);
     cb_printf(ctx, "# host: %s\n", host);
+    cb_placement(ctx, host);
 }
 
 /* ---- entry points -------------------------------------------------------------------- */

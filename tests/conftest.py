@@ -6,7 +6,8 @@ from pathlib import Path
 import pytest
 
 REPO = Path(__file__).resolve().parents[1]
-pytest_plugins = ["slurm_fixture"]  # slurm_cluster / slurm: a real single-node Slurm
+# slurm_cluster / slurm: a real single-node Slurm; emulated_cluster / on_nodes: 3 emulated nodes
+pytest_plugins = ["slurm_fixture", "nodes_fixture"]
 os.environ.setdefault("IPP_NONINTERACTIVE", "1")
 
 

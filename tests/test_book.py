@@ -66,6 +66,18 @@ def test_pingpong_page_has_every_figure(built_book):
     assert 'class="commbook-explorer"' in html
 
 
+@pytest.mark.parametrize("page", ["pingpong", "ring"])
+def test_node_boundary_sections_say_where_their_numbers_come_from(built_book, page):
+    """Live on emulated nodes where the build can make them (root, CI), else the shipped
+    reference run, said in the text (tests/test_nodes.py checks the reference path itself)."""
+    from commbook.nodes import boundary
+    html = (built_book / "book" / f"{page}.html").read_text()
+    if boundary.reference_reason():
+        assert "not measured while this page was built" in html
+    else:
+        assert "measured while this page was built, on 2 emulated nodes" in html
+
+
 # Jupyter Book 1 pages always log these two; they are the theme's, not ours.
 HARMLESS_CONSOLE = ("THEBE_JS_URL", "Identifier 'THEBE_JS_URL' has already been declared",
                     "mode", "favicon")

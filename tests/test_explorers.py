@@ -26,6 +26,9 @@ def test_every_control_is_bounded_and_labelled(name):
     params = _params(spec)
     assert params, "an explorer without controls"
     for p in params.values():
+        if "bind" not in p:  # a value derived from the controls (a preset's λ, b), not a control
+            assert "expr" in p and p["name"].endswith("_used"), p
+            continue
         bind = p["bind"]
         assert bind["name"].strip(), f"{p['name']} has no label"
         if bind["input"] == "range":
@@ -97,3 +100,19 @@ def test_ring_classes_come_from_the_placement():
     assert rows.loc[(12, 2, 24)].uses_node == 0 and rows.loc[(12, 2, 25)].uses_node == 1
 
 
+
+
+@pytest.mark.parametrize("name", ["pingpong", "ring"])
+def test_presets_offer_orfeo_and_the_emulated_nodes(name):
+    """The preset menu lists ORFEO's links and the emulated nodes' (shipped reference run); a
+    chosen preset's values are clamped to the slider's range, the sliders rule otherwise."""
+    from commbook.explorers import presets
+    params = _params(_explorer(name).spec())
+    options = params["preset"]["bind"]["options"]
+    assert options[0] == presets.START
+    assert any(o.startswith("ORFEO") for o in options)
+    assert any(o.startswith("emulated nodes") for o in options)
+    lam = "lam" if name == "pingpong" else "lam_node"
+    assert params[f"{lam}_used"]["expr"].endswith(f"({lam})" + ")" * (len(options) - 2))
+    expr = presets.value_expr("preset", "lam", {"a": 99.0, "b": -1.0}, 0.0, 50.0, 2)
+    assert expr == "preset == 'b' ? 0.0 : (preset == 'a' ? 50.0 : (lam))"

@@ -115,13 +115,15 @@ class MPICluster:
     """One ipyparallel cluster of MPI engines. Not started until first used (or start())."""
 
     def __init__(self, n: int | None = None, engines: str | None = None,
-                 start_timeout: float = 120.0, default_timeout: float = 300.0):
+                 start_timeout: float = 120.0, default_timeout: float = 300.0,
+                 map_by: str | None = None):
         self.n = int(mpi_env.cores() if n is None else n)
         if self.n < 1:
             raise ValueError(f"a cluster needs at least one engine, not {n}")
         self.engines = engines or config.get("COMMBOOK_ENGINES")
         self.start_timeout = start_timeout
         self.default_timeout = default_timeout
+        self.map_by = map_by  # mpiexec's --map-by for "mpi" engines (with COMMBOOK_HOSTFILE: over nodes)
         self._cluster = None
         self._client = None
         self._engine_pids: list[int] = []
@@ -138,8 +140,9 @@ class MPICluster:
 
     @property
     def local(self) -> bool:
-        """Engines on this machine (not through a scheduler or a user's own profile)."""
-        return self.engines == "mpi" and not config.get("COMMBOOK_IPP_PROFILE")
+        """Engines on this machine (not through a scheduler, a hostfile or a user's own profile)."""
+        return (self.engines == "mpi" and not config.get("COMMBOOK_IPP_PROFILE")
+                and mpi_env.runs_here())
 
     def start(self) -> "MPICluster":
         if self.running:
@@ -170,12 +173,15 @@ class MPICluster:
         profile = config.get("COMMBOOK_IPP_PROFILE")
         if profile:
             kwargs["profile"] = profile
-        if self.local:
-            kwargs["controller_ip"] = "127.0.0.1"
+        if self.engines == "mpi" and not profile:
+            # engines on the nodes of a hostfile connect from there: listen beyond loopback
+            kwargs["controller_ip"] = "127.0.0.1" if self.local else "*"
             kwargs["engines"] = _mpi_engines_keeping_output()
         if self.engines == "slurm":
             kwargs["controller_ip"] = "*"
         cluster = ipp.Cluster(**kwargs)
+        if self.engines == "mpi" and not profile:
+            cluster.config.MPIEngineSetLauncher.mpi_args = mpi_env.placement_args(self.map_by)
         if self.engines == "slurm":
             scheduler.configure_engines(cluster.config, cluster.profile_dir)
         t0 = time.perf_counter()

@@ -307,7 +307,8 @@ def mpiexec_raw(np: int, program: list[str], timeout: float = DEFAULT_TIMEOUT,
 def run_mpiexec(kernel: str | os.PathLike, np: int, options: dict | None = None,
                 timeout: float = DEFAULT_TIMEOUT, env: dict | None = None,
                 on_line: Callable[[str], None] | None = None,
-                extra_flags: tuple = (), _launch_retries: int = 1) -> KernelOutput:
+                extra_flags: tuple = (), _launch_retries: int = 1,
+                map_by: str | None = None) -> KernelOutput:
     """Compile the standalone kernel and run it with `mpiexec -n np`.
 
     However the job ends (success, failure, the timeout, Ctrl-C, SIGTERM or SIGHUP of this
@@ -319,7 +320,8 @@ def run_mpiexec(kernel: str | os.PathLike, np: int, options: dict | None = None,
     if int(np) < 1:
         raise ValueError(f"np must be at least 1, not {np}")
     exe = compile_kernel(kernel, "executable", extra_flags)
-    cmd = mpi_env.mpiexec_command(np, [str(exe), *kernel_args(options)])
+    placement = {"map_by": map_by} if map_by else {}  # without one, the plain two-argument call
+    cmd = mpi_env.mpiexec_command(np, [str(exe), *kernel_args(options)], **placement)
     tree = ProcessTree(Path(exe).name)
     install_signal_handlers()
     proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
@@ -368,7 +370,8 @@ def run_mpiexec(kernel: str | os.PathLike, np: int, options: dict | None = None,
         # the launcher died before any rank ran: nothing was measured, so starting again is safe
         print(f"{RETRY_NOTICE} ({said}); starting it again", file=sys.stderr)
         return run_mpiexec(kernel, np, options, timeout=timeout, env=env, on_line=on_line,
-                           extra_flags=extra_flags, _launch_retries=_launch_retries - 1)
+                           extra_flags=extra_flags, _launch_retries=_launch_retries - 1,
+                           map_by=map_by)
     try:
         out = parse_output(text)
     except KernelError as e:
@@ -428,6 +431,8 @@ def measurement_meta(out: KernelOutput, command: str, extra: dict | None = None)
         "mpi_library": out.meta.get("mpi_library", ""),
         "np": out.meta.get("np", ""),
         "allocation": out.meta.get("allocation", ""),
+        "rank_hosts": out.meta.get("rank_hosts", ""),   # where each rank ran (cb_placement)
+        "node_count": out.meta.get("node_count", ""),
         "date": time.strftime("%Y-%m-%dT%H:%M:%S%z"),
         "command": command,
     })

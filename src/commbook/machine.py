@@ -52,6 +52,26 @@ def local_mapping(np: int) -> str:
     return "core" if sockets() == 1 else "unknown"
 
 
+def rank_hosts(text: str) -> list[str]:
+    """A kernel's `# rank_hosts:` line ("node1*2,node2*2") as one host per rank."""
+    hosts = []
+    for part in (text or "").split(","):
+        name, _, count = part.strip().partition("*")
+        if name:
+            hosts += [name] * (int(count) if count.isdigit() else 1)
+    return hosts
+
+
+def mapping_of(rank_hosts_text: str, np: int) -> str:
+    """The placement a run had, in the schema's words: one host, as local_mapping says; more
+    than one, "node" when ranks 0 and 1 sit on different hosts (round robin, or one rank per
+    node), else "core" (hosts filled one after the other)."""
+    hosts = rank_hosts(rank_hosts_text)
+    if len(set(hosts)) <= 1:
+        return local_mapping(np)
+    return "node" if hosts[0] != hosts[1] else "core"
+
+
 def load_average(periods: int = 1) -> str:
     """The load over the last minute (periods=3: 1/5/15 minutes) when the measurement was taken:
     other work on the cores shows here."""

@@ -106,21 +106,55 @@ def loopback_environment(flavour: str) -> dict:
     return {k: v for k, v in wanted.items() if k not in os.environ}
 
 
+def hostfile() -> str | None:
+    """$COMMBOOK_HOSTFILE outside a batch job: mpiexec spreads ranks over its nodes (a cluster
+    without a scheduler; inside an allocation the scheduler says where ranks go)."""
+    from . import config
+    chosen = config.get("COMMBOOK_HOSTFILE")
+    return chosen if chosen and not in_batch_job() else None
+
+
+def runs_here() -> bool:
+    """True when mpiexec's ranks all run on this machine (no batch job, no hostfile)."""
+    return not in_batch_job() and hostfile() is None
+
+
+def placement_args(map_by: str | None = None) -> list[str]:
+    """mpiexec options placing the ranks: the hostfile (COMMBOOK_HOSTFILE) and --map-by."""
+    flavour = detect().flavour
+    args = []
+    if hostfile():
+        args += ["-f", hostfile()] if flavour == "mpich" else ["--hostfile", hostfile()]
+    if map_by:
+        args += ["-map-by" if flavour == "mpich" else "--map-by", map_by]
+    return args
+
+
+#: What run_environment and loopback_environment set for runs on one machine only (and
+#: apply() leaves in os.environ): a shell on a cluster's login node starts without them.
+SINGLE_MACHINE_VARIABLES = ("OMPI_MCA_btl", "HYDRA_IFACE", "FI_TCP_IFACE", "FI_SOCKETS_IFACE",
+                            "UCX_NET_DEVICES", "PRTE_MCA_rmaps_default_mapping_policy",
+                            "OMPI_MCA_rmaps_base_oversubscribe")
+
+
 def run_environment(np: int | None = None, local: bool | None = None) -> dict:
     """Variables that let mpiexec run here: as root, and with more ranks than cores.
 
-    local (default: not inside a batch job) keeps the run on the loopback interface."""
+    local (default: no batch job and no hostfile) keeps the run on the loopback interface."""
     info = detect()
     env = {"PATH": bin_path()}
-    if local if local is not None else not in_batch_job():
+    if local if local is not None else runs_here():
         env.update(loopback_environment(info.flavour))
     if info.flavour == "openmpi":
         if hasattr(os, "geteuid") and os.geteuid() == 0:
             env["OMPI_ALLOW_RUN_AS_ROOT"] = "1"
             env["OMPI_ALLOW_RUN_AS_ROOT_CONFIRM"] = "1"
-        # Open MPI 5 (PRRTE) and 4 spell oversubscription differently; both are harmless.
-        env["PRTE_MCA_rmaps_default_mapping_policy"] = ":oversubscribe"
-        env["OMPI_MCA_rmaps_base_oversubscribe"] = "1"
+        # Open MPI 5 (PRRTE) and 4 spell oversubscription differently; both are harmless on
+        # one machine. Over nodes (an allocation, a hostfile) the slots decide: allowed to
+        # oversubscribe, the mapper would stack every rank on the first node.
+        if runs_here():
+            env["PRTE_MCA_rmaps_default_mapping_policy"] = ":oversubscribe"
+            env["OMPI_MCA_rmaps_base_oversubscribe"] = "1"
         # Quiet the "no network interface" chatter of single-node runs.
         env.setdefault("OMPI_MCA_btl_base_warn_component_unused", "0")
     elif info.flavour == "mpich":
@@ -144,7 +178,7 @@ def apply(np: int | None = None, local: bool | None = None) -> None:
     os.environ.update(run_environment(np, local))
 
 
-def mpiexec_command(np: int, program: list[str]) -> list[str]:
-    """The argument list for `mpiexec -n np program...`; never goes through a shell."""
+def mpiexec_command(np: int, program: list[str], map_by: str | None = None) -> list[str]:
+    """The argument list for `mpiexec -n np [placement] program...`; never goes through a shell."""
     info = detect()
-    return [info.mpiexec, "-n", str(int(np)), *program]
+    return [info.mpiexec, "-n", str(int(np)), *placement_args(map_by), *program]

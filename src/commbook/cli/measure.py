@@ -23,7 +23,10 @@ def register(sub):
         b.add_argument("--timeout", type=float, default=kernels.DEFAULT_TIMEOUT,
                        help="kill the job after this many seconds (default %(default)s)")
         b.add_argument("--machine", default=None, help="machine name recorded in the file")
-        b.add_argument("--mapping", default=None, help="rank placement recorded (core/socket/node)")
+        b.add_argument("--mapping", default=None, help="rank placement recorded (core/socket/"
+                       "node; default: read from where the ranks ran)")
+        b.add_argument("--map-by", default=None, help="mpiexec's --map-by (e.g. node, core): "
+                       "how ranks are spread over the nodes of COMMBOOK_HOSTFILE or an allocation")
         b.add_argument("--transport", default="", help="transport recorded (e.g. vader, ucx)")
         b.add_argument("--quiet", action="store_true", help="no progress lines")
         for opt in spec.options:
@@ -60,7 +63,7 @@ def run(args) -> int:
         print(f"commbook: running {spec.name} on {args.np} ranks ...", file=sys.stderr, flush=True)
     try:
         out = kernels.run_mpiexec(spec.source, args.np, options, timeout=args.timeout, env=env,
-                                  on_line=progress)
+                                  on_line=progress, map_by=args.map_by)
     except kernels.ValidationFailed as e:
         said = e.output.result if e.output and e.output.result else f"VALIDATION FAILED: {e}"
         print(f"commbook: {spec.name}: {said}", file=sys.stderr)
@@ -69,7 +72,8 @@ def run(args) -> int:
         return 3
     command = "commbook " + " ".join(shlex.quote(a) for a in args.argv)
     tidy = out.to_tidy(machine=args.machine or machine.name(),
-                       mapping=args.mapping or machine.local_mapping(args.np),
+                       mapping=args.mapping or machine.mapping_of(out.meta.get("rank_hosts", ""),
+                                                                  args.np),
                        transport=args.transport, source=args.out or "stdout")
     print(kernels.output_text(out))
     if spec.summary:

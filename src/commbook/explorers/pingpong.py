@@ -39,16 +39,24 @@ def _measured(measured) -> pd.DataFrame:
     return out.assign(bandwidth=out["n"] / out["t"])
 
 
-def explorer(measured=(), lambda_us: float = 1.0, bandwidth_MBps: float = 5000.0) -> Explorer:
-    """measured: [(label, table with size_bytes and t_us)]; sliders start at (λ, b)."""
+def explorer(measured=(), lambda_us: float = 1.0, bandwidth_MBps: float = 5000.0,
+             presets: dict | None = None) -> Explorer:
+    """measured: [(label, table with size_bytes and t_us)]; sliders start at (λ, b); presets
+    {label: Hockney} (default: ORFEO's links and the emulated nodes', see explorers.presets)
+    replace the sliders' λ and b while chosen."""
     import altair as alt
 
+    from .presets import menu_param, pingpong_presets, used
+    presets = pingpong_presets() if presets is None else presets
+    preset = menu_param("preset", list(presets))
     lo, hi, step = LAMBDA_US
     lam = slider("lam", "λ (µs)", lo, hi, step, round(min(max(lambda_us, lo), hi), 2))
+    lam_used = used("lam", lo, hi, "preset", {k: h.lambda_us for k, h in presets.items()}, 2)
     lo, hi, step = BANDWIDTH_MBPS
     bw = slider("bw", "b (MB/s)", lo, hi, step, round(min(max(bandwidth_MBps, lo), hi), -1))
+    bw_used = used("bw", lo, hi, "preset", {k: h.bandwidth_MBps for k, h in presets.items()}, -1)
     model = (alt.Chart(alt.Data(values=[{"n": n} for n in SIZES]))
-             .transform_calculate(model="lam + datum.n / bw")
+             .transform_calculate(model="lam_used + datum.n / bw_used")
              .transform_calculate(model_bandwidth="datum.n / datum.model"))
     points = alt.Chart(alt.Data(values=records(_measured(measured))))
     x = alt.X("n:Q", scale=alt.Scale(type="log", base=2), axis=bytes_axis())
@@ -62,8 +70,8 @@ def explorer(measured=(), lambda_us: float = 1.0, bandwidth_MBps: float = 5000.0
                 x, alt.Y("bandwidth:Q", title="bandwidth n/t (MB/s)"), series, tooltip=tip)
             + model.mark_line(color="#c0392b").encode(x, alt.Y("model_bandwidth:Q"))
             ).properties(width=225, height=260, title="effective bandwidth: model n/(λ + n/b)")
-    chart = (alt.hconcat(time, band).add_params(lam, bw)
-             .properties(title=alt.Title(alt.expr("'Hockney model t = λ + n/b: λ = ' + format(lam, '.2f')"
-                                                  " + ' µs, b = ' + format(bw, ',') + ' MB/s, n½ = ' "
-                                                  "+ format(lam * bw, ',.0f') + ' B'"))))
+    chart = (alt.hconcat(time, band).add_params(preset, lam, bw, lam_used, bw_used)
+             .properties(title=alt.Title(alt.expr("'Hockney model t = λ + n/b: λ = ' + format(lam_used, '.2f')"
+                                                  " + ' µs, b = ' + format(bw_used, ',') + ' MB/s, n½ = ' "
+                                                  "+ format(lam_used * bw_used, ',.0f') + ' B'"))))
     return Explorer(chart, NAME)

@@ -55,32 +55,42 @@ def _measured(measured) -> pd.DataFrame:
 
 def explorer(measured=(), lambda_us: dict | None = None, bandwidth_MBps: dict | None = None,
              cores_per_socket: int | None = None, sockets_per_node: int | None = None,
-             log2_n: int = 2, messages_per_step: float = 2.0) -> Explorer:
+             log2_n: int = 2, messages_per_step: float = 2.0,
+             presets: dict | None = None) -> Explorer:
     """measured: [(label, table with np and t_us)]; the sliders start at the given λ_c, b_c and
-    geometry, by default ORFEO THIN's (ping-pong over UCX, the Scorcia report)."""
+    geometry, by default ORFEO THIN's (ping-pong over UCX, the Scorcia report); presets
+    {label: {class: Hockney}} (default: ORFEO's links and the emulated nodes', see
+    explorers.presets) replace the sliders of their classes while chosen."""
     import altair as alt
 
     from .. import orfeo
+    from .presets import menu_param, ring_presets, used
     thin = orfeo.node("orfeo-thin")
     cores_per_socket = cores_per_socket or thin.cores_per_socket
     sockets_per_node = sockets_per_node or thin.sockets
     lambda_us = lambda_us or {c: orfeo.link(c, "ucx").latency_us for c in CLASSES}
     bandwidth_MBps = bandwidth_MBps or {c: orfeo.link(c, "ucx").bandwidth_MBps for c in CLASSES}
-    params = []
+    presets = ring_presets() if presets is None else presets
+    params = [menu_param("preset", list(presets))]
     for c in CLASSES:
         lo, hi, step = LAMBDA_US
         params.append(slider(f"lam_{c}", f"λ {c} (µs)", lo, hi, step,
                              round(min(max(lambda_us[c], lo), hi), 2)))
+        params.append(used(f"lam_{c}", lo, hi, "preset",
+                           {k: v[c].lambda_us for k, v in presets.items() if c in v}, 2))
     for c in CLASSES:
         lo, hi, step = BANDWIDTH_MBPS
         params.append(slider(f"bw_{c}", f"b {c} (MB/s)", lo, hi, step,
                              round(min(max(bandwidth_MBps[c], lo), hi), -1)))
+        params.append(used(f"bw_{c}", lo, hi, "preset",
+                           {k: v[c].bandwidth_MBps for k, v in presets.items() if c in v}, -1))
     params += [menu("cps", "cores per socket", CORES_PER_SOCKET, cores_per_socket),
                menu("spn", "sockets per node", SOCKETS_PER_NODE, sockets_per_node),
                slider("log2n", "log₂ of message size n (n in bytes)", *LOG2_N, log2_n),
                slider("m", "messages per step m (1: directions overlap, 2: serialised)",
                       1.0, 2.0, 0.1, messages_per_step)]
-    cost = " , ".join(f"datum.uses_{c} ? lam_{c} + pow(2, log2n) / bw_{c} : 0" for c in CLASSES)
+    cost = " , ".join(f"datum.uses_{c} ? lam_{c}_used + pow(2, log2n) / bw_{c}_used : 0"
+                      for c in CLASSES)
     model = (alt.Chart(alt.Data(values=records(_classes_used())))
              .transform_filter("datum.cps == cps && datum.spn == spn")
              .transform_calculate(model=f"m * datum.P * max({cost})")
