@@ -32,12 +32,14 @@ def test_every_chapter_panel_has_bounded_labelled_controls_and_a_command(chapter
     ("pingpong", {"sizes": "1M:8"}, "MIN 1048576 B is larger than MAX 8 B"),
     ("pingpong", {"sizes": ",".join(str(i) for i in range(50))}, "at most 40"),
     ("pingpong", {"repetitions": 0}, "repetitions (timed runs per point): 0 is outside 1 .. 20"),
-    ("ring", {"processes": 1}, "processes (MPI ranks): 1 is outside 2 .."),
+    ("ring", {"processes": "1,2"}, "processes (MPI ranks, list): 1 is outside 2 .."),
     ("ring", {"processes": "two"}, "'two' is not a whole number"),
-    ("ring", {"sizes": "2"}, "2 B is outside 4 B"),
-    ("matrix_add", {"processes": 4, "grid": "3x1x1"}, "3x1x1 has 3 processes, not 4"),
-    ("matrix_add", {"grid": "2by1"}, "is not AxBxC or auto"),
-    ("jacobi", {"Ls": "8,9000"}, "9000 is outside 8 .. 256"),
+    ("ring", {"size": "2"}, "message size (bytes): 2 B is outside 4 B"),
+    ("matrix_add", {"processes": 4, "grids": "2x2x1,3x1x1"}, "3x1x1 has 3 processes, not 4"),
+    ("matrix_add", {"grids": "2by1"}, "is not AxBxC or auto"),
+    ("matrix_add", {"shape": "9x9x9"}, "'9x9x9' is not one of"),
+    ("jacobi", {"L": "9000"}, "9000 is outside 8 .. 256"),
+    ("jacobi", {"processes": ""}, "empty"),
     ("collectives", {"operation": "gather", "algorithm": "ring"}, "gather has no algorithm 'ring'"),
     ("collectives", {"operation": "scan"}, "'scan' is not one of bcast, gather, allreduce"),
     ("pingpong", {"placement": "rack"}, "placement (mpiexec --map-by): 'rack' is not one of"),
@@ -70,7 +72,7 @@ def test_static_book_shows_the_command_not_controls(monkeypatch):
     monkeypatch.setenv(specs_env(), "1")
     bundle = RunPanel("ring")._repr_mimebundle_()
     assert set(bundle) == {"text/html", "text/plain"}
-    assert "commbook measure ring --np 4 --size 4:64K" in bundle["text/html"]
+    assert "commbook measure ring --np 4 --size 4 " in bundle["text/html"]
     assert "<input" not in bundle["text/html"] and "<button" not in bundle["text/html"]
 
 
@@ -126,9 +128,9 @@ def test_stop_ends_a_long_run_at_once_and_leaves_nothing():
     and many repetitions runs for minutes; Stop kills it within seconds."""
     chapter_cluster = MPICluster(n=2)
     session = Session(chapters.spec("ring"), chapter_cluster)
-    values = specs.check(session.spec, {"processes": 3, "placement": "core", "sizes": "16M",
+    values = specs.check(session.spec, {"processes": "3", "placement": "core", "size": "16M",
                                         "algorithm": "MPI_Sendrecv", "repetitions": 20})
-    session.spec.options = lambda v, s: {"size": f"{s}:{s}", "repetitions": 20, "iterations": 100000}
+    session.spec.options = lambda v, P: {"size": "16M:16M", "repetitions": 20, "iterations": 100000}
     errors = []
     worker = threading.Thread(target=lambda: _keep_error(errors, session.run, values))
     try:
@@ -160,3 +162,32 @@ def _keep_error(errors, fn, *args):
         fn(*args)
     except Exception as e:
         errors.append(e)
+
+
+SMALL = {
+    "ring": ({"processes": "2", "size": "64", "repetitions": 1}, 1),
+    "matrix_add": ({"processes": 2, "grids": "2x1x1,1x2x1", "shape": "100x100x100", "repetitions": 1}, 2),
+    "jacobi": ({"processes": "2", "L": 16, "sweeps": 2}, 1),
+    "collectives": ({"operation": "allreduce", "algorithm": "ring", "processes": 2, "sizes": "8,1K",
+                     "repetitions": 1}, 2),
+}
+
+
+@pytest.mark.mpi
+@pytest.mark.parametrize("chapter", sorted(SMALL))
+def test_each_chapter_panel_runs_on_the_chapters_cluster_and_feeds_its_explorer(chapter, mpi_cluster):
+    from commbook.explorers import collectives as ce, jacobi as je, matrix as me, ring as re_
+    change, rows = SMALL[chapter]
+    spec = chapters.spec(chapter)
+    session = Session(spec, mpi_cluster)
+    table = session.run(specs.check(spec, {**spec.defaults(), **change}))
+    assert len(table) == rows and session._own is None, "ran on the chapter's 2 engines"
+    mine = session.series()
+    chart = {"ring": lambda: re_.explorer(mine),
+             "matrix_add": lambda: me.explorer(chapters.matrix_measured(mine), shape="100x100x100", P=2),
+             "jacobi": lambda: je.explorer(chapters.jacobi_measured(mine)),
+             "collectives": lambda: ce.explorer(chapters.collectives_measured({}, mine), P=2,
+                                                op="allreduce")}[chapter]()
+    assert "your run 1" in str(chart.spec())
+    panel = RunPanel(chapter, session=session)
+    assert panel.figure_png()[:4] == b"\x89PNG"

@@ -1,9 +1,14 @@
-"""One run panel per measuring chapter: which kernel, which controls, how values become options."""
+"""One run panel per measuring chapter: which kernel, which controls, how values become options,
+and how "your run" enters the chapter's explorer."""
 from __future__ import annotations
 
-from .. import collectives
+import pandas as pd
+
+from .. import collectives, data
 from .specs import (MAX_SIZE, Control, PanelInputError, PanelSpec, max_processes, placements,
                     size_range)
+
+MATRIX_SHAPES = ("100x100x100", "120x100x81")  # shapes the matrix explorer also offers
 
 
 def _placement() -> Control:
@@ -13,6 +18,14 @@ def _placement() -> Control:
 
 def _repetitions(default: int = 3) -> Control:
     return Control("repetitions", "repetitions (timed runs per point)", "int", default, 1, 20)
+
+
+def _processes_list(default: str, lo: int = 1) -> Control:
+    return Control("processes", "processes (MPI ranks, list)", "ints", default, lo, max_processes())
+
+
+def _with_processes(values: dict, P: int) -> dict:
+    return {**values, "processes": P}
 
 
 def pingpong() -> PanelSpec:
@@ -27,21 +40,28 @@ def pingpong() -> PanelSpec:
                                    "repetitions": v["repetitions"]})
 
 
+def _nonblocking(v: dict) -> int:
+    return int(v["algorithm"] != "MPI_Sendrecv")
+
+
 def ring() -> PanelSpec:
     return PanelSpec(
         "ring", "ring",
-        [Control("processes", "processes (MPI ranks)", "int", 4, 2, max_processes()),
-         _placement(),
-         Control("sizes", "message sizes (bytes, MIN:MAX or list)", "sizes", "4:64K", 4, 16 * 2**20),
+        [_processes_list("2,3,4", 2), _placement(),
+         Control("size", "message size (bytes)", "bytes", "4", 4, 16 * 2**20),
          Control("algorithm", "exchange", "choice", "MPI_Sendrecv",
                  choices=("MPI_Sendrecv", "MPI_Isend/MPI_Irecv")),
          _repetitions(5)],
-        sweep="sizes", points=lambda v: v["sizes"],
-        options=lambda v, s: {"size": f"{s}:{s}", "repetitions": v["repetitions"],
-                              "nonblocking": int(v["algorithm"] != "MPI_Sendrecv")},
-        command_options=lambda v: {"np": v["processes"], "size": size_range(v["sizes"]),
-                                   "nonblocking": int(v["algorithm"] != "MPI_Sendrecv"),
-                                   "repetitions": v["repetitions"]})
+        sweep="processes", points=lambda v: v["processes"], point_values=_with_processes,
+        options=lambda v, P: {"size": f"{v['size']}:{v['size']}", "repetitions": v["repetitions"],
+                              "nonblocking": _nonblocking(v), "iterations": 50},
+        command_options=lambda v: {"np": v["processes"][-1], "size": v["size"],
+                                   "nonblocking": _nonblocking(v), "repetitions": v["repetitions"]},
+        x="np", x_label="processes P", x_log=False)
+
+
+def _matrix_grid(v: dict, grid: str) -> str:
+    return "0x1x1" if grid == "auto" else grid
 
 
 def matrix_add() -> PanelSpec:
@@ -49,31 +69,32 @@ def matrix_add() -> PanelSpec:
         "matrix_add", "matrix-add",
         [Control("processes", "processes (MPI ranks)", "int", 2, 1, max_processes()),
          _placement(),
-         Control("shapes", "matrix extent N of N x N x N (elements, list)", "ints", "50,100", 4, 400),
-         Control("grid", "process grid (AxBxC or auto)", "text", "auto"),
+         Control("shape", "matrix (elements NXxNYxNZ)", "choice", MATRIX_SHAPES[1],
+                 choices=MATRIX_SHAPES),
+         Control("grids", "process grids (AxBxC or auto, list)", "grids", "2x1x1,1x2x1,1x1x2"),
          _repetitions()],
-        sweep="shapes", points=lambda v: v["shapes"],
-        options=lambda v, n: {"shape": f"{n}x{n}x{n}", "repetitions": v["repetitions"],
-                              "grid": "0x1x1" if v["grid"] == "auto" else v["grid"]},
-        command_options=lambda v: {"np": v["processes"], "shape": "x".join([str(v["shapes"][-1])] * 3),
-                                   "grid": "0x1x1" if v["grid"] == "auto" else v["grid"],
+        sweep="grids", points=lambda v: v["grids"],
+        options=lambda v, g: {"shape": v["shape"], "repetitions": v["repetitions"],
+                              "grid": _matrix_grid(v, g)},
+        command_options=lambda v: {"np": v["processes"], "shape": v["shape"],
+                                   "grid": _matrix_grid(v, v["grids"][0]),
                                    "repetitions": v["repetitions"]},
-        x="size_bytes", x_label="bytes per matrix (N³ × 8)")
+        x="grid", x_label="process grid", x_log=False)
 
 
 def jacobi() -> PanelSpec:
     return PanelSpec(
         "jacobi", "jacobi",
-        [Control("processes", "processes (MPI ranks)", "int", 2, 1, max_processes()),
-         _placement(),
-         Control("Ls", "grid points per dimension L (points, list)", "ints", "32,48,64", 8, 256),
-         Control("sweeps", "sweeps (timed repetitions)", "int", 10, 2, 200),
-         Control("grid", "process grid (AxBxC or auto)", "text", "auto")],
-        sweep="Ls", points=lambda v: v["Ls"],
-        options=lambda v, L: {"L": L, "sweeps": v["sweeps"], "grid": v["grid"]},
-        command_options=lambda v: {"np": v["processes"], "L": v["Ls"][-1], "sweeps": v["sweeps"],
-                                   "grid": v["grid"]},
-        x="L", x_label="grid points per dimension L")
+        [_processes_list("1,2"), _placement(),
+         Control("L", "grid points per dimension L (points)", "int", 64, 8, 256),
+         Control("scaling", "scaling", "choice", "strong", choices=("strong", "weak")),
+         Control("sweeps", "sweeps (timed repetitions)", "int", 10, 2, 200)],
+        sweep="processes", points=lambda v: v["processes"], point_values=_with_processes,
+        options=lambda v, P: {"L": v["L"], "sweeps": v["sweeps"],
+                              "weak": int(v["scaling"] == "weak")},
+        command_options=lambda v: {"np": v["processes"][-1], "L": v["L"], "sweeps": v["sweeps"],
+                                   "weak": int(v["scaling"] == "weak")},
+        x="np", x_label="processes N", x_log=False, y="mlups", y_label="MLUP/s")
 
 
 def collective() -> PanelSpec:
@@ -111,3 +132,28 @@ def spec(chapter: str) -> PanelSpec:
         return SPECS[chapter]()
     except KeyError:
         raise ValueError(f"no run panel for chapter '{chapter}'; chapters: {', '.join(SPECS)}") from None
+
+
+# --- your runs in the chapters' explorers (their `measured` arguments) ------------------------
+
+def matrix_measured(series) -> list:
+    """[(label, tidy)] -> the matrix explorer's [(label, table with matrix, grid, np, t_us)]."""
+    return [(label, t.assign(matrix=t["params"].map(lambda p: data.params_to_dict(p).get("shape", "")),
+                             grid=t["params"].map(lambda p: data.params_to_dict(p).get("grid", ""))))
+            for label, t in series]
+
+
+def jacobi_measured(series) -> list:
+    """[(label, tidy)] -> the jacobi explorer's [(label, N values, MLUP/s values)]."""
+    return [(f"{label} (L = {data.params_to_dict(t['params'].iloc[0]).get('L', '?')})", list(t["np"]),
+             [float(data.params_to_dict(p)["mlups"]) for p in t["params"]]) for label, t in series]
+
+
+def collectives_measured(local: dict, series) -> dict:
+    """The chapter's {operation: table} with your runs added, each algorithm named with its run."""
+    out = {op: t for op, t in (local or {}).items()}
+    for label, t in series:
+        op = str(t["benchmark"].iloc[0])
+        mine = t.assign(algorithm=t["algorithm"].astype(str) + f", {label}")
+        out[op] = pd.concat([out[op], mine], ignore_index=True) if op in out else mine
+    return out

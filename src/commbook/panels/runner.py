@@ -78,16 +78,17 @@ class Session:
             name = spec.kernel_name(values)
             source = registry.KERNELS[name].source
             points = spec.points(values)
-            cluster = self.cluster_for(values)
-            mapping = values.get("placement") or machine.local_mapping(cluster.n)
-            if mapping == "core":
-                mapping = machine.local_mapping(cluster.n)
             frames = []
             progress(0, len(points), "")
             for i, point in enumerate(points):
                 if self.cancel.is_set():
                     raise RunStopped("stopped before the next point")
-                out = cluster.run(source, spec.options(values, point), timeout=timeout,
+                here = spec.point_values(values, point)
+                cluster = self.cluster_for(here)
+                mapping = here.get("placement", "core")
+                if mapping == "core":
+                    mapping = machine.local_mapping(cluster.n)
+                out = cluster.run(source, spec.options(here, point), timeout=timeout,
                                   cancel=self.cancel)
                 frames.append(out.to_tidy(machine=machine.name(), mapping=mapping, source=label))
                 progress(i + 1, len(points), point)
@@ -116,11 +117,13 @@ class Session:
         return data.write_measurements(path, self.table(), meta)
 
 
-def x_values(table: pd.DataFrame, column: str) -> pd.Series:
-    """A figure's x column, from the tidy columns or from params (jacobi's L)."""
-    if column in table.columns:
-        return table[column]
-    return table["params"].map(lambda p: float(data.params_to_dict(p).get(column, "nan")))
+def column(table: pd.DataFrame, name: str) -> pd.Series:
+    """A figure's column, from the tidy columns or from params (jacobi's mlups, matrix's grid)."""
+    if name in table.columns:
+        return table[name]
+    values = table["params"].map(lambda p: data.params_to_dict(p).get(name, ""))
+    numbers = pd.to_numeric(values, errors="coerce")
+    return values if numbers.isna().any() and len(values) else numbers
 
 
 def error_line(error: BaseException) -> str:

@@ -31,7 +31,7 @@ class PanelInputError(ValueError):
 class Control:
     name: str               # key in the values dict
     label: str              # what the panel shows, with the unit
-    kind: str               # "int", "choice", "sizes", "text", "ints"
+    kind: str               # "int", "ints", "choice", "sizes", "bytes", "grids", "text"
     default: object
     lo: float = 0
     hi: float = 0
@@ -50,6 +50,10 @@ class PanelSpec:
     command_options: Callable[[dict], dict]    # checked values -> `commbook measure` flags
     x: str = "size_bytes"                      # column the figure puts on its x axis
     x_label: str = "message size n (bytes)"
+    x_log: bool = True
+    y: str = "t_us"                            # a tidy column or a params key (jacobi's mlups)
+    y_label: str = "time t (µs)"
+    point_values: Callable[[dict, object], dict] = lambda values, point: values
     validate: Callable[[dict], None] | None = None  # checks across controls; PanelInputError
 
     def kernel_name(self, values: dict) -> str:
@@ -141,6 +145,16 @@ def check(spec: PanelSpec, raw: dict) -> dict:
             out[c.name] = value
         elif c.kind == "sizes":
             out[c.name] = parse_sizes(value, int(c.lo), int(c.hi), c.label)
+        elif c.kind == "bytes":
+            n = parse_bytes(value, c.label)
+            if not c.lo <= n <= c.hi:
+                raise PanelInputError(f"{c.label}: {n} B is outside {int(c.lo)} B .. {_human(int(c.hi))}")
+            out[c.name] = n
+        elif c.kind == "grids":
+            items = [p for p in str(value).replace(" ", "").split(",") if p]
+            if not items or len(items) > MAX_POINTS:
+                raise PanelInputError(f"{c.label}: give 1 to {MAX_POINTS} grids (e.g. 2x1x1,1x2x1)")
+            out[c.name] = items  # checked against the processes below
         elif c.kind == "ints":
             items = [p for p in str(value).replace(" ", "").split(",") if p]
             if not items:
@@ -151,8 +165,8 @@ def check(spec: PanelSpec, raw: dict) -> dict:
             out[c.name] = vals
         else:
             out[c.name] = str(value).strip()
-    if "grid" in out:
-        out["grid"] = parse_grid(out["grid"], out.get("processes", 1))
+    if "grids" in out:
+        out["grids"] = [parse_grid(g, out.get("processes", 1)) for g in out["grids"]]
     if spec.validate:
         spec.validate(out)
     return out

@@ -15,7 +15,7 @@ from typing import Callable
 
 from ..explorers.render import ENV_STATIC
 from . import chapters as chapter_specs
-from .runner import Session, error_line, x_values
+from .runner import Session, column, error_line
 from .specs import PanelInputError, check, command
 
 STATIC_NOTE = ("In a live notebook (JupyterLab, a JupyterHub with the book's kernel) a run panel "
@@ -194,15 +194,27 @@ class RunPanel:
 
         fig = Figure(figsize=(6.4, 3.6), dpi=100)
         ax = fig.subplots()
-        for i, (label, table) in enumerate(self.earlier + self.session.series()):
+        categories: list = []
+        for label, table in self.earlier + self.session.series():
+            if not len(table):
+                continue
             mine = label.startswith("your run")
-            x = x_values(table, self.spec.x)
-            ax.plot(x.where(x > 0), table["t_us"], marker="o" if mine else ".",
-                    linestyle="-" if mine else ":", label=label, linewidth=2 if mine else 1)
-        ax.set_xscale("log", base=2)
-        ax.set_yscale("log")
+            x, y = column(table, self.spec.x), column(table, self.spec.y)
+            if x.dtype == object:  # categories (process grids): one position per name
+                categories += [c for c in x if c not in categories]
+                x = x.map(categories.index)
+            elif self.spec.x_log:
+                x = x.where(x > 0)
+            ax.plot(x, y, marker="o" if mine else ".", linestyle="-" if mine else ":",
+                    label=label, linewidth=2 if mine else 1)
+        if categories:
+            ax.set_xticks(range(len(categories)), categories)
+        elif self.spec.x_log:
+            ax.set_xscale("log", base=2)
+        if self.spec.y == "t_us":
+            ax.set_yscale("log")
         ax.set_xlabel(self.spec.x_label)
-        ax.set_ylabel("time t (µs)")
+        ax.set_ylabel(self.spec.y_label)
         ax.legend(fontsize=8)
         ax.set_title(f"{self.spec.chapter}: your runs beside the earlier ones")
         fig.tight_layout()
