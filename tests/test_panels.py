@@ -9,6 +9,7 @@ import pytest
 from commbook import data
 from commbook.cluster import MPICluster, RunStopped, alive
 from commbook.panels import chapters, specs
+from commbook.panels import explorers as with_your_runs
 from commbook.panels.runner import Session, error_line
 from commbook.panels.widget import RunPanel
 
@@ -184,9 +185,9 @@ def test_each_chapter_panel_runs_on_the_chapters_cluster_and_feeds_its_explorer(
     assert len(table) == rows and session._own is None, "ran on the chapter's 2 engines"
     mine = session.series()
     chart = {"ring": lambda: re_.explorer(mine),
-             "matrix_add": lambda: me.explorer(chapters.matrix_measured(mine), shape="100x100x100", P=2),
-             "jacobi": lambda: je.explorer(chapters.jacobi_measured(mine)),
-             "collectives": lambda: ce.explorer(chapters.collectives_measured({}, mine), P=2,
+             "matrix_add": lambda: me.explorer(with_your_runs.matrix_measured(mine), shape="100x100x100", P=2),
+             "jacobi": lambda: je.explorer(with_your_runs.jacobi_measured(mine)),
+             "collectives": lambda: ce.explorer(with_your_runs.collectives_measured({}, mine), P=2,
                                                 op="allreduce")}[chapter]()
     assert "your run 1" in str(chart.spec())
     panel = RunPanel(chapter, session=session)

@@ -2,9 +2,7 @@
 and how "your run" enters the chapter's explorer."""
 from __future__ import annotations
 
-import pandas as pd
-
-from .. import collectives, data
+from .. import collectives
 from .specs import (MAX_SIZE, Control, PanelInputError, PanelSpec, max_processes, placements,
                     size_range)
 
@@ -132,28 +130,3 @@ def spec(chapter: str) -> PanelSpec:
         return SPECS[chapter]()
     except KeyError:
         raise ValueError(f"no run panel for chapter '{chapter}'; chapters: {', '.join(SPECS)}") from None
-
-
-# --- your runs in the chapters' explorers (their `measured` arguments) ------------------------
-
-def matrix_measured(series) -> list:
-    """[(label, tidy)] -> the matrix explorer's [(label, table with matrix, grid, np, t_us)]."""
-    return [(label, t.assign(matrix=t["params"].map(lambda p: data.params_to_dict(p).get("shape", "")),
-                             grid=t["params"].map(lambda p: data.params_to_dict(p).get("grid", ""))))
-            for label, t in series]
-
-
-def jacobi_measured(series) -> list:
-    """[(label, tidy)] -> the jacobi explorer's [(label, N values, MLUP/s values)]."""
-    return [(f"{label} (L = {data.params_to_dict(t['params'].iloc[0]).get('L', '?')})", list(t["np"]),
-             [float(data.params_to_dict(p)["mlups"]) for p in t["params"]]) for label, t in series]
-
-
-def collectives_measured(local: dict, series) -> dict:
-    """The chapter's {operation: table} with your runs added, each algorithm named with its run."""
-    out = {op: t for op, t in (local or {}).items()}
-    for label, t in series:
-        op = str(t["benchmark"].iloc[0])
-        mine = t.assign(algorithm=t["algorithm"].astype(str) + f", {label}")
-        out[op] = pd.concat([out[op], mine], ignore_index=True) if op in out else mine
-    return out
