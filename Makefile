@@ -12,6 +12,8 @@ LAB_STAMP := $(VENV)/.lab-installed
 # JupyterLab reads default settings from <prefix>/share/jupyter/lab/settings/overrides.json:
 # there (inside the venv, not in ~/.jupyter) the MyST chapters open as notebooks by default.
 LAB_OVERRIDES := $(VENV)/share/jupyter/lab/settings/overrides.json
+# ... and the server's contents manager: chapters show their C excerpts as code (commbook.lab_contents)
+LAB_SERVER_CONFIG := $(VENV)/etc/jupyter/jupyter_server_config.d/commbook.json
 LAB_PORT ?= 8888
 LAB_ROOT := $(if $(filter 0,$(shell id -u)),--allow-root)
 
@@ -31,9 +33,10 @@ $(STAMP): pyproject.toml
 	$(PY) -m pip install --quiet "$(MPI_REQ)" "django-static-mathjax>=3.2,<4" -e ".[book,test]"
 	touch $(STAMP)
 
-$(LAB_STAMP): $(STAMP) pyproject.toml etc/jupyterlab/overrides.json
+$(LAB_STAMP): $(STAMP) pyproject.toml etc/jupyterlab/overrides.json etc/jupyter/jupyter_server_config.d/commbook.json
 	$(PY) -m pip install --quiet -e ".[book,test,lab]"
 	install -D -m 644 etc/jupyterlab/overrides.json $(LAB_OVERRIDES)
+	install -D -m 644 etc/jupyter/jupyter_server_config.d/commbook.json $(LAB_SERVER_CONFIG)
 	touch $(LAB_STAMP)
 
 # EDITION=student: solutions removed, notebooks to hand out (_build/student/)
@@ -45,8 +48,10 @@ test: $(STAMP) $(LAB_STAMP)
 	$(PY) -m pytest -ra $(PYTEST_ARGS)
 
 # JupyterLab on this machine's book, chapters opening as notebooks (LAB_PORT=... to change port).
+# On a login node it prints the ssh line that tunnels the port to your own machine.
 lab: $(LAB_STAMP)
-	$(VENV)/bin/jupyter lab $(LAB_ROOT) --port=$(LAB_PORT) --notebook-dir=. book/pingpong.md
+	@$(PY) -m commbook.cli kernel tunnel --port $(LAB_PORT)
+	$(VENV)/bin/jupyter lab $(LAB_ROOT) --no-browser --port=$(LAB_PORT) --notebook-dir=. book/pingpong.md
 
 doctor: $(STAMP)
 	$(VENV)/bin/commbook doctor
