@@ -50,8 +50,8 @@ test: $(STAMP) $(LAB_STAMP)
 # JupyterLab on this machine's book, chapters opening as notebooks (LAB_PORT=... to change port).
 # On a login node it prints the ssh line that tunnels the port to your own machine.
 lab: $(LAB_STAMP)
-	@$(PY) -m commbook.cli kernel tunnel --port $(LAB_PORT)
-	$(VENV)/bin/jupyter lab $(LAB_ROOT) --no-browser --port=$(LAB_PORT) --notebook-dir=. book/pingpong.md
+	@$(PY) -c "from commbook.jupyter_kernel import ssh_tunnel_line; print(ssh_tunnel_line($(LAB_PORT)))"
+	$(VENV)/bin/jupyter lab $(LAB_ROOT) --port=$(LAB_PORT) --notebook-dir=. book/pingpong.md
 
 doctor: $(STAMP)
 	$(VENV)/bin/commbook doctor
