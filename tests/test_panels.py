@@ -3,6 +3,7 @@ equivalent command, and real runs through a Session (your run kept, exported, st
 with nothing left)."""
 import threading
 import time
+from pathlib import Path
 
 import pytest
 
@@ -192,3 +193,33 @@ def test_each_chapter_panel_runs_on_the_chapters_cluster_and_feeds_its_explorer(
     assert "your run 1" in str(chart.spec())
     panel = RunPanel(chapter, session=session)
     assert panel.figure_png()[:4] == b"\x89PNG"
+
+
+@pytest.mark.book
+def test_the_html_book_shows_the_command_and_no_controls(repo, tmp_path):
+    """A one-page book built like the real one (its _config.yml, the explorers' extension that
+    marks the build as static): each panel is a note with its command, no widget, no input."""
+    import re
+    import subprocess
+    import sys
+    import yaml
+    config = yaml.safe_load((repo / "_config.yml").read_text())
+    config["sphinx"]["config"]["html_static_path"] = []
+    (tmp_path / "_config.yml").write_text(yaml.safe_dump(config))
+    (tmp_path / "_toc.yml").write_text("format: jb-book\nroot: book/page\n")
+    (tmp_path / "book").mkdir()
+    cells = "".join(f"```{{code-cell}} ipython3\n:tags: [remove-input]\n\nfrom commbook.panels."
+                    f"widget import panel\npanel({name!r})\n```\n\n" for name in sorted(chapters.SPECS))
+    (tmp_path / "book" / "page.md").write_text(
+        "---\njupytext:\n  text_representation:\n    format_name: myst\nkernelspec:\n  name: python3\n"
+        "  display_name: Python 3\n---\n\n# Panels\n\n" + cells)
+    jb = Path(sys.executable).with_name("jupyter-book")
+    out = subprocess.run([str(jb), "build", "-W", "-n", str(tmp_path)],
+                         capture_output=True, text=True, timeout=600, cwd=tmp_path)
+    assert out.returncode == 0, out.stdout[-3000:] + out.stderr[-3000:]
+    page = (tmp_path / "_build" / "html" / "book" / "page.html").read_text()
+    article = page[page.index('<article'):page.index('</article>')]
+    notes = re.findall(r'commbook-run-panel-note.*?<code>(.*?)</code>', article, re.S)
+    assert [n.split()[2] for n in notes] == ["bcast", "jacobi", "matrix-add", "pingpong", "ring"]
+    assert "widget-view" not in article and "<input" not in article and "<button" not in article
+    assert "from commbook.panels" not in article, "the cell's code is hidden in the HTML"
