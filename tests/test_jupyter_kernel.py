@@ -47,6 +47,9 @@ def test_prefix_install(jupyter_dirs, tmp_path):
     out = _run(["kernel", "install", "--prefix", str(tmp_path / "env")], jupyter_dirs)
     assert out.returncode == 0, out.stderr
     assert (tmp_path / "env" / "share" / "jupyter" / "kernels" / "commbook" / "kernel.json").is_file()
+    out = _run(["kernel", "remove", "--prefix", str(tmp_path / "env")], jupyter_dirs)
+    assert out.returncode == 0, out.stderr
+    assert not (tmp_path / "env" / "share" / "jupyter" / "kernels" / "commbook").exists()
 
 
 @pytest.mark.parametrize("args, words", [

@@ -87,13 +87,27 @@ def installed() -> list[Installed]:
     return found
 
 
-def remove(name: str = DEFAULT_NAME) -> str:
-    """Remove the commbook kernelspec `name`; returns where it was."""
+def remove(name: str = DEFAULT_NAME, prefix: str | None = None) -> str:
+    """Remove the commbook kernelspec `name` (from PREFIX when installed with --prefix);
+    returns where it was."""
+    import json
+    import shutil
     from jupyter_client.kernelspec import KernelSpecManager
-    ours = {k.name: k for k in installed()}
-    if name not in ours:
+    if prefix:
+        path = os.path.join(prefix, "share", "jupyter", "kernels", name)
+        try:
+            with open(os.path.join(path, "kernel.json")) as f:
+                ours = _MARK in json.load(f).get("metadata", {})
+        except (OSError, ValueError):
+            ours = False
+        if not ours:
+            raise KernelSpecError(f"no commbook kernel named '{name}' in {prefix}")
+        shutil.rmtree(path)
+        return path
+    found = {k.name: k for k in installed()}
+    if name not in found:
         raise KernelSpecError(f"no commbook kernel named '{name}' is installed"
-                              + (f" (installed: {', '.join(ours)})" if ours else ""))
+                              + (f" (installed: {', '.join(found)})" if found else ""))
     try:
         return KernelSpecManager().remove_kernel_spec(name)
     except PermissionError as e:

@@ -18,6 +18,7 @@ def register(sub):
     i.set_defaults(func=run_install)
     r = actions.add_parser("remove", help="remove a kernelspec installed by `commbook kernel install`")
     r.add_argument("--name", default="commbook", help="kernel name (default %(default)s)")
+    r.add_argument("--prefix", help="the PREFIX it was installed under with --prefix")
     r.set_defaults(func=run_remove)
 
 
@@ -35,7 +36,7 @@ def run_install(args) -> int:
 def run_remove(args) -> int:
     from .. import jupyter_kernel
     try:
-        path = jupyter_kernel.remove(args.name)
+        path = jupyter_kernel.remove(args.name, prefix=args.prefix)
     except jupyter_kernel.KernelSpecError as e:
         raise CLIError(str(e)) from None
     print(f"commbook: kernel '{args.name}' removed ({path})")

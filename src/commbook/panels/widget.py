@@ -173,7 +173,7 @@ class RunPanel:
         self.session.stop()
         self._say("stopping: killing the run's processes ...")
         if self._thread is not None:
-            self._thread.join(30)
+            self._thread.join(10)  # the worker kills the tree within 0.1 s of its next look
 
     def export(self, path=None):
         from .. import data
