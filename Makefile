@@ -13,7 +13,7 @@ LAB_STAMP := $(VENV)/.lab-installed
 # there (inside the venv, not in ~/.jupyter) the MyST chapters open as notebooks by default.
 LAB_OVERRIDES := $(VENV)/share/jupyter/lab/settings/overrides.json
 # ... and the server's contents manager: chapters show their C excerpts as code (commbook.lab_contents)
-LAB_SERVER_CONFIG := $(VENV)/etc/jupyter/jupyter_server_config.d/commbook.json
+LAB_SERVER_CONFIG := $(VENV)/etc/jupyter/jupyter_server_config.json
 LAB_PORT ?= 8888
 LAB_ROOT := $(if $(filter 0,$(shell id -u)),--allow-root)
 
@@ -33,10 +33,10 @@ $(STAMP): pyproject.toml
 	$(PY) -m pip install --quiet "$(MPI_REQ)" "django-static-mathjax>=3.2,<4" -e ".[book,test]"
 	touch $(STAMP)
 
-$(LAB_STAMP): $(STAMP) pyproject.toml etc/jupyterlab/overrides.json etc/jupyter/jupyter_server_config.d/commbook.json
+$(LAB_STAMP): $(STAMP) pyproject.toml etc/jupyterlab/overrides.json etc/jupyter/jupyter_server_config.json
 	$(PY) -m pip install --quiet -e ".[book,test,lab]"
 	install -D -m 644 etc/jupyterlab/overrides.json $(LAB_OVERRIDES)
-	install -D -m 644 etc/jupyter/jupyter_server_config.d/commbook.json $(LAB_SERVER_CONFIG)
+	install -D -m 644 etc/jupyter/jupyter_server_config.json $(LAB_SERVER_CONFIG)
 	touch $(LAB_STAMP)
 
 # EDITION=student: solutions removed, notebooks to hand out (_build/student/)

@@ -31,7 +31,7 @@ from commbook import booktools, notebook_code
 REPO = Path(__file__).resolve().parents[1]
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
 OVERRIDES = Path(sys.prefix) / "share" / "jupyter" / "lab" / "settings" / "overrides.json"
-SERVER_CONFIG = Path(sys.prefix) / "etc" / "jupyter" / "jupyter_server_config.d" / "commbook.json"
+SERVER_CONFIG = Path(sys.prefix) / "etc" / "jupyter" / "jupyter_server_config.json"
 CHAPTERS = [p.stem for p in booktools.chapter_files(REPO)]
 RUN_ALL_TIMEOUT_S = 1200   # a chapter's measurements on a loaded 2-core machine
 

@@ -53,3 +53,29 @@ def test_lab_view_expands_and_saving_puts_the_directive_back(repo):
     assert any("```c\nstatic void round_trips" in s for s in shown)
     back = jupytext.writes(notebook_code.restore_notebook(nb), fmt="md:myst")
     assert back == jupytext.writes(jupytext.reads(original, fmt="md:myst"), fmt="md:myst")
+
+
+def test_lab_contents_manager_opens_with_code_and_saves_the_directive(repo, tmp_path):
+    pytest.importorskip("jupyter_server", reason="JupyterLab comes with the lab extra (make lab)")
+    import asyncio
+    import shutil
+
+    from commbook.lab_contents import CodeInNotebooksContentsManager
+    shutil.copytree(repo / "book", tmp_path / "book")
+    shutil.copytree(repo / "kernels_c", tmp_path / "kernels_c")
+    manager = CodeInNotebooksContentsManager(root_dir=str(tmp_path))
+
+    async def round_trip():
+        model = await manager.get("book/ring.md", content=True, type="notebook")
+        cells = model["content"]["cells"]
+        assert not any("{literalinclude}" in c["source"] for c in cells)
+        assert any("```c\nstatic void ring_shift" in c["source"] for c in cells)
+        await manager.save({"type": "notebook", "format": "json", "content": model["content"]},
+                           "book/ring.md")
+
+    asyncio.run(round_trip())
+    saved = (tmp_path / "book" / "ring.md").read_text()
+    assert saved.replace("    jupytext_version:", "").count("{literalinclude}") == \
+        (repo / "book" / "ring.md").read_text().count("{literalinclude}")
+    assert [l for l in saved.splitlines() if "jupytext_version" not in l] == \
+        (repo / "book" / "ring.md").read_text().splitlines()

@@ -2,7 +2,7 @@
 
 A chapter opened as a notebook shows each ``{literalinclude}`` as the C code it names
 (commbook.notebook_code); saving puts the directive back, so the ``.md`` file is unchanged for
-the HTML build. Configured in ``etc/jupyter/jupyter_server_config.d/commbook.json``, which
+the HTML build. Configured in ``etc/jupyter/jupyter_server_config.json``, which
 ``make lab`` installs into the venv.
 """
 from __future__ import annotations
