@@ -338,6 +338,7 @@ def use_run_panel(tab, lab: Lab) -> None:
     assert panel.locator("img").count() >= 1, "the panel's figure"
     # a long run on a cluster of its own (3 engines), stopped while inside MPI
     before = set(_engines(lab))
+    running_before = lab.note_children()  # the kernel, the chapter's cluster (it stays)
     for label, value in (("processes", "3"), ("message size", "16M"), ("repetitions", "20")):
         box = _panel_input(panel, label)
         box.fill(value)
@@ -349,7 +350,7 @@ def use_run_panel(tab, lab: Lab) -> None:
         assert "Error" not in status.inner_text(), status.inner_text()
         time.sleep(0.5)
     time.sleep(3)  # the ring is inside MPI now
-    run_pids = lab.note_children() - before
+    run_pids = lab.note_children() - running_before
     assert "your run 2" not in status.inner_text(), "the long run ended before Stop"
     t0 = time.monotonic()
     panel.locator("button", has_text="Stop").click()
