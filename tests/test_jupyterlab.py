@@ -285,7 +285,7 @@ def test_chapter_runs_in_jupyterlab(book_lab, chapter, tmp_path):
         if "explorer(" in md.read_text():
             check_explorer(tab, chapter)
         if chapter == "ring":
-            use_run_panel(tab, book_lab)
+            use_run_panel(tab, book_lab, tmp_path / "ring-panel.png")
         tab.screenshot(path=str(tmp_path / f"{chapter}.png"))
 
     try:
@@ -309,7 +309,7 @@ def _engines(lab: Lab) -> list[int]:
     return out
 
 
-def use_run_panel(tab, lab: Lab) -> None:
+def use_run_panel(tab, lab: Lab, shot: Path) -> None:
     """Processes and size set in the panel, Run: "your run 1" in the panel's explorer; then a
     long run on three engines, stopped: its processes are gone within seconds."""
     panel = tab.locator(".commbook-run-panel")
@@ -336,6 +336,7 @@ def use_run_panel(tab, lab: Lab) -> None:
         "e => [...e.querySelectorAll('.commbook-explorer svg text')].some(t => t.textContent.includes('your run 1'))",
         arg=panel.element_handle(), timeout=60_000)
     assert panel.locator("img").count() >= 1, "the panel's figure"
+    panel.screenshot(path=str(shot))
     # a long run on a cluster of its own (3 engines), stopped while inside MPI
     before = set(_engines(lab))
     running_before = lab.note_children()  # the kernel, the chapter's cluster (it stays)
