@@ -79,3 +79,18 @@ def test_lab_contents_manager_opens_with_code_and_saves_the_directive(repo, tmp_
         (repo / "book" / "ring.md").read_text().count("{literalinclude}")
     assert [l for l in saved.splitlines() if "jupytext_version" not in l] == \
         (repo / "book" / "ring.md").read_text().splitlines()
+
+
+def test_commbook_notebooks_writes_every_chapter_with_its_code(repo, tmp_path):
+    import subprocess
+    import sys
+    out = subprocess.run([sys.executable, "-m", "commbook.cli", "notebooks", "--out", str(tmp_path)],
+                         capture_output=True, text=True, timeout=300)
+    assert out.returncode == 0, out.stderr
+    written = sorted(tmp_path.glob("*.ipynb"))
+    assert [p.stem for p in written] == sorted(p.stem for p in booktools.chapter_files(repo))
+    for nb in written:
+        text = nb.read_text()
+        assert text.count("literalinclude") == 0, nb.name
+        assert json.loads(text)["metadata"]["kernelspec"]["name"] == "commbook"
+    assert "static void round_trips" in (tmp_path / "pingpong.ipynb").read_text()

@@ -154,3 +154,21 @@ def restore_notebook(nb):
         if METADATA_KEY in meta:
             cell["source"] = meta.pop(METADATA_KEY)
     return nb
+
+
+def write_notebooks(root: Path, out: Path, kernel: str) -> list[Path]:
+    """Every page of the book's table of contents as an .ipynb in `out`, excerpts as code,
+    asking for `kernel`."""
+    import jupytext
+    import yaml
+    toc = yaml.safe_load((root / "_toc.yml").read_text())
+    names = [toc["root"]] + [c["file"] for part in toc.get("parts", []) for c in part["chapters"]]
+    written = []
+    for md in (root / f"{name}.md" for name in names):
+        if not md.is_file():
+            continue
+        nb = expand_notebook(jupytext.reads(md.read_text(), fmt="md:myst"), md.parent, md.name)
+        nb.metadata["kernelspec"] = {"name": kernel, "display_name": kernel, "language": "python"}
+        jupytext.write(nb, out / f"{md.stem}.ipynb", fmt="ipynb")
+        written.append(out / f"{md.stem}.ipynb")
+    return written

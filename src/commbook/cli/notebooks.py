@@ -17,9 +17,7 @@ def register(sub):
 
 
 def run(args) -> int:
-    import jupytext
-
-    from .. import booktools, config, notebook_code
+    from .. import config, notebook_code
     root = config.checkout()
     if root is None or not (root / "_toc.yml").is_file():
         raise CLIError("the chapters are not here: run from a checkout of the book (pip install -e .)")
@@ -27,12 +25,6 @@ def run(args) -> int:
     if out.exists() and not out.is_dir():
         raise CLIError(f"--out {out}: not a folder")
     out.mkdir(parents=True, exist_ok=True)
-    pages = [p for p in booktools.chapter_files(root) if p.is_file()]
-    for md in pages:
-        nb = jupytext.reads(md.read_text(), fmt="md:myst")
-        notebook_code.expand_notebook(nb, md.parent, md.name)
-        nb.metadata["kernelspec"] = {"name": args.kernel, "display_name": args.kernel,
-                                     "language": "python"}
-        jupytext.write(nb, out / f"{md.stem}.ipynb", fmt="ipynb")
-    print(f"commbook: {len(pages)} notebooks written to {out}")
+    written = notebook_code.write_notebooks(root, out, args.kernel)
+    print(f"commbook: {len(written)} notebooks written to {out}")
     return 0
