@@ -208,10 +208,20 @@ def open_and_run_all(tab, lab: Lab, path: str, timeout: float = RUN_ALL_TIMEOUT_
     tab.wait_for_selector(".jp-NotebookPanel .jp-Cell", timeout=180_000)
     tab.wait_for_selector(".jp-NotebookPanel-toolbar .jp-Toolbar-kernelStatus, "
                           ".jp-Notebook-ExecutionIndicator", timeout=180_000)
-    tab.wait_for_timeout(3000)
+    deadline = time.monotonic() + 300
+    while not any(k["execution_state"] == "idle" for k in _api(lab.base, lab.token, "/api/kernels")):
+        assert time.monotonic() < deadline, f"{path}: the kernel never became idle"
+        time.sleep(1)
+    tab.wait_for_timeout(2000)
     t0 = time.monotonic()
-    tab.locator(".lm-MenuBar-itemLabel", has_text="Run").first.click()
-    tab.locator(".lm-Menu-itemLabel", has_text="Run All Cells").first.click()
+    for _ in range(3):  # a click while JupyterLab still settles can be lost: try again
+        tab.locator(".lm-MenuBar-itemLabel", has_text="Run").first.click()
+        tab.locator(".lm-Menu-itemLabel", has_text="Run All Cells").first.click()
+        with contextlib.suppress(Exception):
+            tab.wait_for_function("""() => [...document.querySelectorAll(
+                '.jp-NotebookPanel .jp-CodeCell .jp-InputArea-prompt')].some(
+                e => e.innerText.trim() !== '[ ]:')""", timeout=60_000)
+            break
     lab.note_children()
     deadline = t0 + timeout
     while True:
