@@ -203,7 +203,8 @@ def _with_browser(fn, *args):
 def open_and_run_all(tab, lab: Lab, path: str, timeout: float = RUN_ALL_TIMEOUT_S) -> float:
     """Open a notebook, Run All Cells, wait for every prompt to hold a number; no traceback.
     Returns the seconds the run took."""
-    tab.goto(f"{lab.base}/lab/tree/{path}?token={lab.token}")
+    # reset: no tabs restored from the previous chapter (each would start a kernel)
+    tab.goto(f"{lab.base}/lab/tree/{path}?reset&token={lab.token}")
     # opened by the default viewer: a notebook, not the text editor
     tab.wait_for_selector(".jp-NotebookPanel .jp-Cell", timeout=180_000)
     tab.wait_for_selector(".jp-NotebookPanel-toolbar .jp-Toolbar-kernelStatus, "
