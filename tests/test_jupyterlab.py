@@ -342,7 +342,7 @@ def use_run_panel(tab, lab: Lab, shot: Path) -> None:
     panel.locator("button", has_text="Run").click()
     tab.wait_for_function("e => e.innerText.includes('your run 1')", arg=status.element_handle(),
                           timeout=300_000)
-    assert "points added" in status.inner_text()
+    assert "1 point added" in status.inner_text()
     tab.wait_for_function(
         "e => [...e.querySelectorAll('.commbook-explorer svg text')].some(t => t.textContent.includes('your run 1'))",
         arg=panel.element_handle(), timeout=60_000)

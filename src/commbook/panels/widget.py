@@ -163,7 +163,8 @@ class RunPanel:
             self._say(error_line(e), "error")
         else:
             label = table["source"].iloc[0] if len(table) else self.session.label()
-            self._say(f"{label}: {len(table)} points added to the figure and the explorer", "ok")
+            points = f"{len(table)} point{'s' if len(table) != 1 else ''}"
+            self._say(f"{label}: {points} added to the figure and the explorer", "ok")
             self.redraw()
         finally:
             self.run_button.disabled, self.stop_button.disabled = False, True
