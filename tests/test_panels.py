@@ -8,7 +8,8 @@ from pathlib import Path
 import pytest
 
 from commbook import data
-from commbook.cluster import MPICluster, RunStopped, alive
+from commbook.cluster import MPICluster, RunStopped
+from commbook.process_tree import is_alive
 from commbook.panels import chapters, specs
 from commbook.panels import explorers as with_your_runs
 from commbook.panels.runner import Session, error_line
@@ -152,7 +153,7 @@ def test_stop_ends_a_long_run_at_once_and_leaves_nothing():
         assert took < 10, took
         assert error_line(errors[0]).startswith("Stopped")
         time.sleep(1)
-        assert [p for p in pids if alive(p)] == []
+        assert [p for p in pids if is_alive(p)] == []
         assert session.runs == [] and not chapter_cluster.running
     finally:
         session.close()

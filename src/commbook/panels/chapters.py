@@ -2,7 +2,7 @@
 and how "your run" enters the chapter's explorer."""
 from __future__ import annotations
 
-from .. import collectives
+from .. import collective_runs as collectives
 from .specs import (MAX_SIZE, Control, PanelInputError, PanelSpec, max_processes, placements,
                     size_range)
 

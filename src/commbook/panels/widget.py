@@ -115,7 +115,7 @@ class RunPanel:
         return box
 
     def _operation_changed(self, change=None):
-        from .. import collectives
+        from .. import collective_runs as collectives
         op = self.controls["operation"].value
         alg = self.controls["algorithm"]
         options = ["library"] + list(collectives.HAND_ALGORITHMS[op])
