@@ -13,6 +13,8 @@ COURSE_STAMP := $(VENV)/.course-installed
 # JupyterLab reads default settings from <prefix>/share/jupyter/lab/settings/overrides.json:
 # there (inside the venv, not in ~/.jupyter) the MyST chapters open as notebooks by default.
 LAB_OVERRIDES := $(VENV)/share/jupyter/lab/settings/overrides.json
+# ... and the server's contents manager: chapters show their C excerpts as code (commbook.lab_contents)
+LAB_SERVER_CONFIG := $(VENV)/etc/jupyter/jupyter_server_config.json
 LAB_PORT ?= 8888
 LAB_ROOT := $(if $(filter 0,$(shell id -u)),--allow-root)
 
@@ -32,9 +34,10 @@ $(STAMP): pyproject.toml
 	$(PY) -m pip install --quiet "$(MPI_REQ)" "django-static-mathjax>=3.2,<4" -e ".[book,test]"
 	touch $(STAMP)
 
-$(LAB_STAMP): $(STAMP) pyproject.toml etc/jupyterlab/overrides.json
+$(LAB_STAMP): $(STAMP) pyproject.toml etc/jupyterlab/overrides.json etc/jupyter/jupyter_server_config.json
 	$(PY) -m pip install --quiet -e ".[book,test,lab]"
 	install -D -m 644 etc/jupyterlab/overrides.json $(LAB_OVERRIDES)
+	install -D -m 644 etc/jupyter/jupyter_server_config.json $(LAB_SERVER_CONFIG)
 	touch $(LAB_STAMP)
 
 # nbgrader for the course tools; its Jupyter server and JupyterLab extensions stay off in this
@@ -66,7 +69,9 @@ test: $(STAMP) $(LAB_STAMP) $(COURSE_STAMP)
 	$(PY) -m pytest -ra $(PYTEST_ARGS)
 
 # JupyterLab on this machine's book, chapters opening as notebooks (LAB_PORT=... to change port).
+# On a login node it prints the ssh line that tunnels the port to your own machine.
 lab: $(LAB_STAMP)
+	@$(PY) -c "from commbook.jupyter_kernel import ssh_tunnel_line; print(ssh_tunnel_line($(LAB_PORT)))"
 	$(VENV)/bin/jupyter lab $(LAB_ROOT) --port=$(LAB_PORT) --notebook-dir=. book/pingpong.md
 
 doctor: $(STAMP)

@@ -1,87 +1,96 @@
-"""Every `{literalinclude}` of the book finds its file and its markers, without a book build.
+"""Every `{literalinclude}` of the book finds its file and its markers, without a book build;
+and wherever the book is a notebook, the excerpts are the C code itself.
 
 The chapters show their C excerpts by `literalinclude` with `start-at`/`end-before` markers (C
 comments, function names). Sphinx reports a missing file or marker as a warning only; the
 strict build (`-W`) turns it into an error, but only minutes into tests/test_book.py. Here a
 renamed comment fails in a second, naming the page, the line, the file and the marker. The
-directive is parsed by MyST's own parser and read by Sphinx's own reader, so what passes here
-is what the book shows."""
-import re
-from pathlib import Path
-from types import SimpleNamespace
+directive is parsed by MyST's own parser and read by Sphinx's own reader
+(commbook.notebook_code), so what passes here is what the book shows, and the notebooks
+(student edition, JupyterLab) show the same lines."""
+import json
 
-from myst_parser.parsers.directives import parse_directive_text
-from sphinx.directives.code import LiteralInclude, LiteralIncludeReader
+import pytest
 
-_OPEN = re.compile(r"^(?P<fence>`{3,}|:{3,})\{literalinclude\}(?P<argument>.*)$")
-_SPHINX_CONFIG = SimpleNamespace(source_encoding="utf-8-sig")  # Sphinx's default
-
-
-def literalincludes(page: Path) -> list[tuple[int, str, str]]:
-    """(line, first line, option block) of every literalinclude in a MyST page, those nested in
-    other directives (solutions) included."""
-    lines = page.read_text().splitlines()
-    found = []
-    for i, line in enumerate(lines):
-        m = _OPEN.match(line.strip())
-        if not m:
-            continue
-        end = next((j for j in range(i + 1, len(lines)) if lines[j].strip() == m["fence"]), None)
-        assert end is not None, f"{page.name}:{i + 1}: literalinclude never closed"
-        found.append((i + 1, m["argument"], "\n".join(lines[i + 1:end])))
-    return found
-
-
-def include_problems(page: Path) -> list[str]:
-    """What is wrong with the page's literalincludes: a file that is not there, a marker that
-    is not in it (or not after the start marker), an empty excerpt."""
-    problems = []
-    for line, argument, block in literalincludes(page):
-        where = f"{page.name}:{line}"
-        parsed = parse_directive_text(LiteralInclude, argument, block, line=line)
-        problems += [f"{where}: {w.msg}" for w in parsed.warnings]
-        path = page.parent / parsed.arguments[0]
-        if not path.is_file():
-            problems.append(f"{where}: {parsed.arguments[0]} does not exist")
-            continue
-        try:
-            text, _ = LiteralIncludeReader(str(path), parsed.options, _SPHINX_CONFIG).read()
-        except ValueError as e:  # what Sphinx would only warn about
-            problems.append(f"{where}: {parsed.arguments[0]}: {e}")
-            continue
-        if not text.strip():
-            problems.append(f"{where}: {parsed.arguments[0]}: the excerpt is empty")
-    return problems
+from commbook import booktools, notebook_code
 
 
 def test_every_include_of_the_book_finds_its_file_and_markers(repo):
     pages = sorted((repo / "book").glob("*.md"))
-    problems = [p for page in pages for p in include_problems(page)]
+    problems = [p for page in pages for p in notebook_code.include_problems(page)]
     assert not problems, "\n".join(problems)
-    counted = {page.name: len(literalincludes(page)) for page in pages}
-    # the parser found every directive (none skipped as malformed)
-    assert counted == {page.name: page.read_text().count("{literalinclude}") for page in pages}
-    # the chapters' kernel excerpts are among them
-    for chapter in ("pingpong", "ring", "matrix_add", "collectives", "jacobi"):
-        assert "../kernels_c/" in (repo / "book" / f"{chapter}.md").read_text(), chapter
 
 
-def test_a_renamed_marker_or_missing_file_is_reported(tmp_path):
-    (tmp_path / "k.c").write_text("/* One step */\nstatic void step(void)\n{\n}\n\n/* Next */\n")
-    page = tmp_path / "page.md"
-    good = "```{literalinclude} k.c\n:language: c\n:start-at: /* One step\n:end-before: /* Next\n```\n"
-    page.write_text(good)
-    assert include_problems(page) == []
-    page.write_text(good.replace("/* One step", "/* One stride"))
-    assert "start-at pattern not found: /* One stride" in include_problems(page)[0]
-    page.write_text(good.replace("/* Next", "/* Last"))
-    assert "end-before pattern not found: /* Last" in include_problems(page)[0]
-    # markers out of order: the end marker only before the start
-    page.write_text(good.replace(":start-at: /* One step", ":start-at: /* Next")
-                    .replace(":end-before: /* Next", ":end-before: /* One step"))
-    assert "end-before pattern not found" in include_problems(page)[0]
-    page.write_text(good.replace("k.c", "gone.c"))
-    assert include_problems(page) == ["page.md:1: gone.c does not exist"]
-    # nested in a solution, four-backtick fence
-    page.write_text("````{solution} ex\n" + good.replace("/* Next", "/* Last") + "````\n")
-    assert len(include_problems(page)) == 1
+def test_a_renamed_marker_is_named_by_page_and_line(tmp_path, repo):
+    page = tmp_path / "book" / "page.md"
+    page.parent.mkdir()
+    page.write_text("Text\n\n```{literalinclude} ../kernels_c/pingpong.c\n:language: c\n"
+                    ":start-at: static void no_such_function\n```\n")
+    (tmp_path / "kernels_c").symlink_to(repo / "kernels_c")
+    [problem] = notebook_code.include_problems(page)
+    assert problem.startswith("page.md:3: ../kernels_c/pingpong.c:") and "no_such_function" in problem
+
+
+def test_student_notebooks_hold_the_c_code_not_the_directive(repo):
+    import nbformat
+    for md in booktools.chapter_files(repo):
+        nb = booktools.student_notebook(md)
+        text = nbformat.writes(nb)
+        assert text.count("literalinclude") == 0, md.name
+        wanted = notebook_code.literalincludes(booktools.split_solutions(md.read_text())[0])
+        for inc in wanted:
+            _, _, code = notebook_code.excerpt(inc, md.parent)
+            assert json.dumps(code.strip().splitlines()[0])[1:-1] in text, (md.name, inc.argument)
+
+
+def test_lab_view_expands_and_saving_puts_the_directive_back(repo):
+    jupytext = pytest.importorskip("jupytext", reason="jupytext comes with the book extra")
+    original = (repo / "book" / "pingpong.md").read_text()
+    nb = jupytext.reads(original, fmt="md:myst")
+    notebook_code.expand_notebook(nb, repo / "book", keep_original=True)
+    shown = [c.source for c in nb.cells if c.cell_type == "markdown"]
+    assert not any("{literalinclude}" in s for s in shown)
+    assert any("```c\nstatic void round_trips" in s for s in shown)
+    back = jupytext.writes(notebook_code.restore_notebook(nb), fmt="md:myst")
+    assert back == jupytext.writes(jupytext.reads(original, fmt="md:myst"), fmt="md:myst")
+
+
+def test_lab_contents_manager_opens_with_code_and_saves_the_directive(repo, tmp_path):
+    pytest.importorskip("jupyter_server", reason="JupyterLab comes with the lab extra (make lab)")
+    import asyncio
+    import shutil
+
+    from commbook.lab_contents import CodeInNotebooksContentsManager
+    shutil.copytree(repo / "book", tmp_path / "book")
+    shutil.copytree(repo / "kernels_c", tmp_path / "kernels_c")
+    manager = CodeInNotebooksContentsManager(root_dir=str(tmp_path))
+
+    async def round_trip():
+        model = await manager.get("book/ring.md", content=True, type="notebook")
+        cells = model["content"]["cells"]
+        assert not any("{literalinclude}" in c["source"] for c in cells)
+        assert any("```c\nstatic void ring_shift" in c["source"] for c in cells)
+        await manager.save({"type": "notebook", "format": "json", "content": model["content"]},
+                           "book/ring.md")
+
+    asyncio.run(round_trip())
+    saved = (tmp_path / "book" / "ring.md").read_text()
+    assert saved.replace("    jupytext_version:", "").count("{literalinclude}") == \
+        (repo / "book" / "ring.md").read_text().count("{literalinclude}")
+    assert [l for l in saved.splitlines() if "jupytext_version" not in l] == \
+        (repo / "book" / "ring.md").read_text().splitlines()
+
+
+def test_commbook_notebooks_writes_every_chapter_with_its_code(repo, tmp_path):
+    import subprocess
+    import sys
+    out = subprocess.run([sys.executable, "-m", "commbook.cli", "notebooks", "--out", str(tmp_path)],
+                         capture_output=True, text=True, timeout=300)
+    assert out.returncode == 0, out.stderr
+    written = sorted(tmp_path.glob("*.ipynb"))
+    assert [p.stem for p in written] == sorted(p.stem for p in booktools.chapter_files(repo))
+    for nb in written:
+        text = nb.read_text()
+        assert text.count("literalinclude") == 0, nb.name
+        assert json.loads(text)["metadata"]["kernelspec"]["name"] == "commbook"
+    assert "static void round_trips" in (tmp_path / "pingpong.ipynb").read_text()

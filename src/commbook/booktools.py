@@ -126,13 +126,15 @@ def _leftovers() -> list[str]:
 
 def student_notebook(md_path: Path):
     """A chapter (MyST markdown) as an nbformat notebook without solutions: solution directives
-    removed from markdown cells, cells tagged `solution` dropped, outputs empty."""
+    removed from markdown cells, cells tagged `solution` dropped, outputs empty; literalinclude
+    excerpts replaced by their C code (commbook.notebook_code)."""
     import jupytext
     text, _ = split_solutions(md_path.read_text())
+    from .notebook_code import expand_notebook
     nb = jupytext.reads(text, fmt="md:myst")
     nb.cells = [c for c in nb.cells if "solution" not in c.get("metadata", {}).get("tags", [])
                 and c.source.strip()]
-    return nb
+    return expand_notebook(nb, md_path.parent, md_path.name)  # the C excerpts as code
 
 
 def build_student(root: Path, strict: bool = True, execute: str = "cache") -> int:

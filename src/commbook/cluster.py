@@ -73,6 +73,10 @@ def _engine_call(library, options):
     return call_on_comm(library, options)
 
 
+class RunStopped(kernels.KernelError):
+    """A run ended on request (a run panel's Stop): every process of the cluster was killed."""
+
+
 class _StartFailed(Exception):
     def __init__(self, reason: str, output: str):
         super().__init__(reason)
@@ -339,12 +343,13 @@ class MPICluster:
     # -- running kernels ---------------------------------------------------------------
 
     def run(self, kernel: str, options: dict | None = None, timeout: float | None = None,
-            extra_flags: tuple = ()) -> KernelOutput:
+            extra_flags: tuple = (), cancel=None) -> KernelOutput:
         """Compile (cached) and run a kernel on every engine; return rank 0's parsed output.
 
         Raises CompileError with the compiler's message, ValidationFailed when the kernel's own
         check fails, KernelFailed for bad options, and KernelTimeout (after killing the engines)
-        when the call does not return within `timeout` seconds.
+        when the call does not return within `timeout` seconds. `cancel` (a threading.Event)
+        set by another thread kills the cluster's processes at once and raises RunStopped.
         """
         library = str(kernels.compile_kernel(kernel, "shared", extra_flags))
         if self._tree is not None and not self.healthy():
@@ -360,7 +365,11 @@ class MPICluster:
         view = self._client[:]
         result = view.apply_async(_engine_call, library, options or {})
         try:
-            replies = result.get(timeout=timeout)
+            replies = self._wait(result, timeout, cancel)
+        except RunStopped:
+            self._force_stop()  # the engines are inside MPI: only killing them stops the run
+            self._ended = "was stopped"
+            raise
         except KeyboardInterrupt:
             self._force_stop()  # the engines are inside MPI: only killing them stops the run
             self._ended = "was interrupted"
@@ -388,6 +397,19 @@ class MPICluster:
         text = by_rank[0][1][1]
         out = kernels.parse_output(text)
         return kernels.check_output(out, max(codes), name=Path(str(kernel)).stem)
+
+    @staticmethod
+    def _wait(result, timeout: float, cancel):
+        if cancel is None:
+            return result.get(timeout=timeout)
+        deadline = time.monotonic() + timeout
+        while not result.ready():
+            if cancel.is_set():
+                raise RunStopped("stopped: the cluster's processes were killed")
+            result.wait(min(0.1, max(0.0, deadline - time.monotonic())))
+            if time.monotonic() >= deadline and not result.ready():
+                return result.get(timeout=0)  # raises ipyparallel's TimeoutError
+        return result.get()
 
     def sweep(self, kernel: str, values: list, option: str, options: dict | None = None,
               timeout: float | None = None, label: str = "") -> list[KernelOutput]:

@@ -56,6 +56,7 @@ def run(args) -> int:
         ok &= _line(False, "kernel under mpiexec", str(e).splitlines()[0],
                     "see the message above; `mpiexec -n 2 hostname` should work first")
     ok &= _scheduler()
+    _jupyter_kernel()
     if not args.no_cluster:
         try:
             from ..cluster import MPICluster
@@ -94,3 +95,24 @@ def _scheduler() -> bool:
                      f"engines can be placed ({scheduler.launch_line().replace('{n}', 'N')}); {how}")
     return _line(not wanted, "engines through Slurm", f"cannot be placed: {st.problem}",
                  "see `sinfo`; set COMMBOOK_SLURM_QUEUE to a partition that is up")
+
+
+def _jupyter_kernel() -> None:
+    """Whether a site JupyterLab can run the chapters with this environment (never a failure:
+    `make lab` needs no kernelspec)."""
+    try:
+        from .. import jupyter_kernel
+        found = jupyter_kernel.installed()
+    except ImportError as e:
+        print(f"[--] Jupyter kernel: cannot tell ({e})")
+        return
+    here = [k for k in found if k.ours_here]
+    if here:
+        for k in here:
+            print(f"[ok] Jupyter kernel: '{k.name}' runs this environment ({k.path})")
+    else:
+        print("[--] Jupyter kernel: this environment is not registered; for a JupyterHub or "
+              "another JupyterLab: commbook kernel install --user")
+    for k in found:
+        if not k.ours_here:
+            print(f"[--] Jupyter kernel: '{k.name}' runs another environment ({k.python})")
