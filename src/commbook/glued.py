@@ -7,6 +7,15 @@
 from __future__ import annotations
 
 
+def bytes_text(n: float) -> str:
+    """4096 -> '4 KiB', 67108864 -> '64 MiB', 100 -> '100 B' (as the prose writes sizes)."""
+    n = int(round(n))
+    for unit, f in (("GiB", 1 << 30), ("MiB", 1 << 20), ("KiB", 1 << 10)):
+        if n >= f and n % f == 0:
+            return f"{n // f} {unit}"
+    return f"{n} B"
+
+
 def number(name: str, value: float) -> float:
     from myst_nb import glue
     value = float(value)

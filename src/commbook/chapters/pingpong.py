@@ -4,6 +4,7 @@ from __future__ import annotations
 import matplotlib.pyplot as plt
 import numpy as np
 
+from ..glued import bytes_text
 from ..orfeo import per_configuration
 from ..plotting import measured, model_label, model_line, model_of, size_axis, size_grid
 
@@ -240,15 +241,6 @@ def plot_orfeo_machines(curves, transports=("ucx", "ob1-tcp", "ob1-vader"), libr
 
 # ---------------------------------------------------------------------------------------
 # What the page's prose says about its own measurements, decided from them
-
-def bytes_text(n: float) -> str:
-    """4096 -> '4 KiB', 67108864 -> '64 MiB', 100 -> '100 B' (as the prose writes sizes)."""
-    n = int(round(n))
-    for unit, f in (("GiB", 1 << 30), ("MiB", 1 << 20), ("KiB", 1 << 10)):
-        if n >= f and n % f == 0:
-            return f"{n // f} {unit}"
-    return f"{n} B"
-
 
 def library_eager_limit() -> int | None:
     """The shared-memory eager limit the MPI library uses by default, as it reports it
