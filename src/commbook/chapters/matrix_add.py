@@ -145,8 +145,8 @@ def speedup_text(rows, predictions) -> str:
     model = [p.speedup for g, p in predictions.items() if not g.startswith("1x")]
     below_m, below_p = bool((measured < 1).all()), all(s < 1 for s in model)
     if below_m and below_p:
-        return "below one at every $P$, in the model and in the measurements."
-    return (f"below one in the model{' ' if below_p else ' not '}at every $P$, and "
+        return "below one at every *P*, in the model and in the measurements."
+    return (f"below one in the model{' ' if below_p else ' not '}at every *P*, and "
             f"{'below' if below_m else 'not below'} one in every measurement here "
             f"(measured {', '.join(f'{s:.2f}' for s in measured)}).")
 
