@@ -23,18 +23,18 @@ def size_value(text: str) -> int:
     return int(text[:-1] if factor > 1 else text) * factor
 
 
-def number(name: str, value: float) -> float:
+def number(name: str, value: float) -> None:
+    """Glue a number (shown with {glue:text}`name:.2f`); returns nothing, so a cell ending
+    with it displays nothing."""
     from myst_nb import glue
-    value = float(value)
-    glue(name, value, display=False)
-    return value
+    glue(name, float(value), display=False)
 
 
-def text(name: str, markdown: str) -> str:
+def text(name: str, markdown: str) -> None:
+    """Glue a Markdown sentence (shown with {glue:md}`name`, rendered as inline CommonMark)."""
     from IPython.display import Markdown
     from myst_nb import glue
     glue(name, Markdown(markdown), display=False)
-    return markdown
 
 
 def choose(condition: bool, if_true: str, if_false: str) -> str:
@@ -42,10 +42,10 @@ def choose(condition: bool, if_true: str, if_false: str) -> str:
     return if_true if condition else if_false
 
 
-def measured_by(prefix: str) -> str:
+def measured_by(prefix: str) -> None:
     """Glue `<prefix>_measured_by`: which MPI (library and version) and machine measured the page."""
     from . import machine, mpi_env
     info = mpi_env.detect()
     line = (f"*Measured while this page was built, with **{info.version}** on `{machine.name()}` "
             f"({machine.describe()['cores']} cores, load average {machine.load_average()}).*")
-    return text(f"{prefix}_measured_by", line)
+    text(f"{prefix}_measured_by", line)

@@ -154,7 +154,11 @@ def speedup_text(rows, predictions) -> str:
 def orfeo_model_text(model_ms: list[float], second_ms: tuple[float, float], add_share: float) -> str:
     """The ORFEO model band against the second student's times (this machine's add rate)."""
     lo, hi = min(model_ms), max(model_ms)
-    worst = max(abs(second_ms[0] / lo - 1), abs(second_ms[1] / hi - 1), abs(second_ms[1] / lo - 1))
+
+    def outside(x):  # relative distance of a measured time from the model's band
+        return 0.0 if lo <= x <= hi else (x / hi - 1 if x > hi else 1 - x / lo)
+    worst = max(outside(x) for x in second_ms)
+    where = ("inside it" if worst == 0 else f"at most {worst:.0%} outside it")
     return (f"(The add rate here is this machine's, a stand-in: the add is {add_share:.1%} of the "
             f"model's total.) The model gives {lo:.0f} to {hi:.0f} ms whatever the grid; the "
-            f"second student's times are within {worst:.0%} of that band's ends.")
+            f"second student's times are {where}.")

@@ -95,11 +95,10 @@ def model_agreement_text(measured_t, model_t) -> str:
     if r.size == 0:
         return "There is no ring with a core per rank to compare."
     lo, hi = float(r.min()), float(r.max())
+    span = f"{lo:.2f}" if abs(hi - lo) < 0.005 else f"{lo:.2f} to {hi:.2f}"
     if 0.8 <= lo and hi <= 1.25:
-        return (f"Here the model lands within 25 % of the points (measured over model "
-                f"{lo:.2f} to {hi:.2f}).")
-    return (f"The model lands in the range but not on the points: measured over model runs from "
-            f"{lo:.2f} to {hi:.2f}.")
+        return f"Here the model lands within 25 % of the measured rings (measured over model: {span})."
+    return (f"The model lands in the range but not on the points (measured over model: {span}).")
 
 
 def size_agreement_text(n, measured_t, model_t) -> str:
