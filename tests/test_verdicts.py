@@ -63,6 +63,7 @@ def test_matrix_texts_follow_the_runs():
                          "t_serial_add_us": [10.0, 10.0]})
     assert "not beaten" in madd.first_look_text(by_P)
     assert "was beaten here" in madd.first_look_text(by_P.assign(t_median_us=[100.0, 50.0]))
+    assert "below one" in madd.limit_text(0.45, 900) and "above one" in madd.limit_text(1.3, 100)
 
 
 @pytest.mark.parametrize("n, text", [(4096, "4 KiB"), (2**26, "64 MiB"), (100, "100 B"), (0, "0 B")])

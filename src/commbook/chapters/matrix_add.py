@@ -116,7 +116,7 @@ def first_look_text(by_P) -> str:
     share = (t["t_add_median_us"] / t["t_median_us"]).drop(index=1, errors="ignore")
     one = float(t.loc[1, "t_median_us"]) if 1 in t.index else float("nan")
     others = t["t_median_us"].drop(index=1, errors="ignore")
-    text = (f"the add phase shrinks as the work is divided, but it is {share.max():.0%} of the "
+    text = (f"the add phase shrinks as the work is divided, but it is {share.max():.1%} of the "
             "total or less")
     if one <= others.min():
         return text + ("; and the one-process run, which only copies memory, is not beaten by the "
@@ -128,8 +128,9 @@ def first_look_text(by_P) -> str:
 
 def model_shape_text(rows, predictions) -> str:
     """Does the model's split of the time match the measured one (share of the add)?"""
+    rows = rows[rows["np"] > 1]  # one process moves nothing: its add is its whole run
     measured = float((rows["t_add_median_us"] / rows["t_median_us"]).max())
-    model = max(p.add / p.total for p in predictions.values())
+    model = max(p.add / p.total for g, p in predictions.items() if g in set(rows["grid"]))
     if measured < 0.25 and model < 0.25:
         return (f"The model follows the shape of the measurements: communication dominates and "
                 f"the add is a sliver (at most {measured:.0%} measured, {model:.0%} in the model).")
@@ -146,9 +147,11 @@ def speedup_text(rows, predictions) -> str:
     below_m, below_p = bool((measured < 1).all()), all(s < 1 for s in model)
     if below_m and below_p:
         return "below one at every *P*, in the model and in the measurements."
-    return (f"below one in the model{' ' if below_p else ' not '}at every *P*, and "
-            f"{'below' if below_m else 'not below'} one in every measurement here "
-            f"(measured {', '.join(f'{s:.2f}' for s in measured)}).")
+    model_part = ("below one at every *P* in the model" if below_p else
+                  "above one at some *P* in the model (its add rate comes from this run)")
+    measured_part = ("below one in every measurement here" if below_m else
+                     "not below one in every measurement here")
+    return f"{model_part}, and {measured_part} (measured {', '.join(f'{s:.2f}' for s in measured)})."
 
 
 def orfeo_model_text(model_ms: list[float], second_ms: tuple[float, float], add_share: float) -> str:
@@ -162,3 +165,13 @@ def orfeo_model_text(model_ms: list[float], second_ms: tuple[float, float], add_
     return (f"(The add rate here is this machine's, a stand-in: the add is {add_share:.1%} of the "
             f"model's total.) The model gives {lo:.0f} to {hi:.0f} ms whatever the grid; the "
             f"second student's times are {where}.")
+
+
+def limit_text(limit: float, add_rate: float) -> str:
+    """The speedup limit b/(24 r) of this run, and what it means."""
+    if limit < 1:
+        return (f"here $b/(24r)$ is {limit:.2f}, below one, so no number of processes makes the "
+                "distributed addition faster.").replace("$b/(24r)$", "b/(24 r)")
+    return (f"here b/(24 r) came out at {limit:.2f}, above one, because this run's serial sums "
+            f"were slow (r = {add_rate:,.0f} elements per µs, measured while the machine was busy): "
+            "the limit is only as good as the add rate it is given.")
