@@ -102,6 +102,7 @@ def test_a_changed_data_file_makes_its_claims_fail(book, repo, tmp_path, monkeyp
     target.write_text("".join(scaled))
     before = {(r.use.page, r.use.line) for r in check.check_book(book) if r.ok}
     monkeypatch.setattr(orfeo, "TABLES_DIR", tables)
+    monkeypatch.setattr(orfeo.tables, "TABLES_DIR", tables)
     after = check.check_book(book)
     now_wrong = [r for r in after if not r.ok and (r.use.page, r.use.line) in before]
     assert now_wrong, "tripling the ping-pong seed table broke no claim"

@@ -6,7 +6,7 @@ import re
 import pytest
 
 from commbook import exercises as E
-from commbook import kernels
+from commbook import config
 from commbook.booktools import split_solutions
 
 CHAPTERS = ["pingpong", "ring", "matrix_add", "topology", "collectives", "jacobi", "data"]
@@ -23,7 +23,7 @@ def student_visible(repo, chapter):
 def check_calls(code_cells):
     for src in code_cells:
         for node in ast.walk(ast.parse(src)):
-            if isinstance(node, ast.Call) and getattr(node.func, "id", None) in ("check", "check_choice"):
+            if isinstance(node, ast.Call) and getattr(node.func, "id", None) == "check":
                 yield node
 
 
@@ -211,4 +211,4 @@ def test_skeletons_and_solutions_are_shipped_together():
         assert E.c_exercise_path(name).exists() and E.c_exercise_path(name, solution=True).exists()
     with pytest.raises(KeyError):
         E.c_exercise_path("nope")
-    assert kernels.kernels_dir().joinpath("exercise_harness.h").exists()
+    assert config.kernels_dir().joinpath("exercise_harness.h").exists()

@@ -6,6 +6,7 @@ import functools
 import re
 
 from . import claim
+from .sources import tables_dir
 
 RULES = "data/orfeo/catalog_rules.toml"
 DERIVED = "data/orfeo/derived/"
@@ -13,7 +14,7 @@ DERIVED = "data/orfeo/derived/"
 
 def _load(dataset):
     from .. import orfeo
-    return _load_in(str(orfeo.TABLES_DIR), dataset)
+    return _load_in(str(tables_dir()), dataset)
 
 
 @functools.lru_cache(maxsize=16)
@@ -31,7 +32,7 @@ def _():
 
 def _rule_text(dataset, field):
     from .. import orfeo
-    text = (orfeo.TABLES_DIR / "catalog_rules.toml").read_text(encoding="utf-8")
+    text = (tables_dir() / "catalog_rules.toml").read_text(encoding="utf-8")
     block = text.split(f'dataset = "{dataset}"', 1)[1].split("[[rules]]", 1)[0]
     return re.search(rf'^{field} = "(.*)"$', block, re.M).group(1)
 

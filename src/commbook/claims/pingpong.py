@@ -7,7 +7,7 @@ import inspect
 import math
 
 from . import claim
-from .sources import pingpong as pp, seed_value
+from .sources import tables_dir, pingpong as pp, seed_value
 
 SEED = "data/orfeo/pingpong_seed.csv (Scorcia report, sec. 2)"
 HW = "data/orfeo/hardware_seed.csv (Loletti report sec. 1.2; Scorcia report sec. 2)"
@@ -105,7 +105,7 @@ for _name, _machine, _conf, _q, _unit in [
 
 def _compared():
     from .. import orfeo
-    return _compared_in(str(orfeo.TABLES_DIR))
+    return _compared_in(str(tables_dir()))
 
 
 @functools.lru_cache(maxsize=4)

@@ -5,6 +5,12 @@ from __future__ import annotations
 from .. import orfeo
 
 
+def tables_dir():
+    """data/orfeo as the readers see it now (a test may point it at a changed copy)."""
+    from ..orfeo import tables
+    return tables.TABLES_DIR
+
+
 def seed_row(table: str, **where):
     """The one row of data/orfeo/<table>.csv matching every column=value in `where`."""
     df = orfeo.summary_table(table)

@@ -7,7 +7,7 @@ import inspect
 import re
 
 from . import claim
-from .sources import pingpong as pp
+from .sources import tables_dir, pingpong as pp
 
 SEED = "data/orfeo/pingpong_seed.csv (Scorcia report, sec. 2), UCX by node"
 T_H = 0.1  # the chapter's assumed time per switch hop, µs (glued on the page from its cell)
@@ -49,7 +49,7 @@ def _():
        source=SEED + ": recursive-doubling allreduce of 1 MiB on a ring of 16, contention over none")
 def _():
     from .. import topology as T
-    from ..models import collectives as coll
+    from ..models import collective_costs as coll
     t_s, t_w = _ucx_node()
     plain = coll.predict("allreduce", "recursive_doubling", 16, 1 << 20, t_s, t_w)
     ring = coll.predict("allreduce", "recursive_doubling", 16, 1 << 20, t_s, t_w,
@@ -62,7 +62,7 @@ def _socket_ratio(tables_dir):
     import numpy as np
 
     from .. import orfeo
-    from ..models import collectives as coll
+    from ..models import latency_maps as coll
     pairs, _ = orfeo.load("mzampar/latency")
     L = coll.latency_matrix(pairs[pairs.source.str.startswith("mzampar/")], size_bytes=1)
     same = L[:12, :12][~np.eye(12, dtype=bool)].mean()
@@ -73,7 +73,7 @@ def _socket_ratio(tables_dir):
        source="data/orfeo/derived mzampar/latency: osu_latency at 1 B, other socket over same socket")
 def _():
     from .. import orfeo
-    return _socket_ratio(str(orfeo.TABLES_DIR))
+    return _socket_ratio(str(tables_dir()))
 
 
 def _saf_parameters():
