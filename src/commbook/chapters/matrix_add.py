@@ -105,3 +105,73 @@ def plot_halo_vs_collective(shape, P, title=None, ax=None):
     ax.legend(fontsize=8)
     fig.tight_layout()
     return fig
+
+
+# ---------------------------------------------------------------------------------------
+# What the page's prose says about its own measurements, decided from them
+
+def first_look_text(by_P) -> str:
+    """The add's share of the total, and whether one process beat the distributed runs."""
+    t = by_P.set_index("np")
+    share = (t["t_add_median_us"] / t["t_median_us"]).drop(index=1, errors="ignore")
+    one = float(t.loc[1, "t_median_us"]) if 1 in t.index else float("nan")
+    others = t["t_median_us"].drop(index=1, errors="ignore")
+    text = (f"the add phase shrinks as the work is divided, but it is {share.max():.1%} of the "
+            "total or less")
+    if one <= others.min():
+        return text + ("; and the one-process run, which only copies memory, is not beaten by the "
+                       "runs that move the blocks between processes.")
+    return text + (f"; the one-process run ({one / 1e3:.1f} ms) was beaten here by "
+                   f"{(others < one).sum()} of the distributed runs, fastest "
+                   f"{others.min() / 1e3:.1f} ms.")
+
+
+def model_shape_text(rows, predictions) -> str:
+    """Does the model's split of the time match the measured one (share of the add)?"""
+    rows = rows[rows["np"] > 1]  # one process moves nothing: its add is its whole run
+    measured = float((rows["t_add_median_us"] / rows["t_median_us"]).max())
+    model = max(p.add / p.total for g, p in predictions.items() if g in set(rows["grid"]))
+    if measured < 0.25 and model < 0.25:
+        return (f"The model follows the shape of the measurements: communication dominates and "
+                f"the add is a sliver (at most {measured:.0%} measured, {model:.0%} in the model).")
+    return (f"Here the add is {measured:.0%} of the measured total at most and {model:.0%} in the "
+            "model: on this machine the split between moving and adding differs from the usual "
+            "picture.")
+
+
+def speedup_text(rows, predictions) -> str:
+    """Measured and model speedup (serial sum over the distributed total) of the P > 1 runs."""
+    d = rows[rows["np"] > 1]
+    measured = (d["t_serial_add_us"] / d["t_median_us"]).to_numpy(float)
+    model = [p.speedup for g, p in predictions.items() if not g.startswith("1x")]
+    below_m, below_p = bool((measured < 1).all()), all(s < 1 for s in model)
+    if below_m and below_p:
+        return "below one at every *P*, in the model and in the measurements."
+    model_part = ("below one at every *P* in the model" if below_p else
+                  "above one at some *P* in the model (its add rate comes from this run)")
+    measured_part = ("below one in every measurement here" if below_m else
+                     "not below one in every measurement here")
+    return f"{model_part}, and {measured_part} (measured {', '.join(f'{s:.2f}' for s in measured)})."
+
+
+def orfeo_model_text(model_ms: list[float], second_ms: tuple[float, float], add_share: float) -> str:
+    """The ORFEO model band against the second student's times (this machine's add rate)."""
+    lo, hi = min(model_ms), max(model_ms)
+
+    def outside(x):  # relative distance of a measured time from the model's band
+        return 0.0 if lo <= x <= hi else (x / hi - 1 if x > hi else 1 - x / lo)
+    worst = max(outside(x) for x in second_ms)
+    where = ("inside it" if worst == 0 else f"at most {worst:.0%} outside it")
+    return (f"(The add rate here is this machine's, a stand-in: the add is {add_share:.1%} of the "
+            f"model's total.) The model gives {lo:.0f} to {hi:.0f} ms whatever the grid; the "
+            f"second student's times are {where}.")
+
+
+def limit_text(limit: float, add_rate: float) -> str:
+    """The speedup limit b/(24 r) of this run, and what it means."""
+    if limit < 1:
+        return (f"here $b/(24r)$ is {limit:.2f}, below one, so no number of processes makes the "
+                "distributed addition faster.").replace("$b/(24r)$", "b/(24 r)")
+    return (f"here b/(24 r) came out at {limit:.2f}, above one, because this run's serial sums "
+            f"were slow (r = {add_rate:,.0f} elements per µs, measured while the machine was busy): "
+            "the limit is only as good as the add rate it is given.")

@@ -1,0 +1,51 @@
+"""Glue what a page measured into its prose (MyST-NB `glue`), never typed.
+
+    glued.number("pp_lat_us", 0.42)          -> {glue:text}`pp_lat_us:.2f` µs
+    glued.text("pp_verdict", "is cheaper")   -> {glue:md}`pp_verdict`  (a verdict chosen by code)
+    glued.measured_by("pp")                  -> {glue:md}`pp_measured_by` ("Measured with ...")
+"""
+from __future__ import annotations
+
+
+def bytes_text(n: float) -> str:
+    """4096 -> '4 KiB', 67108864 -> '64 MiB', 100 -> '100 B' (as the prose writes sizes)."""
+    n = int(round(n))
+    for unit, f in (("GiB", 1 << 30), ("MiB", 1 << 20), ("KiB", 1 << 10)):
+        if n >= f and n % f == 0:
+            return f"{n // f} {unit}"
+    return f"{n} B"
+
+
+def size_value(text: str) -> int:
+    """'64K' -> 65536, '1M' -> 1048576, '4' -> 4 (sizes as the kernels' options write them)."""
+    text = text.strip()
+    factor = {"K": 1 << 10, "M": 1 << 20, "G": 1 << 30}.get(text[-1:].upper(), 1)
+    return int(text[:-1] if factor > 1 else text) * factor
+
+
+def number(name: str, value: float) -> None:
+    """Glue a number (shown with {glue:text}`name:.2f`); returns nothing, so a cell ending
+    with it displays nothing."""
+    from myst_nb import glue
+    glue(name, float(value), display=False)
+
+
+def text(name: str, markdown: str) -> None:
+    """Glue a Markdown sentence (shown with {glue:md}`name`, rendered as inline CommonMark)."""
+    from IPython.display import Markdown
+    from myst_nb import glue
+    glue(name, Markdown(markdown), display=False)
+
+
+def choose(condition: bool, if_true: str, if_false: str) -> str:
+    """The verdict the measurement supports (both wordings live in the page's code)."""
+    return if_true if condition else if_false
+
+
+def measured_by(prefix: str) -> None:
+    """Glue `<prefix>_measured_by`: which MPI (library and version) and machine measured the page."""
+    from . import machine, mpi_env
+    info = mpi_env.detect()
+    line = (f"*Measured while this page was built, with **{info.version}** on `{machine.name()}` "
+            f"({machine.describe()['cores']} cores, load average {machine.load_average()}).*")
+    text(f"{prefix}_measured_by", line)
