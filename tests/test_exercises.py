@@ -9,7 +9,8 @@ from commbook import exercises as E
 from commbook import kernels
 from commbook.booktools import split_solutions
 
-CHAPTERS = ["pingpong", "ring", "matrix_add", "topology", "collectives", "jacobi", "data"]
+CHAPTERS = ["pingpong", "ring", "matrix_add", "topology", "collectives", "jacobi", "data",
+            "mpi_primer", "measuring", "scaling"]
 
 
 def student_visible(repo, chapter):
