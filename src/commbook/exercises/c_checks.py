@@ -79,11 +79,12 @@ def _check_each_P(tag: str, src: Path, nps, options: dict, timeout: float, judge
     return Verdict(True)
 
 
-def check_ring(path=None, nps=(1, 2, 3, 4, 5), sizes: str = "4,64K,1M",
+def check_ring(path=None, nps=(2, 3, 4, 5), sizes: str = "4,64K,1M",
                watchdog_s: int = 20, timeout: float = 180.0) -> Verdict:
     """The ring of blocking MPI_Send / MPI_Recv (kernels_c/exercises/ring_skeleton.c or a copy):
-    every message must reach the right rank at every step, for every P (odd ones too) and every
-    size, without deadlock. A hang is reported as a DEADLOCK (the harness's watchdog, or the
+    every message must reach the right rank at every step, for every P >= 2 (odd ones too) and
+    every size, without deadlock (P = 1 is left out: a rank sending to itself with blocking calls
+    cannot be fixed by ordering them). A hang is reported as a DEADLOCK (the harness's watchdog, or the
     timeout as a last resort)."""
     return _check_each_P("ring", _reader_file("ring", path), nps,
                          {"sizes": sizes, "repetitions": 2, "watchdog": watchdog_s}, timeout)
@@ -107,15 +108,25 @@ def reference_eager_limit(P: int = 2, max_bytes: str = "4M") -> int:
     return int(out.table["eager_limit_bytes"].iloc[0])
 
 
+EAGER_TOLERANCE = 2.0  # a probe may find the reference's size within this factor (timing on a loaded machine)
+
+
+def eager_range(ref: int, factor: float = EAGER_TOLERANCE) -> tuple[int, int]:
+    """The sizes a probe may report when the reference probe found `ref`: [ref/factor, ref*factor]."""
+    return int(ref / factor), int(ref * factor)
+
+
 def check_eager(path=None, nps=(2, 3, 4), max_bytes: str = "4M", timeout: float = 120.0) -> Verdict:
     """The eager/rendezvous probe (kernels_c/exercises/eager_skeleton.c or a copy): the size it
-    finds, rank 0 against the last rank, must equal the reference probe's on this MPI."""
+    finds, rank 0 against the last rank, must be within a factor EAGER_TOLERANCE of the
+    reference probe's on this MPI (both rest on timing; a loaded machine moves them a little)."""
     ref = reference_eager_limit(2, max_bytes)
+    lo, hi = eager_range(ref)
 
     def judge(P, out):
         found = int(out.table["eager_limit_bytes"].iloc[0])
         cvars = ", ".join(v for k, v in out.meta.items() if k == "library_cvar")
-        if found != ref:
+        if not lo <= found <= hi:
             return (f"[eager] P = {P}: WRONG: your probe says {found} B; the reference probe finds\n"
                     f"    a different size on this MPI{f' (the library says {cvars})' if cvars else ''}.\n"
                     "    Is a size 'eager' only if its send completed before the receive was posted?")
@@ -140,7 +151,9 @@ def exercise_path(path=None) -> Path:
 def check_exercise(path=None, nps=range(1, 9), sizes: str = "0,8,56,8200",
                    timeout: float = 120.0, stop_at_first: bool = True) -> bool:
     """Compile the reader's butterfly (kernels_c/exercises/butterfly_skeleton.c or a copy) and
-    compare it with MPI_Allreduce on every rank, for every P in `nps` and every size.
+    compare it with MPI_Allreduce on every rank, for every P in `nps` and every size; the
+    harness (kernels_c/butterfly_harness.h) also counts the messages, which must be a
+    butterfly's, and refuses to build MPI's collectives and the package's own algorithms.
 
     Prints one line per P and returns True when all pass. The compiler's message is printed
     as it is when the file does not compile."""
@@ -155,12 +168,16 @@ def check_exercise(path=None, nps=range(1, 9), sizes: str = "0,8,56,8200",
         try:
             kernels.run_mpiexec(src, P, {"algorithm": "mine", "sizes": sizes,
                                          "iterations": 3, "repetitions": 1}, timeout=timeout)
-            print(f"[butterfly] P = {P}: equals MPI_Allreduce at sizes {sizes} bytes")
+            print(f"[butterfly] P = {P}: equals MPI_Allreduce at sizes {sizes} bytes, "
+                  "with a butterfly's messages")
         except kernels.ValidationFailed as e:
-            detail = next((l.split(": ", 2)[-1] for l in e.stderr.splitlines()
-                           if l.startswith("commbook kernel:")), "")
-            print(f"[butterfly] P = {P}: WRONG. {e.output.result if e.output else e} "
-                  f"First difference: {detail}")
+            words = _kernel_words(e.stderr)
+            detail = next((w for w in words if "NOT A BUTTERFLY" in w), words[0] if words else "")
+            if "NOT A BUTTERFLY" in detail:
+                print(f"[butterfly] P = {P}: WRONG: {detail.split('NOT A BUTTERFLY: ', 1)[-1]}")
+            else:
+                print(f"[butterfly] P = {P}: WRONG. {e.output.result if e.output else e} "
+                      f"First difference: {detail.split(': ', 1)[-1]}")
             all_ok = False
         except kernels.KernelTimeout:
             print(f"[butterfly] P = {P}: did not finish in {timeout:g} s (a deadlock? two ranks "
