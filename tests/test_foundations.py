@@ -146,3 +146,19 @@ def test_measuring_kernel_refuses_a_bad_experiment_in_one_line():
         M.run("nap", 2)
     with pytest.raises(KeyError):
         primer.run_example("nonesuch", 2)
+
+
+def test_measuring_sentences_follow_the_numbers():
+    slow_start = np.r_[[50.0, 40.0, 30.0], np.full(47, 1.0)]
+    assert "40 times the median" in M.warmup_sentence(slow_start)
+    assert "did not show" in M.warmup_sentence(np.ones(50))
+    rounds = {"a": [np.array([1.0, 2.0, 3.0]), np.array([10.0])], "b": [np.array([4.0])]}
+    assert M.rounds_sentence(rounds) == ("the medians of the single rounds were a: 2, 10 µs; "
+                                         "b: 4 µs")
+    assert set(M.pooled(rounds)) == {"a", "b"} and len(M.pooled(rounds)["a"]) == 4
+
+
+def test_scaling_verdict_follows_the_speedup():
+    assert "slower" in S.local_verdict(0.5, 0.4, "9.0")
+    assert "far from twice" in S.local_verdict(1.3, 0.9, "1.0")
+    assert "close to the ideal" in S.local_verdict(1.9, 0.97, "0.1")

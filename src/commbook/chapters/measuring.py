@@ -123,18 +123,44 @@ def mean_vs_median(s: Summary) -> str:
 
 def interleaved(configs: dict, rounds: int = 3, **common) -> dict:
     """Run every configuration `rounds` times, alternating (a slow minute of the machine then
-    hurts all of them alike); {name: all repetitions' times}. configs: {name: (np, launcher_args)}."""
+    hurts all of them alike); {name: [one array of repetition times per round]}.
+    configs: {name: (np, launcher_args)}."""
     got = {k: [] for k in configs}
     for _ in range(rounds):
         for name, (np_, args) in configs.items():
             got[name].append(times(run("pingpong", np_, args, **common)))
-    return {k: np.concatenate(v) for k, v in got.items()}
+    return got
+
+
+def pooled(rounds: dict) -> dict:
+    """{name: all rounds' times in one array}."""
+    return {k: np.concatenate(v) for k, v in rounds.items()}
+
+
+def rounds_sentence(rounds: dict) -> str:
+    """The median of every round of every configuration, in words (the variation between
+    rounds shows how steady the machine was)."""
+    parts = [f"{name}: " + ", ".join(f"{np.median(r):.3g}" for r in rs) + " µs"
+             for name, rs in rounds.items()]
+    return "the medians of the single rounds were " + "; ".join(parts)
 
 
 def warmup_effect(cold, n_first: int = 3) -> tuple[float, float]:
     """(mean of the first n_first repetitions, median of the rest) of a run without warm-up."""
     cold = np.asarray(cold, float)
     return float(cold[:n_first].mean()), float(np.median(cold[n_first:]))
+
+
+def warmup_sentence(cold, n_first: int = 3) -> str:
+    """What the run without warm-up showed, in words that follow its numbers."""
+    first, rest = warmup_effect(cold, n_first)
+    if first > 1.5 * rest:
+        return (f"the first {n_first} repetitions took {first:.3g} µs on average, "
+                f"{first / rest:.0f} times the median of the others ({rest:.3g} µs): averaged "
+                "into a short run, they would bias it upwards")
+    return (f"the first {n_first} repetitions took {first:.3g} µs on average against a median of "
+            f"{rest:.3g} µs for the others: this time the set-up cost did not show in the timed "
+            "repetitions (the library may have paid it during start-up)")
 
 
 def collective_reading(out: kernels.KernelOutput) -> dict:
