@@ -10,14 +10,15 @@ from commbook import kernels
 from commbook.booktools import split_solutions
 
 CHAPTERS = ["pingpong", "ring", "matrix_add", "topology", "collectives", "jacobi", "data",
-            "mpi_primer", "measuring", "scaling"]
+            "mpi_primer", "measuring", "scaling", "validation", "cluster"]
 
 
 def student_visible(repo, chapter):
     """(code cells, the text outside solution directives) of a chapter's source."""
     text = split_solutions((repo / "book" / f"{chapter}.md").read_text())[0]
     cells = re.findall(r"```\{code-cell\}[^\n]*\n(.*?)```", text, flags=re.S)
-    code = ["\n".join(l for l in c.splitlines() if not l.startswith(":")) for c in cells]
+    code = ["\n".join(l for l in c.splitlines() if not l.startswith(":")) for c in cells
+            if not c.lstrip().startswith("%%")]  # cell magics (%%writefile) hold no Python
     return code, text
 
 

@@ -4,7 +4,7 @@
 checks are :func:`check_ring`, :func:`check_gather`, :func:`check_eager` and
 :func:`check_exercise` (the butterfly).
 """
-from . import foundations, references  # noqa: F401  (they register the exercises)
+from . import foundations, practice, references  # noqa: F401  (they register the exercises)
 from .c_checks import (C_EXERCISES, c_exercise_path, check_eager, check_exercise, check_gather,
                        check_ring, eager_range, exercise_path, reference_eager_limit)
 from .core import (REGISTRY, Exercise, Verdict, check, check_choice, exercise, expected,
