@@ -93,3 +93,39 @@ def _clu_sbatch():
     from .references import _pingpong
     lam, b = _pingpong("node", "ucx")
     return lam + 2**20 / b
+
+
+# ---- running code in the chapters (book/matrix_add.md, book/jacobi.md, book/topology.md)
+
+
+@_exercise("mat-live", "matrix_add", rel_tol=0.02, inputs=("serial_us", "total_us"),
+           hint="The chapter's speedup is the serial addition's time over the distributed total.",
+           method="divide t_serial_add_us by t_median_us (the total of scatter, add and gather).")
+def _mat_live(serial_us, total_us):
+    return float(serial_us) / float(total_us)
+
+
+def face_bytes(L: int, grid: tuple) -> int:
+    """The largest face (bytes of doubles) of a block of an L^3 grid split as `grid`."""
+    block = [-(-L // g) for g in grid]  # the largest block along each axis
+    return max(8 * block[(d + 1) % 3] * block[(d + 2) % 3] for d in range(3) if grid[d] > 1)
+
+
+@_exercise("jac-face", "jacobi", rel_tol=0, unit="B",
+           hint="A face normal to x of a block nx*ny*nz holds ny*nz doubles of 8 bytes.",
+           method="the grid 2x2x1 splits 96 into 48 along x and y; list the faces normal to the "
+                  "split axes and multiply their two extents by 8.",
+           giveaways=("face_bytes(",))
+def _jac_face():
+    return face_bytes(96, (2, 2, 1))
+
+
+@_exercise("topo-chord", "topology", rel_tol=0, unit="links",
+           hint="A balanced cut of a ring cuts two ring links; does it cut the chord too?",
+           method="the halves of a minimal cut are arcs of 6 processors; check whether any such arc "
+                  "holds both ends of the chord.")
+def _topo_chord():
+    from .. import topology as T
+    G = T.ring(12)
+    G.add_edge(0, 6)
+    return T.bisection(G).width
