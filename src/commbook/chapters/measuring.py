@@ -140,7 +140,7 @@ def pooled(rounds: dict) -> dict:
 def rounds_sentence(rounds: dict) -> str:
     """The median of every round of every configuration, in words (the variation between
     rounds shows how steady the machine was)."""
-    parts = [f"{name}: " + ", ".join(f"{np.median(r):.3g}" for r in rs) + " µs"
+    parts = [(f"`{name}`" if name.startswith("-") else name) + ": " + ", ".join(f"{np.median(r):.3g}" for r in rs) + " µs"
              for name, rs in rounds.items()]
     return "the medians of the single rounds were " + "; ".join(parts)
 
@@ -194,15 +194,21 @@ def plot_distribution(t_us, title="1,000 repetitions of an 8-byte ping-pong", ax
     t = np.asarray(t_us, float)
     if ax is None:
         fig, ax = plt.subplots(figsize=(6.4, 3.8))
-    bins = np.geomspace(t.min() * 0.95, t.max() * 1.05, 60)
-    ax.hist(t, bins=bins, color="C0", alpha=0.7, label=f"{len(t)} repetitions (measured)")
-    ax.set_xscale("log")
     s = summarise(t)
+    top = min(t.max(), max(np.percentile(t, 99.5) * 1.5, s.mean * 1.3))  # a lone outlier must
+    shown = t[t <= top]                                                # not squash the rest
+    bins = np.geomspace(t.min() * 0.95, top * 1.05, 60)
+    beyond = len(t) - len(shown)
+    ax.hist(shown, bins=bins, color="C0", alpha=0.7,
+            label=f"{len(t)} repetitions (measured)"
+                  + (f"; {beyond} beyond the axis, up to {t.max():.3g} µs" if beyond else ""))
+    ax.set_xscale("log")
     for value, name, style in ((s.min, "min", ":"), (s.median, "median", "-"),
                                (s.mean, "mean", "--")):
         ax.axvline(value, color="k", ls=style, lw=1.2, label=f"{name} {value:.3g} µs")
     ax.axvspan(s.ci_low, s.ci_high, color="C1", alpha=0.3, label="95 % interval of the median")
-    label_axes(ax, title, "time of one repetition (µs, log scale)", "repetitions", legend=True)
+    label_axes(ax, title, "time of one repetition (µs, log scale)", "repetitions")
+    ax.legend(fontsize=7, loc="upper right")
     return ax.figure
 
 
@@ -224,10 +230,13 @@ def plot_samples(samples: dict, title: str, ylabel: str = "time of one repetitio
     """Box plots of several samples side by side (log y): {label: times}."""
     import matplotlib.pyplot as plt
     from ..plotting import label_axes
-    fig, ax = plt.subplots(figsize=(6.4, 3.6))
+    fig, ax = plt.subplots(figsize=(6.4, 3.8))
     ax.boxplot([np.asarray(v, float) for v in samples.values()], whis=(1, 99), showfliers=True,
                flierprops=dict(ms=2, alpha=0.4))
     ax.set_xticks(range(1, len(samples) + 1), list(samples))
     ax.set_yscale("log")
-    label_axes(ax, title, "", ylabel + " — box: quartiles, whiskers: 1st–99th percentile")
+    label_axes(ax, title, "box: quartiles and median; whiskers: 1st and 99th percentile; "
+               "dots: beyond", ylabel + ", log scale")
+    ax.xaxis.set_label_position("bottom")
+    ax.set_xlabel(ax.get_xlabel(), fontsize=8)
     return fig
