@@ -162,3 +162,16 @@ def test_scaling_verdict_follows_the_speedup():
     assert "slower" in S.local_verdict(0.5, 0.4, "9.0")
     assert "far from twice" in S.local_verdict(1.3, 0.9, "1.0")
     assert "close to the ideal" in S.local_verdict(1.9, 0.97, "0.1")
+
+
+def test_send_mode_sentence_follows_the_table():
+    text = ("# commbook-kernel: send_modes\n# delay_ms: 200\n# columns: mode size_bytes return_ms\n"
+            "standard 8 0.002\nstandard 4194304 201.0\nsynchronous 8 200.5\nsynchronous 4194304 200.1\n"
+            "buffered 8 0.01\nbuffered 4194304 2.5\nready 8 0.01\nready 4194304 1.0\n# result: ok\n")
+    out = kernels.parse_output(text)
+    assert primer.standard_send_sentence(out) == (
+        "the 8-byte standard send returned at once (the library buffered it), "
+        "the 4 MiB one waited until the receive was posted")
+    assert primer.waited(out, "synchronous", False) and not primer.waited(out, "buffered", True)
+    eager_everywhere = kernels.parse_output(text.replace("standard 4194304 201.0", "standard 4194304 0.5"))
+    assert primer.standard_send_sentence(eager_everywhere).startswith("both the 8-byte and the 4 MiB")

@@ -102,7 +102,7 @@ def compare(a, b, name_a: str, name_b: str, level: float = 0.95) -> str:
     if sa.ci_high < sb.ci_low or sb.ci_high < sa.ci_low:
         faster, slower = (name_a, name_b) if sa.median < sb.median else (name_b, name_a)
         ratio = max(sa.median, sb.median) / min(sa.median, sb.median)
-        return (f"{faster} is faster: its median is {ratio:.2f} times smaller than with "
+        return (f"{faster} is faster: its median is {ratio:.2f} times smaller than that of "
                 f"{slower}, and the {level:.0%} intervals of the two medians do not overlap")
     return (f"the {level:.0%} intervals of the two medians overlap: this run cannot tell "
             f"{name_a} from {name_b}")

@@ -39,14 +39,21 @@ def waited(out: kernels.KernelOutput, mode: str, large: bool) -> bool:
     return bool(rows.waited_for_receiver.iloc[-1 if large else 0])
 
 
+def bytes_text(n: int) -> str:
+    """8 -> '8-byte', 65536 -> '64 KiB', 4194304 -> '4 MiB'."""
+    for unit, f in (("GiB", 1 << 30), ("MiB", 1 << 20), ("KiB", 1 << 10)):
+        if n >= f and n % f == 0:
+            return f"{n // f} {unit}"
+    return f"{n}-byte"
+
+
 def standard_send_sentence(out: kernels.KernelOutput) -> str:
     """What the standard send did here, small and large, in words computed from the run."""
     t = send_modes_table(out)
-    small, large = sorted(set(t.size_bytes))
+    small, large = (bytes_text(n) for n in sorted(set(t.size_bytes)))
     s, l = waited(out, "standard", False), waited(out, "standard", True)
     word = {False: "returned at once (the library buffered it)",
             True: "waited until the receive was posted"}
     if s == l:
-        return (f"both the {small:,}-byte and the {large:,}-byte standard sends "
-                f"{word[s]}")
-    return (f"the {small:,}-byte standard send {word[s]}, the {large:,}-byte one {word[l]}")
+        return f"both the {small} and the {large} standard sends {word[s]}"
+    return f"the {small} standard send {word[s]}, the {large} one {word[l]}"
