@@ -151,7 +151,10 @@ def test_measuring_kernel_refuses_a_bad_experiment_in_one_line():
 def test_measuring_sentences_follow_the_numbers():
     slow_start = np.r_[[50.0, 40.0, 30.0], np.full(47, 1.0)]
     assert "40 times the median" in M.warmup_sentence(slow_start)
-    assert "did not show" in M.warmup_sentence(np.ones(50))
+    assert "bias it upwards" in M.warmup_sentence(slow_start)
+    both = M.warmup_sentence(slow_start, np.ones(50))
+    assert "after the warm-up they took 1 µs, about as long as the median" in both
+    assert "did not stand out" in M.warmup_sentence(np.ones(50))
     rounds = {"a": [np.array([1.0, 2.0, 3.0]), np.array([10.0])], "b": [np.array([4.0])]}
     assert M.rounds_sentence(rounds) == ("the medians of the single rounds were a: 2, 10 µs; "
                                          "b: 4 µs")

@@ -151,16 +151,26 @@ def warmup_effect(cold, n_first: int = 3) -> tuple[float, float]:
     return float(cold[:n_first].mean()), float(np.median(cold[n_first:]))
 
 
-def warmup_sentence(cold, n_first: int = 3) -> str:
-    """What the run without warm-up showed, in words that follow its numbers."""
-    first, rest = warmup_effect(cold, n_first)
+def warmup_sentence(cold, warm=None, n_first: int = 3) -> str:
+    """What the runs without and with warm-up showed, in words that follow their numbers."""
+    def one(t):
+        first, rest = warmup_effect(t, n_first)
+        how = (f"{first / rest:.0f} times" if first > 1.5 * rest else
+               "about as long as" if first > rest / 1.5 else f"{rest / first:.0f} times less than")
+        return first, rest, how
+    first, rest, how = one(cold)
+    text = (f"the first {n_first} repetitions took {first:.3g} µs on average, {how} the median of "
+            f"the others ({rest:.3g} µs)")
+    if warm is not None:
+        wfirst, wrest, whow = one(warm)
+        text += (f"; after the warm-up they took {wfirst:.3g} µs, {whow} the median of the others "
+                 f"({wrest:.3g} µs)")
     if first > 1.5 * rest:
-        return (f"the first {n_first} repetitions took {first:.3g} µs on average, "
-                f"{first / rest:.0f} times the median of the others ({rest:.3g} µs): averaged "
-                "into a short run, they would bias it upwards")
-    return (f"the first {n_first} repetitions took {first:.3g} µs on average against a median of "
-            f"{rest:.3g} µs for the others: this time the set-up cost did not show in the timed "
-            "repetitions (the library may have paid it during start-up)")
+        text += ". Averaged into a short run, slow first repetitions bias it upwards"
+    else:
+        text += (". This time the set-up cost did not stand out in the timed repetitions (the "
+                 "library may have paid it during start-up)")
+    return text
 
 
 def collective_reading(out: kernels.KernelOutput) -> dict:
