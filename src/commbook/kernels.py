@@ -326,7 +326,7 @@ def run_mpiexec(kernel: str | os.PathLike, np: int, options: dict | None = None,
     if int(np) < 1:
         raise ValueError(f"np must be at least 1, not {np}")
     exe = compile_kernel(kernel, "executable", extra_flags)
-    cmd = mpi_env.mpiexec_command(np, [str(exe), *kernel_args(options)], launcher_args)
+    cmd = mpi_env.mpiexec_command(np, [*launcher_args, str(exe), *kernel_args(options)])
     tree = ProcessTree(Path(exe).name)
     install_signal_handlers()
     proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,

@@ -144,8 +144,7 @@ def apply(np: int | None = None, local: bool | None = None) -> None:
     os.environ.update(run_environment(np, local))
 
 
-def mpiexec_command(np: int, program: list[str], launcher_args: list[str] | tuple = ()) -> list[str]:
-    """The argument list for `mpiexec -n np [launcher_args] program...` (launcher_args: e.g.
-    ("--bind-to", "core")); never goes through a shell."""
+def mpiexec_command(np: int, program: list[str]) -> list[str]:
+    """The argument list for `mpiexec -n np program...`; never goes through a shell."""
     info = detect()
-    return [info.mpiexec, "-n", str(int(np)), *launcher_args, *program]
+    return [info.mpiexec, "-n", str(int(np)), *program]
