@@ -111,8 +111,8 @@ def local_verdict(speedup: float, weak_efficiency: float, load: str) -> str:
     if speedup < 1:
         return (f"the second process made the sweep *slower*. {busy[0].upper() + busy[1:]}: "
                 "with other work on the cores a rank waits for a core at every halo exchange, "
-                "and its partner waits for it. On a machine of its own the same kernel speeds up "
-                "(the ORFEO runs above).")
+                "and its partner waits for it. On machines of their own the processes of a Jacobi solver "
+                "speed it up (the ORFEO runs above).")
     if speedup < 1.6:
         return (f"a second process helps, but far from twice. {busy[0].upper() + busy[1:]}, and "
                 "the two processes share one memory bus: a stencil limited by memory bandwidth "
