@@ -4,27 +4,17 @@ ending (printed, and written atomically with --out), and the exit on a kernel's 
 The scripts run as ``python benchmarks/<script>.py``, so this folder is on sys.path."""
 from __future__ import annotations
 
-import os
 import shlex
 import sys
-import time
 
-from commbook import collectives as coll
-from commbook import kernels, machine, mpi_env
-
-
-def load_average() -> str:
-    """1/5/15-minute load: other jobs on the cores show here."""
-    return "/".join(f"{x:.2f}" for x in os.getloadavg())
+from commbook import collective_runs as coll
+from commbook import kernels, machine
 
 
 def provenance(script: str, argv) -> list[str]:
     """The command (as typed), date and machine lines that head a report."""
     args = argv if argv is not None else sys.argv[1:]
-    return [f"# command: python benchmarks/{script} {' '.join(shlex.quote(a) for a in args)}",
-            f"# date: {time.strftime('%Y-%m-%dT%H:%M:%S%z')}",
-            f"# machine: {machine.name()} ({mpi_env.cores()} cores), {mpi_env.detect().version}, "
-            f"load average (1/5/15 min) at start {load_average()} (other jobs share the cores)"]
+    return machine.provenance(f"python benchmarks/{script} {' '.join(shlex.quote(a) for a in args)}")
 
 
 def publish(lines: list[str], out: str | None) -> int:

@@ -14,7 +14,7 @@ from __future__ import annotations
 import argparse
 
 from benchreport import RATIO_HEADER, provenance, publish, ratio_cells, run
-from commbook import collectives as coll
+from commbook import collective_runs as coll
 from commbook.chapters import collectives as collectives_chapter
 from commbook import mpi_env
 

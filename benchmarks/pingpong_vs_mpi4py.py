@@ -16,9 +16,8 @@ import argparse
 import re
 import statistics
 import sys
-import time
 
-from commbook import kernels, machine, mpi_env
+from commbook import kernels, machine
 
 SMALL, LARGE = 8, 4 * 2**20
 
@@ -51,11 +50,8 @@ def main() -> int:
     p = argparse.ArgumentParser()
     p.add_argument("--rounds", type=int, default=5)
     args = p.parse_args()
-    info = mpi_env.detect()
-    print(f"# machine: {machine.name()} | cpu: {machine.cpu_model()} | {info.version} | "
-          f"THP: {machine.transparent_hugepages()} | load: {machine.load_average()}")
-    print(f"# command: python benchmarks/pingpong_vs_mpi4py.py --rounds {args.rounds}")
-    print(f"# date: {time.strftime('%Y-%m-%dT%H:%M:%S%z')}")
+    print("\n".join(machine.provenance(f"python benchmarks/pingpong_vs_mpi4py.py --rounds {args.rounds}")))
+    print(f"# transparent huge pages: {machine.transparent_hugepages()}")
     results = {c[0]: ([], []) for c in CASES}
     for r in range(args.rounds):
         for label, size, huge, array in CASES:

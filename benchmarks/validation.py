@@ -28,10 +28,8 @@ def main(argv=None) -> int:
     args = ap.parse_args(argv)
     pd.set_option("display.width", 250)
     pd.set_option("display.max_colwidth", 70)
-    lines = [f"# out-of-sample validation of the commbook models on the ORFEO data, "
-             f"{time.strftime('%Y-%m-%d %H:%M')}",
-             f"# command: {' '.join(['python'] + sys.argv)}",
-             f"# machine: {machine.name()} ({machine.cpu_model()}); load average {machine.load_average()}"]
+    lines = ["# out-of-sample validation of the commbook models on the ORFEO data",
+             *machine.provenance(" ".join(["python"] + sys.argv))]
     tables = {}
     for part in validate.SPLITS:
         t0 = time.perf_counter()

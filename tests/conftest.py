@@ -38,12 +38,14 @@ def repo() -> Path:
 
 @pytest.fixture(scope="session")
 def orfeo_mirror() -> Path:
-    """The raw ORFEO files (../shared/orfeo beside the repo, or $COMMBOOK_ORFEO_MIRROR)."""
-    env = os.environ.get("COMMBOOK_ORFEO_MIRROR")
-    path = Path(env) if env else REPO.parent / "shared" / "orfeo"
-    if not path.is_dir():
-        pytest.skip(f"ORFEO mirror not found at {path} (set COMMBOOK_ORFEO_MIRROR)")
-    return path
+    """The raw ORFEO files: $COMMBOOK_ORFEO_MIRROR, or shared/orfeo beside the checkout
+    (commbook.config.orfeo_mirror; 'none' = offline, so the tests that need them skip)."""
+    from commbook import config
+    found = config.orfeo_mirror(beside=REPO)
+    if found is None or not Path(found).is_dir():
+        pytest.skip(f"no ORFEO mirror directory ({found or 'none beside the checkout'}; "
+                    f"set COMMBOOK_ORFEO_MIRROR)")
+    return Path(found)
 
 
 @pytest.fixture(scope="session")

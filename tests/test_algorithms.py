@@ -1,9 +1,9 @@
 """commbook.algorithms: the one table of what the MPI libraries call their algorithms."""
 from __future__ import annotations
 
-from commbook import algorithms, collectives, importers
+from commbook import algorithms, c_tables, collective_runs, config, importers
 from commbook.chapters import collectives as collectives_chapter
-from commbook.models import collectives as mc
+from commbook.models import collective_schedules as schedules
 
 
 def test_coll_tuned_numbers_are_open_mpis():
@@ -21,20 +21,48 @@ def test_importers_and_selection_read_the_same_table():
         labels = importers.COLL_TUNED[op]
         assert labels[0] == "default" and len(labels) == len(table)
         assert [n.replace("-", "_") for k, n in sorted(table.items()) if k] == labels[1:]
-    for op in collectives.OPS:
-        assert collectives.OMPI_ALGORITHMS[op] is algorithms.OMPI_COLL_TUNED[op]
+    for op in collective_runs.OPS:
+        assert collective_runs.OMPI_ALGORITHMS[op] is algorithms.OMPI_COLL_TUNED[op]
     assert importers.COLL_TUNED["reduce"][6] == "in_order_binary"
 
 
 def test_model_names_of_library_algorithms_exist_in_the_models():
-    for (flavour, op), names in algorithms.MODEL_NAMES.items():
-        for lib, model in names.items():
-            assert model in mc.ALGORITHMS[op], (flavour, op, lib)
-            if flavour == "openmpi":
-                assert lib in algorithms.OMPI_COLL_TUNED[op].values()
-            else:
-                assert lib in algorithms.MPICH_ALGORITHMS[op]
+    for a in algorithms.ALGORITHMS:
+        if a.model:
+            assert a.model in schedules.ALGORITHMS[a.operation], a
     assert algorithms.model_name("openmpi", "allreduce", "6") == "rabenseifner"
     assert algorithms.model_name("mpich", "allreduce", "reduce_scatter_allgather") == "rabenseifner"
     assert algorithms.model_name("openmpi", "bcast", "8") is None  # recursive-doubling allgather
+    assert algorithms.model_name("openmpi", "bcast", "scatter_allgather_ring") == "scatter_allgather"
     assert collectives_chapter.model_name("allreduce", "library:4") == "ring"
+
+
+def test_records_name_each_algorithm_once_per_scheme():
+    for op in algorithms.OPERATIONS:
+        records = algorithms.of(op)
+        for field in ("ompi_id", "ompi_name", "mpich", "kernel", "mpich_index"):
+            values = [getattr(a, field) for a in records if getattr(a, field) is not None]
+            assert len(values) == len(set(values)), (op, field)
+        # MPICH reports its variable as the position in its list: 1, 2, ... without gaps
+        assert sorted(a.mpich_index for a in records if a.mpich) == list(
+            range(1, len(algorithms.MPICH_ALGORITHMS.get(op, ())) + 1)), op
+        aliases = [w for a in records for w in a.aliases]
+        assert len(aliases) == len(set(aliases)), op
+
+
+def test_kernel_labels_are_the_c_tables():
+    for op, (file, table) in algorithms.KERNEL_TABLES.items():
+        rows = c_tables.string_rows(config.kernels_dir() / file, "cc_algo", table,
+                                    ("name", "description"), "algorithm")
+        in_c = [name for name, _ in rows if name != "mine"]  # "mine": the reader's exercise
+        assert list(algorithms.kernel_algorithms(op)) == in_c, op
+        assert {a.kernel for a in algorithms.of(op) if a.kernel} == set(in_c), op
+
+
+def test_one_colour_per_algorithm_across_its_names():
+    c = algorithms.colour
+    assert c("binomial") == c("library:6", "bcast") == c("library:2", "gather") == c("binomial", "gather")
+    assert c("binary") == c("binary_tree") == c("library:5", "bcast")
+    assert c("butterfly-lh") == c("recursive_doubling", "allreduce") != c("butterfly-hl")
+    assert c("library") == c("default") == "k"
+    assert c("library:3", "allreduce") != c("pipeline")  # the number means another algorithm there

@@ -41,7 +41,7 @@ def test_the_probe_sees_a_heavy_import():  # the tests above must be able to fai
 @pytest.mark.parametrize("argv, shown", [
     (["import", "--help"], "osu"),                       # --format choices, from importers
     (["import", "--help"], "time-unit UNIT"),
-    (["predict", "collective", "--help"], "binomial"),  # description, from models.collectives
+    (["predict", "collective", "--help"], "binomial"),  # description, from models.collective_schedules
     (["measure", "pingpong", "--help"], "--sizes"),     # options, from the kernel registry
 ])
 def test_command_help_still_shows_what_heavy_modules_know(argv, shown, capsys):

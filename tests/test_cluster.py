@@ -7,7 +7,8 @@ import pytest
 
 from commbook import cluster as cluster_module
 from commbook import kernels
-from commbook.cluster import MPICluster, alive
+from commbook.cluster import MPICluster
+from commbook.process_tree import is_alive
 
 pytestmark = pytest.mark.mpi
 
@@ -47,7 +48,7 @@ def test_timeout_kills_engines_and_next_run_restarts():
         cluster.stop()
     time.sleep(2)
     assert hung and second
-    assert [p for p in hung + second if alive(p)] == []
+    assert [p for p in hung + second if is_alive(p)] == []
 
 
 def test_context_manager_always_stops():
@@ -59,7 +60,7 @@ def test_context_manager_always_stops():
     assert not cluster.running
     time.sleep(2)
     assert len(pids) >= 4  # controller, mpiexec, two engines (and their helpers)
-    assert [p for p in pids if alive(p)] == []
+    assert [p for p in pids if is_alive(p)] == []
 
 
 def test_refuses_zero_engines():
@@ -87,7 +88,7 @@ def test_engines_dying_at_start_are_tried_twice_then_reported_with_their_words(m
     assert not cluster.running
     time.sleep(2)
     left = [p for p in psutil.Process().children(recursive=True)
-            if p.pid not in before and alive(p.pid)]
+            if p.pid not in before and is_alive(p.pid)]
     assert left == []
 
 

@@ -8,12 +8,13 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from commbook import collectives as coll
+from commbook import collective_runs as coll
 from commbook import exercises
 from commbook.chapters import collectives as collectives_chapter
 from commbook.models import link_classes
-from commbook import kernels, mpi_env
-from commbook.models import collectives as mc
+from commbook import config, fit, kernels, mpi_env
+from commbook.models import collective_costs as costs
+from commbook.models import collective_schedules as schedules
 
 OPENMPI = mpi_env.detect().flavour == "openmpi"
 MIB3 = (1 << 20) + 3
@@ -40,7 +41,7 @@ def monkeypatch_module():
 def test_hand_algorithms_match_the_c_tables():
     for op, source in (("bcast", "bcast.c"), ("gather", "gather.c"),
                        ("allreduce", "collectives_algos.h")):
-        text = (kernels.kernels_dir() / source).read_text()
+        text = (config.kernels_dir() / source).read_text()
         names = re.findall(r'^\s*\{"([a-z-]+)", "[^"]*"\},?\s*$', text, re.M)
         names = [n for n in names if n != "mine"]
         assert names == list(coll.HAND_ALGORITHMS[op]), (op, names)
@@ -49,7 +50,7 @@ def test_hand_algorithms_match_the_c_tables():
 def test_every_hand_algorithm_has_a_model():
     for (op, alg), name in coll.MODEL_NAMES.items():
         assert alg in coll.HAND_ALGORITHMS[op]
-        assert name in mc.ALGORITHMS[op]
+        assert name in schedules.ALGORITHMS[op]
     assert {(op, a) for op in coll.OPS for a in coll.HAND_ALGORITHMS[op]} == set(coll.MODEL_NAMES)
     assert collectives_chapter.model_name("bcast", "library:6") == "binomial"
     assert collectives_chapter.model_name("bcast", "library:1") == "linear"
@@ -134,12 +135,12 @@ def test_check_selection_catches_a_selection_that_did_not_take_effect():
 
 def test_crossover_of_pipeline_and_binomial_agrees_with_the_models():
     P, lam, b, seg = 8, 1.0, 5000.0, 16384
-    n = collectives_chapter.crossover_size(P, lam, b, seg)
+    n = costs.crossover_size(P, lam, b, seg)
     assert 1e3 < n < 1e9
-    pipe = lambda x: mc.predict("bcast", "pipeline", P, x, lam, b, segment_bytes=seg)  # noqa: E731
-    bino = lambda x: mc.predict("bcast", "binomial", P, x, lam, b)  # noqa: E731
+    pipe = lambda x: costs.predict("bcast", "pipeline", P, x, lam, b, segment_bytes=seg)  # noqa: E731
+    bino = lambda x: costs.predict("bcast", "binomial", P, x, lam, b)  # noqa: E731
     assert pipe(n / 2) > bino(n / 2) and pipe(n * 2) < bino(n * 2)
-    assert collectives_chapter.crossover_size(2, lam, b, seg) == float("inf")  # one message: nothing to pipeline
+    assert costs.crossover_size(2, lam, b, seg) == float("inf")  # one message: nothing to pipeline
 
 
 def test_ratio_table():
@@ -153,15 +154,15 @@ def test_ratio_table():
 
 
 def test_open_mpi_chain_schedule_and_depth():
-    steps = collectives_chapter.ompi_chain_schedule(10)
+    steps = schedules.ompi_chain_schedule(10)
     edges = {(m.src, m.dst) for step in steps for m in step}
     assert edges == {(0, 1), (1, 2), (2, 3), (0, 4), (4, 5), (0, 6), (6, 7), (0, 8), (8, 9)}
-    assert collectives_chapter.tree_depth(steps) == 3
-    assert collectives_chapter.tree_depth(collectives_chapter.ompi_chain_schedule(48)) == 12       # chains of 12, 12, 12, 11
-    assert collectives_chapter.tree_depth(collectives_chapter.ompi_chain_schedule(48, fanout=1)) == 47
-    assert collectives_chapter.ompi_chain_schedule(1) == []
+    assert schedules.tree_depth(steps) == 3
+    assert schedules.tree_depth(schedules.ompi_chain_schedule(48)) == 12       # chains of 12, 12, 12, 11
+    assert schedules.tree_depth(schedules.ompi_chain_schedule(48, fanout=1)) == 47
+    assert schedules.ompi_chain_schedule(1) == []
     with pytest.raises(ValueError):
-        collectives_chapter.ompi_chain_schedule(8, fanout=0)
+        schedules.ompi_chain_schedule(8, fanout=0)
 
 
 def test_link_class_models_on_a_cluster():
@@ -170,7 +171,7 @@ def test_link_class_models_on_a_cluster():
     params = {"core": (1.0, 1000.0), "socket": (2.0, 500.0), "node": (5.0, 100.0)}
     place = topo.place(G, 8, "core")
     # linear gather of 1 000 B: ranks 1 (core), 2-3 (socket), 4-7 (node) send to rank 0 in turn
-    steps = mc.schedule("gather", "linear", 8)
+    steps = schedules.schedule("gather", "linear", 8)
     t = link_classes.link_class_time(steps, 1000, G, place, params)
     assert t == pytest.approx((1 + 1) + 2 * (2 + 2) + 4 * (5 + 10))
     finish = link_classes.rank_finish_times(steps, 1000, G, place, params, send_overhead=0.5)
@@ -190,11 +191,11 @@ def test_calibration_recovers_the_link_classes():
     for mapping, (lam, b) in truth.items():
         for n in [1, 64, 4096, 65536, 1 << 20]:
             rows.append(dict(np=2, mapping=mapping, algorithm="default", size_bytes=n, t_us=lam + n / b))
-    got = link_classes.calibrate_link_classes(pd.DataFrame(rows))
+    got = fit.calibrate_link_classes(pd.DataFrame(rows))
     for k, (lam, b) in truth.items():
         assert got[k][0] == pytest.approx(lam, rel=0.05) and got[k][1] == pytest.approx(b, rel=0.05)
     with pytest.raises(ValueError):
-        link_classes.calibrate_link_classes(pd.DataFrame(rows[:2]))
+        fit.calibrate_link_classes(pd.DataFrame(rows[:2]))
 
 
 def test_orfeo_or_empty_falls_back_to_models_only(monkeypatch):
@@ -359,7 +360,7 @@ def test_forced_library_algorithms_send_their_own_messages():
     out = collectives_chapter.measure("bcast", "library:2", np=10, sizes="1K", repetitions=1, iterations=1,
                        monitor=True)
     M = coll.message_matrix(coll.parse_messages(out), "library:2", 10)
-    model = {(m.src, m.dst) for step in collectives_chapter.ompi_chain_schedule(10) for m in step}
+    model = {(m.src, m.dst) for step in schedules.ompi_chain_schedule(10) for m in step}
     assert {(int(i), int(j)) for i, j in zip(*np.nonzero(M))} == model
 
 

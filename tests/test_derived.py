@@ -11,7 +11,8 @@ import numpy as np  # noqa: E402
 import pandas as pd  # noqa: E402
 import pytest  # noqa: E402
 
-from commbook import orfeo, orfeo_derive  # noqa: E402
+from commbook import orfeo  # noqa: E402
+from commbook.orfeo import derived, fetching, loading, rebuild  # noqa: E402
 from commbook.chapters import pingpong as pingpong_chapter
 from commbook.chapters import topology as topology_chapter
 from commbook.cli import main  # noqa: E402
@@ -85,7 +86,7 @@ def test_per_configuration_merges_runs_only():
 
 
 def test_derived_table_errors_name_the_file(tmp_path, monkeypatch):
-    monkeypatch.setattr(orfeo, "DERIVED_DIR", tmp_path)
+    monkeypatch.setattr(derived, "DERIVED_DIR", tmp_path)
     (tmp_path / "ring.csv.gz").write_bytes(b"not gzip at all")
     with pytest.raises(orfeo.DataFormatError, match=r"ring\.csv\.gz: cannot read derived table"):
         orfeo.derived_table("ring")
@@ -94,26 +95,26 @@ def test_derived_table_errors_name_the_file(tmp_path, monkeypatch):
 
 
 def test_derive_refuses_missing_and_changed_raw_files(tmp_path):
-    cat = orfeo_derive.usable_entries().head(1)
+    cat = rebuild.usable_entries().head(1)
     key = cat.key.iloc[0]
-    with pytest.raises(orfeo_derive.DeriveError, match=f"{key}: not in"):
-        orfeo_derive.import_raw(tmp_path, cat)
+    with pytest.raises(rebuild.DeriveError, match=f"{key}: not in"):
+        rebuild.import_raw(tmp_path, cat)
     (tmp_path / key).parent.mkdir(parents=True)
     (tmp_path / key).write_text("1 2.0\n")
-    with pytest.raises(orfeo_derive.DeriveError, match="sha256 differs from the catalog"):
-        orfeo_derive.import_raw(tmp_path, cat)
+    with pytest.raises(rebuild.DeriveError, match="sha256 differs from the catalog"):
+        rebuild.import_raw(tmp_path, cat)
 
 
 def test_derive_cli_writes_and_checks(tmp_path, monkeypatch, capsys):
     """The command's writing and --check logic, fed the committed tables as if regenerated."""
-    committed = {p.name: orfeo_derive.read_text(p) for p in orfeo.DERIVED_DIR.iterdir()}
-    monkeypatch.setattr(orfeo_derive, "derive", lambda source, cat=None: dict(committed))
+    committed = {p.name: rebuild.read_text(p) for p in orfeo.DERIVED_DIR.iterdir()}
+    monkeypatch.setattr(rebuild, "derive", lambda source, cat=None: dict(committed))
     assert main(["data", "derive", "--mirror", str(tmp_path), "--check"]) == 0
     out = tmp_path / "out"
     assert main(["data", "derive", "--mirror", str(tmp_path), "--out", str(out)]) == 0
     assert f"wrote {len(committed)} derived table(s)" in capsys.readouterr().out
     for name, text in committed.items():
-        assert orfeo_derive.read_text(out / name) == text
+        assert rebuild.read_text(out / name) == text
         assert (out / name).stat().st_mode & 0o644 == 0o644
     (out / "ring.csv.gz").write_bytes(b"")
     assert main(["data", "derive", "--mirror", str(tmp_path), "--out", str(out), "--check"]) == 1
@@ -125,14 +126,14 @@ def test_derive_cli_writes_and_checks(tmp_path, monkeypatch, capsys):
 # ------------------------------------------------------------------ against the raw files
 @pytest.fixture(scope="module")
 def regenerated(orfeo_mirror):
-    return orfeo_derive.derive(orfeo_mirror)
+    return rebuild.derive(orfeo_mirror)
 
 
 def test_committed_tables_equal_the_regenerated_ones(regenerated):
     committed = {p.name for p in orfeo.DERIVED_DIR.iterdir()}
     assert set(regenerated) == committed
     for name, text in regenerated.items():
-        assert orfeo_derive.read_text(orfeo.DERIVED_DIR / name) == text, \
+        assert rebuild.read_text(orfeo.DERIVED_DIR / name) == text, \
             f"{name} drifted from the raw files: run `commbook data derive`"
 
 
@@ -140,11 +141,11 @@ def test_committed_tables_equal_the_regenerated_ones(regenerated):
 def raw_available(orfeo_mirror, tmp_path, monkeypatch):
     monkeypatch.setenv("COMMBOOK_ORFEO_MIRROR", str(orfeo_mirror))
     monkeypatch.setenv("COMMBOOK_DATA_CACHE", str(tmp_path / "cache"))
-    orfeo._VERIFIED.clear()
-    orfeo._import_entries.cache_clear()
+    fetching._VERIFIED.clear()
+    loading._import_entries.cache_clear()
     yield
-    orfeo._VERIFIED.clear()
-    orfeo._import_entries.cache_clear()
+    fetching._VERIFIED.clear()
+    loading._import_entries.cache_clear()
 
 
 @pytest.mark.parametrize("name", CHAPTER_DATASETS)

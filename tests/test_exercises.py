@@ -6,7 +6,7 @@ import re
 import pytest
 
 from commbook import exercises as E
-from commbook import kernels
+from commbook import config
 from commbook.booktools import split_solutions
 
 CHAPTERS = ["pingpong", "ring", "matrix_add", "topology", "collectives", "jacobi", "data",
@@ -25,7 +25,7 @@ def student_visible(repo, chapter):
 def check_calls(code_cells):
     for src in code_cells:
         for node in ast.walk(ast.parse(src)):
-            if isinstance(node, ast.Call) and getattr(node.func, "id", None) in ("check", "check_choice"):
+            if isinstance(node, ast.Call) and getattr(node.func, "id", None) == "check":
                 yield node
 
 
@@ -213,7 +213,7 @@ def test_skeletons_and_solutions_are_shipped_together():
         assert E.c_exercise_path(name).exists() and E.c_exercise_path(name, solution=True).exists()
     with pytest.raises(KeyError):
         E.c_exercise_path("nope")
-    assert kernels.kernels_dir().joinpath("exercise_harness.h").exists()
+    assert config.kernels_dir().joinpath("exercise_harness.h").exists()
 
 
 # ---- the butterfly allreduce: a butterfly's result AND a butterfly's messages
@@ -251,7 +251,7 @@ LINEAR_ALLREDUCE = """static void my_allreduce(const double *s, double *r, int n
 
 @mpi
 def test_butterfly_check_passes_the_reference_solution(capsys):
-    assert E.check_exercise(kernels.kernels_dir() / "exercises" / "butterfly_solution.c",
+    assert E.check_exercise(config.kernels_dir() / "exercises" / "butterfly_solution.c",
                             nps=(1, 2, 3, 5, 8))
     assert "correct for every P" in capsys.readouterr().out
 

@@ -83,9 +83,9 @@ def test_controls_refuse_defaults_outside_their_bounds():
 
 def test_collectives_explorer_offers_every_algorithm_of_the_models():
     from commbook.explorers import collectives
-    from commbook.models import collectives as mc
+    from commbook.models import collective_schedules as schedules
     rows = collectives._coefficients()
-    for op, algorithms in mc.ALGORITHMS.items():
+    for op, algorithms in schedules.ALGORITHMS.items():
         assert set(rows[rows.op == op].alg) == set(algorithms)
 
 

@@ -10,7 +10,8 @@ import pytest
 
 from commbook import fit
 from commbook.chapters import pingpong as pingpong_chapter
-from commbook.models.hockney import Hockney, load_model, save_model
+from commbook.model_files import load_model, save_model
+from commbook.models.hockney import Hockney
 
 SIZES = np.array([0] + [2 ** k for k in range(27)], float)      # 0 B .. 64 MiB
 

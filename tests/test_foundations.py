@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 from commbook import kernels
-from commbook.chapters import course, measuring as M, mpi_primer as primer, scaling as S
+from commbook.chapters import course_map as course, measuring as M, mpi_primer as primer, scaling as S
 from commbook.exercises.foundations import dims_create
 
 mpi = pytest.mark.mpi

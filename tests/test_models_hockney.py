@@ -5,8 +5,8 @@ import numpy as np
 import pytest
 
 from commbook.data import DataFormatError
-from commbook.models.hockney import (Hockney, PiecewiseHockney, Segment, load_model,
-                                     model_from_json, save_model)
+from commbook.model_files import load_model, save_model
+from commbook.models.hockney import Hockney, PiecewiseHockney, Segment, model_from_json
 
 
 def test_time_and_units():

@@ -3,7 +3,8 @@ from __future__ import annotations
 
 import pytest
 
-from commbook import orfeo
+from commbook import config, orfeo
+from commbook.orfeo import fetching, loading, raw_catalog
 from commbook.data import DataFormatError
 
 
@@ -77,11 +78,11 @@ def isolated(tmp_path, monkeypatch):
     """An empty cache and no mirror configured; in-process caches cleared."""
     monkeypatch.setenv("COMMBOOK_DATA_CACHE", str(tmp_path / "cache"))
     monkeypatch.delenv("COMMBOOK_ORFEO_MIRROR", raising=False)
-    orfeo._VERIFIED.clear()
-    orfeo._import_entries.cache_clear()
+    fetching._VERIFIED.clear()
+    loading._import_entries.cache_clear()
     yield tmp_path / "cache"
-    orfeo._VERIFIED.clear()
-    orfeo._import_entries.cache_clear()
+    fetching._VERIFIED.clear()
+    loading._import_entries.cache_clear()
 
 
 def test_catalog_is_well_formed():
@@ -216,7 +217,7 @@ def test_catalog_rules_file_reads():
 def test_catalog_rules_errors_name_file_and_rule(tmp_path, monkeypatch, text, message):
     bad = tmp_path / "catalog_rules.toml"
     bad.write_text(text)
-    monkeypatch.setattr(orfeo, "RULES_FILE", bad)
+    monkeypatch.setattr(raw_catalog, "RULES_FILE", bad)
     orfeo.catalog_rules.cache_clear()
     try:
         with pytest.raises(DataFormatError, match="catalog_rules.toml: " + message):
@@ -225,8 +226,42 @@ def test_catalog_rules_errors_name_file_and_rule(tmp_path, monkeypatch, text, me
         orfeo.catalog_rules.cache_clear()
 
 
-def test_mirror_from_env_none_means_offline(monkeypatch):
+def test_orfeo_mirror_none_means_offline(monkeypatch):
     monkeypatch.setenv("COMMBOOK_ORFEO_MIRROR", "none")
-    assert orfeo.mirror_from_env() is None
+    assert config.orfeo_mirror() is None
     monkeypatch.setenv("COMMBOOK_ORFEO_MIRROR", "/some/where")
-    assert orfeo.mirror_from_env() == "/some/where"
+    assert config.orfeo_mirror() == "/some/where"
+
+
+def test_orfeo_mirror_beside_a_checkout(tmp_path, monkeypatch):
+    (tmp_path / "shared" / "orfeo").mkdir(parents=True)
+    checkout = tmp_path / "repo"
+    monkeypatch.delenv("COMMBOOK_ORFEO_MIRROR", raising=False)
+    assert config.orfeo_mirror() is None  # the package alone: GitHub
+    assert config.orfeo_mirror(beside=checkout) == str(tmp_path / "shared" / "orfeo")
+    monkeypatch.setenv("COMMBOOK_ORFEO_MIRROR", "none")
+    assert config.orfeo_mirror(beside=checkout) is None
+
+
+def test_fixes_are_data_and_every_named_fix_exists(tmp_path, monkeypatch):
+    named = {item.partition("=")[2] for hints in orfeo.catalog().hints
+             for item in hints.split(";") if item.startswith("fix=")}
+    assert named and named <= set(raw_catalog.catalog_fixes())
+    bad = tmp_path / "catalog_rules.toml"
+    bad.write_text('[fixes.oops]\nwhere = { algorithm = "x" }\nrelabel = "y"\n')
+    monkeypatch.setattr(raw_catalog, "RULES_FILE", bad)
+    raw_catalog.catalog_fixes.cache_clear()
+    try:
+        with pytest.raises(DataFormatError, match=r"catalog_rules.toml: fix oops: unknown key\(s\) \['relabel'\]"):
+            raw_catalog.catalog_fixes()
+    finally:
+        raw_catalog.catalog_fixes.cache_clear()
+
+
+def test_a_fix_relabels_rows_as_its_table_says():
+    import pandas as pd
+    rows = pd.DataFrame({"benchmark": ["bcast"] * 3, "algorithm": ["algo1", "algo3", "default"],
+                         "mapping": "core", "params": ["coll_tuned_id=0", "", ""]})
+    out = raw_catalog.catalog_fixes()["mmunini_bcast"](rows.copy())
+    assert list(out.algorithm) == ["basic_linear", "binary_tree", "default"]
+    assert list(out.params) == ["coll_tuned_id=1;file_label=algo1", "coll_tuned_id=5;file_label=algo3", ""]

@@ -10,7 +10,8 @@ import pytest
 
 from commbook import data, kernels, mpi_env, scheduler
 from commbook.cli import main as commbook
-from commbook.cluster import MPICluster, alive
+from commbook.cluster import MPICluster
+from commbook.process_tree import is_alive
 from slurm_fixture import LocalSlurm
 
 pytestmark = [pytest.mark.mpi, pytest.mark.slurm, pytest.mark.timeout(300)]
@@ -50,7 +51,7 @@ def test_engines_through_slurm_share_one_world_and_run_a_kernel(slurm_engines):
     assert out.ok and out.meta["np"] == 2 and out.meta["peers"] == "rank 0 and rank 1"
     assert len(out.table) == 12
     assert wait_until(lambda: not engine_jobs(slurm_engines), 30), slurm_engines.jobs()
-    assert wait_until(lambda: not [p for p in pids if alive(p)], 10)
+    assert wait_until(lambda: not [p for p in pids if is_alive(p)], 10)
 
 
 def test_slurm_options_reach_the_engines_job(slurm_engines, monkeypatch):
@@ -180,8 +181,8 @@ def test_local_slurm_stops_everything(slurm_cluster, tmp_path):
                   f"echo $$ > {marker}; exec sleep 600")
         assert wait_until(marker.exists, 30), other.logs()
         job_pid = int(marker.read_text())
-        assert alive(job_pid)
+        assert is_alive(job_pid)
     finally:
         other.stop()
     assert other.running() == []
-    assert wait_until(lambda: not alive(job_pid), 10)
+    assert wait_until(lambda: not is_alive(job_pid), 10)

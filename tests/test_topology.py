@@ -202,9 +202,9 @@ def test_drawing_one_arrow_per_hop():
     import matplotlib.pyplot as plt
     from matplotlib.patches import FancyArrowPatch
 
-    from commbook.models import collectives as C
+    from commbook.models import collective_schedules as schedules
 
-    steps = C.schedule("allreduce", "recursive_doubling", 8)
+    steps = schedules.schedule("allreduce", "recursive_doubling", 8)
     for routed, expect in ((True, 8 * (1 + 2 + 4)), (False, 24)):
         ax = topology_chapter.draw_topology(T.ring(8), steps, routed=routed)
         assert sum(isinstance(p, FancyArrowPatch) for p in ax.patches) == expect

@@ -70,7 +70,7 @@ def test_runs_and_machines_pair_the_right_curves():
 
 
 def test_collective_choice_is_scored_against_measured_times():
-    from commbook.models.collectives import predict
+    from commbook.models.collective_costs import predict
     rows = []
     for P in (2, 4, 8, 16, 32):
         for n in (1, 1024, 1 << 20):

@@ -1,33 +1,150 @@
-"""What the MPI libraries call their collective algorithms: one table per library.
+"""Collective algorithms: one record per algorithm, the table every module reads.
 
-Everything else (the importers of ORFEO files, ``commbook.collectives``' library selection,
-the models' names for a library's algorithm) reads these tables; nothing writes them again.
+A record ties together what one message pattern is called everywhere: its operation, the
+commbook model (``commbook.models.collective_schedules``), the label of the hand-written kernel
+that runs it (the ``cc_algo`` tables of ``kernels_c/``; their descriptions are read from the C
+source, :func:`kernel_algorithms`), Open MPI's ``coll_tuned`` number and name, MPICH's
+``MPIR_CVAR_<OP>_INTRA_ALGORITHM`` value, a description, the colour of its curves, and the other
+names students gave it in their files.
 
-Open MPI: ``coll_tuned``'s algorithm numbers, as in the ``mca_base_var_enum_value_t`` tables of
+Open MPI: ``coll_tuned``'s numbers and names, as in the ``mca_base_var_enum_value_t`` tables of
 ``ompi/mca/coll/tuned/coll_tuned_<op>_decision.c``, identical in Open MPI 4.1.0-4.1.8 and
-5.0.0-5.0.10 (checked against the tags v4.1.5 and v5.0.9 of open-mpi/ompi; the main branch
-adds allreduce 7 ``allgather_reduce`` and reduce 8 ``knomial``, not in any release used here).
-The names are Open MPI's own, so ``ompi_info --param coll tuned --level 9`` prints them;
-0 (``ignore``) means "no forced algorithm: coll_tuned's decision rules choose".
+5.0.0-5.0.10 (checked against the tags v4.1.5 and v5.0.9 of open-mpi/ompi; the main branch adds
+allreduce 7 ``allgather_reduce`` and reduce 8 ``knomial``, not in any release used here). The
+names are Open MPI's own, so ``ompi_info --param coll tuned --level 9`` prints them; 0
+(``ignore``) means "no forced algorithm: coll_tuned's decision rules choose" and is labelled
+:data:`DEFAULT_LABEL` in tidy data.
 
 MPICH: the values of ``MPIR_CVAR_<OP>_INTRA_ALGORITHM`` (MPICH 5.0.2, ``mpivars``), "auto"
-excluded.
+excluded, with their position in MPICH's list: MPICH reports the variable as that index.
 """
 from __future__ import annotations
 
-OMPI_COLL_TUNED: dict[str, dict[int, str]] = {
-    "bcast": {0: "ignore", 1: "basic_linear", 2: "chain", 3: "pipeline", 4: "split_binary_tree",
-              5: "binary_tree", 6: "binomial", 7: "knomial", 8: "scatter_allgather",
-              9: "scatter_allgather_ring"},
-    "reduce": {0: "ignore", 1: "linear", 2: "chain", 3: "pipeline", 4: "binary", 5: "binomial",
-               6: "in-order_binary", 7: "rabenseifner"},
-    "gather": {0: "ignore", 1: "basic_linear", 2: "binomial", 3: "linear_sync"},
-    "scatter": {0: "ignore", 1: "basic_linear", 2: "binomial", 3: "linear_nb"},
-    "barrier": {0: "ignore", 1: "linear", 2: "double_ring", 3: "recursive_doubling", 4: "bruck",
-                5: "two_proc", 6: "tree"},
-    "allreduce": {0: "ignore", 1: "basic_linear", 2: "nonoverlapping", 3: "recursive_doubling",
-                  4: "ring", 5: "segmented_ring", 6: "rabenseifner"},
-}
+from dataclasses import dataclass
+from functools import lru_cache
+
+
+@dataclass(frozen=True)
+class Algorithm:
+    operation: str                  # bcast, gather, scatter, reduce, allreduce, barrier
+    model: str | None = None        # name in commbook.models.collective_schedules.ALGORITHMS
+    kernel: str | None = None       # label in the kernel's cc_algo table
+    ompi_id: int | None = None      # Open MPI coll_tuned number
+    ompi_name: str | None = None    # Open MPI's name for that number
+    mpich: str | None = None        # MPICH's MPIR_CVAR_<OP>_INTRA_ALGORITHM value
+    mpich_index: int | None = None  # its position in MPICH's list of values (0 is "auto")
+    description: str = ""
+    colour: str | None = None       # matplotlib colour of its curves (None: one by position)
+    aliases: tuple[str, ...] = ()   # other spellings in the students' files
+
+    @property
+    def label(self) -> str:
+        """The tidy-data label: Open MPI's name with '-' as '_' ('in-order_binary' ->
+        'in_order_binary'), else the MPICH, model or kernel name."""
+        name = self.ompi_name or self.mpich or self.model or self.kernel or ""
+        return name.replace("-", "_")
+
+
+A = Algorithm
+ALGORITHMS: tuple[Algorithm, ...] = (
+    # ---------------------------------------------------------------- broadcast
+    A("bcast", "linear", "linear", 1, "basic_linear",
+      description="root sends to every rank in turn: (P-1)(lam + n beta)", colour="C0", aliases=("linear",)),
+    A("bcast", "chain", "chain", 2, "chain",
+      description="rank i forwards to i+1: (P-1)(lam + n beta)", colour="C1"),
+    A("bcast", "pipeline", "pipeline", 3, "pipeline",
+      description="chain with k segments: (P-2+k)(lam + (n/k) beta); k* when not given", colour="C2"),
+    A("bcast", None, None, 4, "split_binary_tree",
+      description="binary tree, the message split in two halves sent down the two subtrees",
+      aliases=("splitbinarytree",)),
+    A("bcast", "binary_tree", "binary", 5, "binary_tree",
+      description="each rank sends to its 2 children (2i+1, 2i+2) in turn", colour="C3",
+      aliases=("bintree", "binarytree", "btree", "binary")),
+    A("bcast", "binomial", "binomial", 6, "binomial", "binomial", mpich_index=1,
+      description="senders double each step: ceil(log2 P)(lam + n beta)", colour="C4"),
+    A("bcast", None, None, None, None, "nb", mpich_index=2, description="MPICH: the non-blocking broadcast, waited for"),
+    A("bcast", None, None, None, None, "smp", mpich_index=3, description="MPICH: within the node, then across nodes"),
+    A("bcast", None, None, 7, "knomial", description="k-nomial tree (radix coll_tuned_bcast_algorithm_knomial_radix)"),
+    A("bcast", None, None, 8, "scatter_allgather", "scatter_recursive_doubling_allgather", mpich_index=4,
+      description="binomial scatter, then recursive-doubling allgather"),
+    A("bcast", "scatter_allgather", "scatter-allgather", 9, "scatter_allgather_ring", "scatter_ring_allgather", mpich_index=5,
+      description="van de Geijn: binomial scatter + ring allgather", colour="C9"),
+    A("bcast", None, None, None, None, "pipelined_tree", mpich_index=6, description="MPICH: a tree in segments"),
+    A("bcast", None, None, None, None, "tree", mpich_index=7, description="MPICH: a k-ary tree"),
+    # ---------------------------------------------------------------- gather
+    A("gather", "linear", "linear", 1, "basic_linear",
+      description="every rank sends its block to the root in turn: (P-1)(lam + n beta)", colour="C0",
+      aliases=("linear",)),
+    A("gather", "binomial", "binomial", 2, "binomial", "binomial", mpich_index=1,
+      description="blocks climb a binomial tree, messages grow: ceil(log2 P) lam + (P-1) n beta", colour="C4"),
+    A("gather", None, None, None, None, "nb", mpich_index=2, description="MPICH: the non-blocking gather, waited for"),
+    A("gather", None, None, 3, "linear_sync", description="linear, each rank's send synchronised by the root",
+      aliases=("sync", "linearsync")),
+    # ---------------------------------------------------------------- scatter
+    A("scatter", "linear", None, 1, "basic_linear",
+      description="root sends each rank its block in turn: (P-1)(lam + n beta)", colour="C0",
+      aliases=("linear",)),
+    A("scatter", "binomial", None, 2, "binomial",
+      description="halves of the blocks go down a binomial tree: ceil(log2 P) lam + (P-1) n beta", colour="C4"),
+    A("scatter", None, None, 3, "linear_nb", description="linear with non-blocking sends",
+      aliases=("nonblockinglinear", "linearnb")),
+    # ---------------------------------------------------------------- reduce
+    A("reduce", "linear", None, 1, "linear",
+      description="root receives and combines every buffer in turn: (P-1)(lam + n beta + n gamma)",
+      colour="C0"),
+    A("reduce", None, None, 2, "chain", description="partial results travel along chains to the root",
+      colour="C1"),
+    A("reduce", None, None, 3, "pipeline", description="chain in segments", colour="C2"),
+    A("reduce", None, None, 4, "binary", description="binary tree", colour="C3"),
+    A("reduce", "binomial", None, 5, "binomial",
+      description="binomial tree, combining on the way: ceil(log2 P)(lam + n beta + n gamma)", colour="C4"),
+    A("reduce", None, None, 6, "in-order_binary", description="binary tree keeping the operands' rank order",
+      aliases=("inorderbinary",)),
+    A("reduce", None, None, 7, "rabenseifner",
+      description="recursive-halving reduce-scatter, then a binomial gather", colour="C8"),
+    # ---------------------------------------------------------------- barrier
+    A("barrier", None, None, 1, "linear", description="every rank reports to rank 0, which releases them"),
+    A("barrier", None, None, 2, "double_ring", description="a token goes twice round a ring",
+      aliases=("ring", "doublering")),
+    A("barrier", None, None, 3, "recursive_doubling", description="pairwise exchanges at doubling distances",
+      colour="C5", aliases=("recdoubling",)),
+    A("barrier", None, None, 4, "bruck", description="Bruck's dissemination barrier"),
+    A("barrier", None, None, 5, "two_proc", description="the two-process exchange"),
+    A("barrier", None, None, 6, "tree", description="a tree fan-in, then fan-out"),
+    # ---------------------------------------------------------------- allreduce
+    A("allreduce", None, None, 1, "basic_linear", description="reduce to the root, then broadcast, both linear",
+      colour="C0", aliases=("linear",)),
+    A("allreduce", None, None, 2, "nonoverlapping", description="reduce, then broadcast"),
+    A("allreduce", "recursive_doubling", "butterfly-lh", 3, "recursive_doubling", "recursive_doubling", mpich_index=3,
+      description="butterfly: log2 P (lam + n beta + n gamma), fold in/out when P is not 2^k", colour="C5",
+      aliases=("recdoubling",)),
+    A("allreduce", "recursive_doubling", "butterfly-hl",
+      description="butterfly with the partners' highest bit first", colour="C6"),
+    A("allreduce", "reduce_bcast", description="binomial reduce then binomial bcast"),
+    A("allreduce", "ring", "ring", 4, "ring", "ring", mpich_index=8,
+      description="ring reduce-scatter + ring allgather: 2(P-1)(lam + n beta / P) + (P-1) n gamma / P",
+      colour="C7"),
+    A("allreduce", None, None, 5, "segmented_ring", description="ring in segments"),
+    A("allreduce", "rabenseifner", "rabenseifner", 6, "rabenseifner", "reduce_scatter_allgather", mpich_index=5,
+      description="recursive halving reduce-scatter + recursive doubling allgather", colour="C8"),
+    A("allreduce", None, None, None, None, "nb", mpich_index=1, description="MPICH: the non-blocking allreduce, waited for"),
+    A("allreduce", None, None, None, None, "smp", mpich_index=2, description="MPICH: within the node, then across nodes"),
+    A("allreduce", None, None, None, None, "recursive_multiplying", mpich_index=4,
+      description="MPICH: recursive doubling generalised to k partners per step"),
+    A("allreduce", None, None, None, None, "tree", mpich_index=6, description="MPICH: reduce up a tree, broadcast down"),
+    A("allreduce", None, None, None, None, "recexch", mpich_index=7, description="MPICH: recursive exchange (k partners)"),
+    A("allreduce", None, None, None, None, "k_reduce_scatter_allgather", mpich_index=9,
+      description="MPICH: k-way reduce-scatter, then allgather"),
+    A("allreduce", None, None, None, None, "ccl", mpich_index=10, description="MPICH: a vendor collective library"),
+)
+del A
+
+# commbook's label for coll_tuned 0 in tidy data: the library's default decision; what
+# students wrote for it.
+DEFAULT_LABEL = "default"
+DEFAULT_ALIASES = ("def", "ignore", "fixed")
+# Colour of the library's own choice (no forced algorithm).
+DEFAULT_COLOUR = "k"
 
 # Parameters of a forced algorithm: OMPI_MCA_coll_tuned_<op>_algorithm_<key>.
 OMPI_PARAMETERS = {
@@ -36,34 +153,32 @@ OMPI_PARAMETERS = {
     "allreduce": ("segmentsize", "tree_fanout", "chain_fanout"),
 }
 
+# Where each collective kernel's cc_algo table is: (file in kernels_c/, table name).
+KERNEL_TABLES = {
+    "bcast": ("bcast.c", "ALGOS"),
+    "gather": ("gather.c", "ALGOS"),
+    "allreduce": ("collectives_algos.h", "CC_ALLREDUCE_ALGOS"),
+}
+
+
+def of(operation: str) -> list[Algorithm]:
+    return [a for a in ALGORITHMS if a.operation == operation]
+
+
+OPERATIONS = tuple(dict.fromkeys(a.operation for a in ALGORITHMS))
+
+
+def ompi_coll_tuned(operation: str) -> dict[int, str]:
+    """{coll_tuned number: Open MPI's name}, 0 = 'ignore'."""
+    table = {a.ompi_id: a.ompi_name for a in of(operation) if a.ompi_id is not None}
+    return {0: "ignore", **dict(sorted(table.items()))} if table else {}
+
+
+OMPI_COLL_TUNED: dict[str, dict[int, str]] = {
+    op: ompi_coll_tuned(op) for op in OPERATIONS if ompi_coll_tuned(op)}
 MPICH_ALGORITHMS: dict[str, tuple[str, ...]] = {
-    "bcast": ("binomial", "nb", "smp", "scatter_recursive_doubling_allgather",
-              "scatter_ring_allgather", "pipelined_tree", "tree"),
-    "gather": ("binomial", "nb"),
-    "allreduce": ("nb", "smp", "recursive_doubling", "recursive_multiplying",
-                  "reduce_scatter_allgather", "tree", "recexch", "ring",
-                  "k_reduce_scatter_allgather", "ccl"),
-}
-
-# commbook's label for coll_tuned 0 in tidy data: the library's default decision.
-DEFAULT_LABEL = "default"
-
-# A library algorithm -> the commbook.models.collectives name of the same message pattern.
-# Open MPI's scatter_allgather (8) gathers by recursive doubling, its _ring (9) as our model.
-MODEL_NAMES = {
-    ("openmpi", "bcast"): {"basic_linear": "linear", "chain": "chain", "pipeline": "pipeline",
-                           "binary_tree": "binary_tree", "binomial": "binomial",
-                           "scatter_allgather_ring": "scatter_allgather"},
-    ("openmpi", "gather"): {"basic_linear": "linear", "binomial": "binomial"},
-    ("openmpi", "scatter"): {"basic_linear": "linear", "binomial": "binomial"},
-    ("openmpi", "reduce"): {"linear": "linear", "binomial": "binomial"},
-    ("openmpi", "allreduce"): {"recursive_doubling": "recursive_doubling", "ring": "ring",
-                               "rabenseifner": "rabenseifner"},
-    ("mpich", "bcast"): {"binomial": "binomial", "scatter_ring_allgather": "scatter_allgather"},
-    ("mpich", "gather"): {"binomial": "binomial"},
-    ("mpich", "allreduce"): {"recursive_doubling": "recursive_doubling", "ring": "ring",
-                             "reduce_scatter_allgather": "rabenseifner"},
-}
+    op: names for op in OPERATIONS
+    if (names := tuple(a.mpich for a in sorted(of(op), key=lambda a: a.mpich_index or 0) if a.mpich))}
 
 
 def coll_tuned_labels(op: str) -> list[str]:
@@ -83,12 +198,76 @@ def mpich_variable(op: str) -> str:
     return f"MPIR_CVAR_{op.upper()}_INTRA_ALGORITHM"
 
 
-def model_name(flavour: str, op: str, name: str) -> str | None:
+def library_record(flavour: str, op: str, name) -> Algorithm | None:
+    """The record of a library algorithm: Open MPI's name or number, or MPICH's name."""
+    for a in of(op):
+        if flavour == "openmpi" and (str(name) == str(a.ompi_id) or name == a.ompi_name):
+            return a
+        if flavour == "mpich" and name == a.mpich:
+            return a
+    return None
+
+
+def model_name(flavour: str, op: str, name) -> str | None:
     """The commbook model of library algorithm `name` (Open MPI name or number, MPICH name),
     or None when commbook has no model of it."""
-    if flavour == "openmpi" and str(name).isdigit():
-        name = OMPI_COLL_TUNED.get(op, {}).get(int(name), "")
-    return MODEL_NAMES.get((flavour, op), {}).get(str(name))
+    a = library_record(flavour, op, name)
+    return a.model if a else None
+
+
+def model_descriptions() -> dict[str, dict[str, str]]:
+    """{operation: {model name: description}} of every modelled algorithm."""
+    out: dict[str, dict[str, str]] = {}
+    for a in ALGORITHMS:
+        if a.model:
+            out.setdefault(a.operation, {}).setdefault(a.model, a.description)
+    return out
+
+
+def kernel_model_names(op: str) -> dict[str, str]:
+    """{kernel label: model name} of the hand-written algorithms of `op`."""
+    return {a.kernel: a.model for a in of(op) if a.kernel}
+
+
+@lru_cache(maxsize=None)
+def kernel_algorithms(op: str) -> dict[str, str]:
+    """{label: description} of the hand-written algorithms of `op`, read from the kernel's C
+    table, in its order; labels without a record (the reader's exercise, "mine") left out."""
+    from . import c_tables, config
+    file, table = KERNEL_TABLES[op]
+    rows = c_tables.string_rows(config.kernels_dir() / file, "cc_algo", table,
+                                ("name", "description"), "algorithm")
+    known = {a.kernel for a in of(op) if a.kernel}
+    return {name: text for name, text in rows if name in known}
+
+
+def by_label(op: str | None, label: str) -> Algorithm | None:
+    """The record a curve's label names: a kernel label, a model name, a tidy-data label, or
+    ``library:ID`` (an Open MPI number or name, an MPICH name); None for the library's default."""
+    ops = [op] if op else list(OPERATIONS)
+    ident = label.split(":")[1] if label.startswith("library:") else None
+    for o in ops:
+        for a in of(o):
+            if ident is not None:
+                if ident in (str(a.ompi_id), a.ompi_name, a.mpich):
+                    return a
+            elif label in (a.kernel, a.label, a.ompi_name):
+                return a
+    if ident is None:
+        for o in ops:
+            for a in of(o):
+                if label == a.model:
+                    return a
+    return None
+
+
+def colour(label: str, op: str | None = None, i: int = 0) -> str:
+    """The colour of an algorithm's curves, the same for its kernel, model and library names;
+    the library's default in black; an algorithm without one gets a colour by position i."""
+    if label in ("library", DEFAULT_LABEL):
+        return DEFAULT_COLOUR
+    a = by_label(op, str(label))
+    return a.colour if a and a.colour else f"C{(i + 7) % 10}"
 
 
 # The variable that moves the shared-memory eager limit (the largest message MPI_Send may copy

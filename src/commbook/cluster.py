@@ -68,14 +68,6 @@ def _engine_pid_and_rank(client_host: str):
     return pids, MPI.COMM_WORLD.Get_rank(), MPI.COMM_WORLD.Get_size()
 
 
-def alive(pid: int) -> bool:
-    """True while pid exists and is not a zombie."""
-    try:
-        return process_tree.is_alive(psutil.Process(pid))
-    except psutil.Error:
-        return False
-
-
 def _engine_call(library, options):
     from commbook.kernels import call_on_comm
     return call_on_comm(library, options)
@@ -305,7 +297,7 @@ class MPICluster:
             registered = len(self._client.ids)
         except Exception:
             return False
-        return registered == self.n and all(alive(p) for p in self._engine_pids)
+        return registered == self.n and all(process_tree.is_alive(p) for p in self._engine_pids)
 
     def _force_stop(self) -> None:
         """SIGKILL the cluster's whole tree (processes blocked in MPI ignore SIGTERM); a Slurm

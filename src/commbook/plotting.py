@@ -5,6 +5,8 @@ from __future__ import annotations
 import matplotlib.pyplot as plt
 import numpy as np
 
+from .units import format_bytes
+
 MEASURED_STYLE = dict(marker="o", ms=4, lw=0, capsize=2, elinewidth=1)
 
 
@@ -70,15 +72,6 @@ def model_of(fit):
     return getattr(fit, "model", fit)
 
 
-def size_label(n: float) -> str:
-    """1, 16, 256, 4K, 64K, 1M ... (binary prefixes, as MPI benchmarks print sizes)."""
-    n = int(round(n))
-    for unit, f in (("G", 1 << 30), ("M", 1 << 20), ("K", 1 << 10)):
-        if n >= f and n % f == 0:
-            return f"{n // f}{unit}"
-    return str(n)
-
-
 def size_axis(ax):
     """Symlog base-2 size axis (0 B stays visible), labelled every 16x, ticked every 2x."""
     from matplotlib.ticker import FixedLocator, FuncFormatter
@@ -88,6 +81,6 @@ def size_axis(ax):
     powers = 2.0 ** np.arange(0, int(np.log2(top)) + 1)
     ax.xaxis.set_major_locator(FixedLocator(np.concatenate([[0], powers[::4]])))
     ax.xaxis.set_minor_locator(FixedLocator(powers))
-    ax.xaxis.set_major_formatter(FuncFormatter(lambda v, _: size_label(v)))
+    ax.xaxis.set_major_formatter(FuncFormatter(lambda v, _: format_bytes(round(v), compact=True)))
     ax.set_xlabel("message size n (bytes)")
     ax.grid(True, which="both", alpha=0.3)

@@ -34,9 +34,12 @@ _cleanups: list[Callable[[], None]] = []
 _installed: dict[int, object] = {}
 
 
-def is_alive(proc: psutil.Process) -> bool:
-    """Running and not a zombie (a killed child nobody has waited for yet is gone for us)."""
+def is_alive(proc: psutil.Process | int) -> bool:
+    """A process (or pid) running and not a zombie (a killed child nobody has waited for yet is
+    gone for us)."""
     try:
+        if not isinstance(proc, psutil.Process):
+            proc = psutil.Process(proc)
         return proc.is_running() and proc.status() != psutil.STATUS_ZOMBIE
     except psutil.Error:
         return False

@@ -19,7 +19,7 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Callable
 
-from . import config
+from . import c_tables, config
 
 HIDDEN = argparse.SUPPRESS  # help text of testing-only options: kept out of --help
 
@@ -64,36 +64,11 @@ class KernelSpec:
     summary: Callable[[object], str] | None = None
 
 
-_STRING = re.compile(r'"((?:[^"\\]|\\.)*)"')
-
-
 @lru_cache(maxsize=None)
 def c_option_table(path: Path, table: str = "CB_OPTIONS") -> tuple[COption, ...]:
-    """The rows of `static const cb_optspec TABLE[] = {{"name", "default", "help"}, ...}` in a C file.
-
-    Adjacent string literals are joined as the C compiler joins them."""
-    text = Path(path).read_text()
-    m = re.search(rf"cb_optspec\s+{re.escape(table)}\s*\[\s*\]\s*=\s*\{{", text)
-    if not m:
-        raise ValueError(f"{path}: no option table {table}")
-    rows, i = [], m.end()
-    while True:
-        start = text.index("{", i)
-        end = text.index("}", start)
-        body = text[start + 1:end]
-        if re.match(r"\s*(NULL|0)\b", body):
-            return tuple(rows)
-        parts = [[]]
-        for piece in re.split(r"(\"(?:[^\"\\]|\\.)*\")", body):
-            if piece.startswith('"'):
-                parts[-1].append(_STRING.fullmatch(piece).group(1).encode().decode("unicode_escape"))
-            elif "," in piece:
-                parts.append([])
-        values = ["".join(p) for p in parts if p]
-        if len(values) != 3:
-            raise ValueError(f"{path}: option row {{{body.strip()}}} is not {{name, default, help}}")
-        rows.append(COption(*values))
-        i = end + 1
+    """The rows of `static const cb_optspec TABLE[] = {{"name", "default", "help"}, ...}` in a C file."""
+    return tuple(COption(*row) for row in c_tables.string_rows(
+        Path(path), "cb_optspec", table, ("name", "default", "help"), "option"))
 
 
 def kernel_options(source: str, table: str = "CB_OPTIONS", file: str | None = None, *,
@@ -133,12 +108,24 @@ def register(spec: KernelSpec) -> KernelSpec:
     return spec
 
 
-def _summary(module: str, function: str):
-    """A summary hook that imports its chapter's module only when a run ends."""
-    def summary(out) -> str:
-        import importlib
-        return getattr(importlib.import_module(f"commbook.{module}"), function)(out)
-    return summary
+def _ring_summary(out) -> str:
+    from .summaries import ring
+    return ring(out)
+
+
+def _matrix_add_summary(out) -> str:
+    from .summaries import matrix_add
+    return matrix_add(out)
+
+
+def _stream_summary(out) -> str:
+    from .summaries import stream
+    return stream(out)
+
+
+def _jacobi_summary(out) -> str:
+    from .models.jacobi import summary_line
+    return summary_line(out)
 
 
 def _collective_prepare(op: str, table: str, file: str | None):
@@ -147,14 +134,14 @@ def _collective_prepare(op: str, table: str, file: str | None):
         config.kernels_dir() / (file or f"{op}.c"), table)}["algorithm"]
 
     def prepare(options: dict) -> tuple[dict, dict]:
-        from .collectives import prepare_for
+        from .collective_runs import prepare_for
         return prepare_for(op)({**options, "algorithm": options.get("algorithm") or default})
     return prepare
 
 
 def _collective_summary(op: str):
     def summary(out) -> str:
-        from .collectives import run_summary
+        from .collective_runs import run_summary
         return run_summary(op, out)
     return summary
 
@@ -171,11 +158,11 @@ register(KernelSpec(
 register(KernelSpec(
     "ring", "ring", "messages both ways round a periodic 1-D Cartesian ring, P steps per ring",
     kernel_options("ring", switches=("nonblocking",)),
-    summary=_summary("summaries", "ring")))
+    summary=_ring_summary))
 
 register(KernelSpec(
     "matrix-add", "matrix_add", "C = A + B on 3-D matrices: scatter, add, gather over a process grid",
-    kernel_options("matrix_add"), summary=_summary("summaries", "matrix_add")))
+    kernel_options("matrix_add"), summary=_matrix_add_summary))
 
 for _op, _help, _table, _file in [
         ("bcast", "broadcast by hand (linear, chain, pipeline, binary, binomial, scatter-allgather) "
@@ -191,8 +178,8 @@ register(KernelSpec(
     "jacobi", "jacobi3d", "7-point Jacobi sweeps on an L^3 grid over a Cartesian process grid",
     kernel_options("jacobi3d", switches=("weak",), negations={"--no-check": "check"},
                    order=("L", "sweeps", "grid", "decomp")),
-    summary=_summary("models.jacobi", "summary_line")))
+    summary=_jacobi_summary))
 
 register(KernelSpec(
     "stream", "stream", "STREAM-like memory bandwidth (copy, scale, add, triad) on every rank",
-    kernel_options("stream"), default_np=1, summary=_summary("summaries", "stream")))
+    kernel_options("stream"), default_np=1, summary=_stream_summary))

@@ -9,7 +9,7 @@ Named splits, one function each, every one reading the hash-checked raw ORFEO fi
 * ``pingpong/runs``      fit one repetition (run 1) on all sizes, predict the other runs;
 * ``pingpong/machines``  fit a THIN curve, predict the GPU-node curve of the same student,
   library, mapping and transport (the nodes differ; does the model carry over?);
-* ``collectives/processes``  per-algorithm models (``models.collectives.fit_algorithm``) fitted
+* ``collectives/processes``  per-algorithm models (``models.collective_costs.fit_algorithm``) fitted
   on one node (or on the smaller half of the process counts when the data stay on one node)
   predict the larger P; the model's choice of algorithm is scored against the measured times;
 * ``jacobi/model``       the report's model P(L, N) against every ORFEO Jacobi run it covers
@@ -30,11 +30,11 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from . import config
 from . import fit as fitting
 from .data import atomic_write_text
 
-REPO_ROOT = Path(__file__).resolve().parents[2]
-TABLES_DIR = REPO_ROOT / "data" / "validation"
+TABLES_DIR = config.data_dir() / "validation"
 WITHIN = 0.10            # "within 10 %": the ping-pong and collective criterion
 JACOBI_WITHIN = 0.15
 SPLITS = {
@@ -42,9 +42,6 @@ SPLITS = {
     "collectives": ("processes",),
     "jacobi": ("model",),
 }
-# ORFEO algorithm labels (Open MPI coll_tuned names) -> the model in models.collectives
-ALGORITHM_MODEL = {"basic_linear": "linear", "linear": "linear", "chain": "chain",
-                   "binary_tree": "binary_tree", "binomial": "binomial"}
 COLLECTIVES = ("bcast", "gather", "scatter", "reduce", "barrier")
 # figure samples, deterministic, so the committed tables stay small (< 500 kB in all):
 FIGURE_POINTS = 40        # held-out collective (algorithm, P, n) points kept per dataset
@@ -183,11 +180,15 @@ def pingpong_machines(curves=None) -> pd.DataFrame:
 
 # --------------------------------------------------------------------------- collectives
 def node_cores() -> dict:
-    """Cores per node of each ORFEO node type (first row of data/orfeo/hardware_seed.csv)."""
+    """Cores per node of each ORFEO machine whose geometry the hardware table gives."""
     from . import orfeo
-    hw = orfeo.summary_table("hardware_seed")
-    hw = hw[pd.to_numeric(hw.cores_per_node, errors="coerce").notna()]
-    return {m: int(g.cores_per_node.iloc[0]) for m, g in hw.groupby("machine", sort=False)}
+    out = {}
+    for machine in dict.fromkeys(orfeo.summary_table("hardware_seed").machine):
+        try:
+            out[machine] = orfeo.node(machine).cores_per_node
+        except LookupError:
+            continue  # the GPU nodes: the documents do not give their geometry
+    return out
 
 
 def _train_cut(machine: str, Ps, cores: dict) -> tuple[int, str]:
@@ -199,17 +200,25 @@ def _train_cut(machine: str, Ps, cores: dict) -> tuple[int, str]:
     return int(Ps[max(0, math.ceil(len(Ps) / 2) - 1)]), "smaller half of P"
 
 
+def model_of(op: str, label: str) -> str | None:
+    """The model of an ORFEO algorithm label (an Open MPI coll_tuned name), or None. The
+    pipeline's model needs the library's segment size, which the ORFEO files do not record."""
+    from .algorithms import by_label
+    a = by_label(op, label)
+    return a.model if a is not None and a.model != "pipeline" else None
+
+
 def collective_datasets():
     """(op, dataset, machine, mapping, tidy rows) for every ORFEO collective dataset with at
     least two modelled algorithms; other datasets as (op, dataset, machine, mapping, why not)."""
     from . import orfeo
-    from .models.collectives import ALGORITHMS
+    from .models.collective_schedules import ALGORITHMS
     for op in COLLECTIVES:
         df, _ = orfeo.load(op, raw=True)
         df = df[df.benchmark == op]
         df = df.assign(dataset=df.source.str.split("@").str[0])
         for (ds, machine, mapping), g in df.groupby(["dataset", "machine", "mapping"], sort=True):
-            algs = sorted(a for a in set(g.algorithm) if ALGORITHM_MODEL.get(a) in ALGORITHMS.get(op, {}))
+            algs = sorted(a for a in set(g.algorithm) if model_of(op, a) is not None)
             if op not in ALGORITHMS:
                 yield op, ds, machine, mapping, f"no model of {op} algorithms"
             elif len(algs) < 2:
@@ -224,7 +233,7 @@ def collective_datasets():
 def collective_processes(datasets=None, cores=None) -> tuple[pd.DataFrame, pd.DataFrame]:
     """(one row per dataset and mapping: how often the model's choice is right on held-out P,
     a deterministic sample of held-out (algorithm, P, n) points for the figure)."""
-    from .models.collectives import fit_algorithm
+    from .models.collective_costs import fit_algorithm
     cores = node_cores() if cores is None else cores
     datasets = collective_datasets() if datasets is None else datasets
     rows, points = [], []
@@ -237,7 +246,7 @@ def collective_processes(datasets=None, cores=None) -> tuple[pd.DataFrame, pd.Da
         cut, how = _train_cut(machine, g.np, cores)
         fits, errors = {}, {}
         for alg, ga in g.groupby("algorithm", sort=True):
-            model = ALGORITHM_MODEL[alg]
+            model = model_of(op, alg)
             try:
                 f = fit_algorithm(ga, op, model, train=(ga.np <= cut).to_numpy())
             except ValueError as e:
@@ -261,7 +270,7 @@ def collective_processes(datasets=None, cores=None) -> tuple[pd.DataFrame, pd.Da
         t_chosen = np.array([test.loc[i, a] for i, a in zip(test.index, chosen)])
         ratio = t_chosen / best.to_numpy()
         test_err = {a: float(np.median(np.abs(pred[a] / test[a] - 1))) for a in fits}
-        rows.append({**base, "status": "ok", "algorithms": " ".join(ALGORITHM_MODEL[a] for a in fits),
+        rows.append({**base, "status": "ok", "algorithms": " ".join(model_of(op, a) for a in fits),
                      "train": f"P <= {cut} ({how})", "cases": int(len(test)),
                      "chosen_fastest": float(np.mean(ratio <= 1 + 1e-12)),
                      "chosen_within_10": float(np.mean(ratio <= 1 + WITHIN)),
@@ -269,7 +278,7 @@ def collective_processes(datasets=None, cores=None) -> tuple[pd.DataFrame, pd.Da
                      "worst_model_error": float(max(test_err.values())),
                      "always_one": _always_one(test, fits)})
         # figure sample: every k-th held-out point of every algorithm (deterministic)
-        long = pd.concat([pd.DataFrame({"algorithm": ALGORITHM_MODEL[a], "np": P,
+        long = pd.concat([pd.DataFrame({"algorithm": model_of(op, a), "np": P,
                                         "size_bytes": n.astype(int), "t_us": test[a].to_numpy(),
                                         "pred_us": pred[a].to_numpy()}) for a in fits])
         step = max(1, math.ceil(len(long) / FIGURE_POINTS))

@@ -2,15 +2,14 @@
 the models' predictions and crossovers, the lecture's and ORFEO's data against the models."""
 from __future__ import annotations
 
-import math
 
 import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
 
-from .. import kernels
+from .. import algorithms, kernels, orfeo
 from ..algorithms import model_name as library_model_name
-from ..collectives import (
+from ..collective_runs import (
     MODEL_NAMES,
     check_op,
     check_selection,
@@ -18,45 +17,39 @@ from ..collectives import (
     parse_algorithms,
     prepare_for,
 )
+from ..models import collective_costs, collective_schedules
+from ..models.collective_schedules import ompi_chain_schedule
 from ..models.link_classes import (
     link_class_time,
-    orfeo_link_parameters,
     rank_finish_times,
 )
 from ..plotting import measured, model_line, size_axis
 
-_COLL_STYLE = {  # one colour per algorithm family across kernel, library and ORFEO names
-    "linear": "C0", "basic_linear": "C0", "library:1": "C0",
-    "chain": "C1", "library:2": "C1", "pipeline": "C2", "library:3": "C2",
-    "binary": "C3", "binary_tree": "C3", "library:5": "C3",
-    "binomial": "C4", "library:6": "C4",
-    "butterfly-lh": "C5", "butterfly-hl": "C6", "recursive_doubling": "C5",
-    "library": "k", "default": "k",
-}
-
-
-def collective_color(algorithm: str, i: int = 0) -> str:
-    return _COLL_STYLE.get(str(algorithm), f"C{(i + 7) % 10}")
+def collective_color(algorithm: str, i: int = 0, op: str | None = None) -> str:
+    """One colour per algorithm across its kernel, model and library names (commbook.algorithms)."""
+    return algorithms.colour(str(algorithm), op, i)
 
 
 def plot_collective_times(table, x="size_bytes", models=None, title="", ax=None, label_suffix="",
                           logy=True):
     """Measured time per call (median, bars from min to max over repetitions) of every
     algorithm in a tidy table, against message size (x="size_bytes") or processes (x="np").
-    `models`: a table algorithm, np, size_bytes, t_us (commbook.collectives.predict_table)
+    `models`: a table algorithm, np, size_bytes, t_us (commbook.collective_runs.predict_table)
     drawn as lines labelled "model"."""
     if ax is None:
         _, ax = plt.subplots(figsize=(7.2, 4.2))
+    ops = set(table["benchmark"]) if "benchmark" in table.columns else set()
+    op = ops.pop() if len(ops) == 1 else None  # library:ID names an algorithm of one operation
     for i, (alg, g) in enumerate(table.groupby("algorithm", sort=False)):
         g = g.sort_values(x)
         xs = g[x].to_numpy(float)
-        measured(ax, xs, g["t_us"], g["t_min_us"], g["t_max_us"], color=collective_color(alg, i),
+        measured(ax, xs, g["t_us"], g["t_min_us"], g["t_max_us"], color=collective_color(alg, i, op),
                  label=f"{alg}{label_suffix}")
     if models is not None and len(models):
         for i, (alg, g) in enumerate(models.groupby("algorithm", sort=False)):
             g = g.sort_values(x)
             xs = g[x].to_numpy(float)
-            model_line(ax, xs, g["t_us"], label=f"{alg} (model)", color=collective_color(alg, i),
+            model_line(ax, xs, g["t_us"], label=f"{alg} (model)", color=collective_color(alg, i, op),
                        ls="--")
     if x == "size_bytes":
         size_axis(ax)
@@ -74,8 +67,8 @@ def plot_collective_times(table, x="size_bytes", models=None, title="", ax=None,
 
 def plot_message_matrices(messages, P: int, algorithms=None, titles=None, ncols=4):
     """Who sent to whom in one call: a P x P grid per algorithm, from the library's own
-    message counters (commbook.collectives.parse_messages). Row = sender, column = receiver."""
-    from ..collectives import message_matrix
+    message counters (commbook.collective_runs.parse_messages). Row = sender, column = receiver."""
+    from ..collective_runs import message_matrix
 
     algorithms = list(algorithms or dict.fromkeys(messages.algorithm))
     n = len(algorithms)
@@ -139,7 +132,7 @@ def plot_communication_diagram(trace, algorithm: str, P: int, ax=None, title=Non
 
 
 def plot_ratio(ratios, x="size_bytes", label="ratio", title="", ax=None, color="C5"):
-    """A ratio of two algorithms' times (commbook.collectives.ratio_table) with its range;
+    """A ratio of two algorithms' times (commbook.collective_runs.ratio_table) with its range;
     1 (no difference) drawn as a line."""
     if ax is None:
         _, ax = plt.subplots(figsize=(6.4, 3.6))
@@ -217,16 +210,6 @@ def ratio_table(table: pd.DataFrame, numerator: str, denominator: str) -> pd.Dat
     }).reset_index()
 
 
-def bytes_label(n: float) -> str:
-    """A crossover size for text: '2.3 KiB', or 'never' for inf."""
-    if not math.isfinite(n):
-        return "never"
-    for unit, f in (("MiB", 1 << 20), ("KiB", 1 << 10)):
-        if n >= f:
-            return f"{n / f:.3g} {unit}"
-    return f"{n:.0f} B"
-
-
 def measured_crossover(table: pd.DataFrame, small: str, large: str, P: int | None = None) -> float:
     """The smallest measured size from which `large` is faster than `small` at every larger size
     measured, comparing the fastest repetitions (the least disturbed by other jobs on a shared
@@ -266,16 +249,15 @@ def lecture_bcast_comparison() -> tuple[pd.DataFrame, float, float]:
     below MPICH_BCAST_SHORT bytes, else scatter + ring allgather, as P = 20 is not a power of
     two). Returns (table, lambda_us, b_MBps)."""
     from .. import fit
-    from ..models import collectives as mc
     P = LECTURE_BCAST["np"]
     n = np.array(LECTURE_BCAST["count"], float) * 4
     sends = np.median(LECTURE_BCAST["sends_s"], axis=1) * 1e6
     bcast = np.median(LECTURE_BCAST["bcast_s"], axis=1) * 1e6
     h = fit.fit_hockney(n, sends / (P - 1), n_boot=0)
     lam, b = h.lambda_us, h.bandwidth_MBps
-    model_bcast = [mc.predict("bcast", "binomial" if x < MPICH_BCAST_SHORT else "scatter_allgather",
+    model_bcast = [collective_costs.predict("bcast", "binomial" if x < MPICH_BCAST_SHORT else "scatter_allgather",
                               P, x, lam, b) for x in n]
-    model_sends = mc.predict("bcast", "linear", P, n, lam, b)
+    model_sends = collective_costs.predict("bcast", "linear", P, n, lam, b)
     table = pd.DataFrame({
         "ints": LECTURE_BCAST["count"], "bytes": n.astype(int),
         "sends measured (ms)": sends / 1e3, "sends model (ms)": np.asarray(model_sends) / 1e3,
@@ -285,7 +267,7 @@ def lecture_bcast_comparison() -> tuple[pd.DataFrame, float, float]:
 
 
 def model_name(op: str, algorithm: str) -> str:
-    """The commbook.models.collectives name of a kernel algorithm (or a library label)."""
+    """The commbook.models.collective_schedules name of a kernel algorithm (or a library label)."""
     if (op, algorithm) in MODEL_NAMES:
         return MODEL_NAMES[op, algorithm]
     if algorithm.startswith("library:"):
@@ -297,17 +279,6 @@ def model_name(op: str, algorithm: str) -> str:
     raise ValueError(f"no model for {op} algorithm '{algorithm}'")
 
 
-def _model_time(op, name, P, n, lam, b, gamma, segment_bytes):
-    from ..models import collectives as mc
-    if name == "pipeline":
-        # the pipeline's closed form: a schedule of ceil(n / segment) steps would be slow
-        if segment_bytes is None:
-            return mc.closed_form(op, name, P, n, lam, b, gamma)
-        k = max(1, math.ceil(n / segment_bytes))
-        return 0.0 if P == 1 else mc.pipeline_time(P, n, lam, b, k)
-    return mc.predict(op, name, P, n, lam, b, gamma)
-
-
 def predict_table(op: str, algorithms, P, sizes, lam: float, b: float, gamma: float = 0.0,
                   segment_bytes: int | None = None) -> pd.DataFrame:
     """Model times (us) for kernel algorithm names at every (P, size): algorithm, np,
@@ -317,60 +288,13 @@ def predict_table(op: str, algorithms, P, sizes, lam: float, b: float, gamma: fl
         name = model_name(op, alg)
         for p in np.atleast_1d(P):
             for n in np.atleast_1d(sizes):
-                t = _model_time(op, name, int(p), float(n), lam, b, gamma, segment_bytes)
+                t = collective_costs.model_time(op, name, int(p), float(n), lam, b, gamma, segment_bytes)
                 rows.append((alg, int(p), int(n), float(t)))
     return pd.DataFrame(rows, columns=["algorithm", "np", "size_bytes", "t_us"])
 
 
-def crossover_size(P: int, lam: float, b: float, segment_bytes: int, hi: float = 2.0**34) -> float:
-    """Message size (bytes) above which the pipelined chain (segments of segment_bytes) beats
-    the binomial tree for a broadcast to P ranks, in the Hockney model; inf if it never does
-    below `hi`. Found by bracketing the models' difference on a grid, then scipy brentq."""
-    from scipy.optimize import brentq
-
-    def diff(n):
-        return (_model_time("bcast", "pipeline", P, n, lam, b, 0.0, segment_bytes)
-                - _model_time("bcast", "binomial", P, n, lam, b, 0.0, None))
-
-    grid = np.geomspace(1, hi, 400)
-    d = np.array([diff(n) for n in grid])
-    change = np.nonzero((d[:-1] > 0) & (d[1:] <= 0))[0]
-    if len(change) == 0:
-        return float("inf")
-    i = change[-1]  # the last crossing: from there on the pipeline stays ahead
-    # the pipeline's time jumps where the segment count steps; brentq needs a sign change only
-    return float(brentq(diff, grid[i], grid[i + 1], xtol=1.0))
-
-
-def ompi_chain_schedule(P: int, fanout: int = 4):
-    """Open MPI's coll_tuned "chain" broadcast (algorithm 2) as a schedule of
-    commbook.models.collectives.Message steps: `fanout` chains hang from the root (the
-    default coll_tuned_bcast_algorithm_chain_fanout is 4), ranks 1..P-1 cut into consecutive
-    runs, the first ones one longer (P = 10: 1-2-3, 4-5, 6-7, 8-9). Checked against the
-    library's own message counts in tests/test_collectives.py. The root sends to the chain heads
-    one per step; every rank forwards in the step after it received."""
-    from ..models.collectives import Message
-
-    if isinstance(P, bool) or int(P) != P or P < 1:
-        raise ValueError(f"P must be a whole number >= 1, not {P!r}")
-    if isinstance(fanout, bool) or int(fanout) != fanout or fanout < 1:
-        raise ValueError(f"fanout must be a whole number >= 1, not {fanout!r}")
-    if P == 1:
-        return []
-    f = min(int(fanout), P - 1)
-    q, r = divmod(P - 1, f)
-    steps: dict[int, list] = {}
-    start = 1
-    for i in range(f):
-        chain = list(range(start, start + q + (1 if i < r else 0)))
-        start += len(chain)
-        steps.setdefault(i, []).append(Message(0, chain[0]))
-        for k in range(len(chain) - 1):
-            steps.setdefault(i + 1 + k, []).append(Message(chain[k], chain[k + 1]))
-    return [steps[s] for s in sorted(steps)]
-
-
-ORFEO_THIN = dict(nodes=2, sockets=2, cores=12)  # 2 x Xeon Gold 6126 per node (seeds/002)
+# The report's two THIN nodes (commbook.topology.cluster's arguments).
+ORFEO_THIN = orfeo.node("orfeo-thin").cluster(nodes=2)
 
 
 def orfeo_predictions(op: str, algorithms, nps, n: float, mapping: str = "core",
@@ -385,9 +309,8 @@ def orfeo_predictions(op: str, algorithms, nps, n: float, mapping: str = "core",
     if statistic not in ("max", "mean"):
         raise ValueError(f"statistic must be 'max' or 'mean', not '{statistic}'")
     from .. import topology as topo
-    from ..models import collectives as mc
 
-    params = params or orfeo_link_parameters()
+    params = params or orfeo.link_parameters()
     G = topo.cluster(**cluster)
     names = {"basic_linear": "linear", "linear": "linear", "binary_tree": "binary_tree",
              "binomial": "binomial", "one chain": "chain"}
@@ -397,7 +320,7 @@ def orfeo_predictions(op: str, algorithms, nps, n: float, mapping: str = "core",
             if alg == "chain" and op == "bcast":
                 steps = ompi_chain_schedule(int(P))
             elif alg in names:
-                steps = mc.schedule(op, names[alg], int(P))
+                steps = collective_schedules.schedule(op, names[alg], int(P))
             else:
                 raise ValueError(f"no model for the ORFEO {op} algorithm '{alg}'")
             place = topo.place(G, int(P), mapping)
@@ -419,17 +342,6 @@ def validation_table(runs: dict) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
-def tree_depth(steps) -> int:
-    """Hops from the root (rank 0) to the farthest rank of a broadcast schedule."""
-    depth = {0: 0}
-    for step in steps:
-        for m in step:
-            if m.src not in depth:
-                raise ValueError(f"rank {m.src} sends before it has received (step {step})")
-            depth[m.dst] = depth[m.src] + 1
-    return max(depth.values())
-
-
 def matching_patterns(messages: pd.DataFrame, algorithm: str, P: int) -> list[str]:
     """The other algorithms in `messages` whose message matrix equals `algorithm`'s."""
     M = message_matrix(messages, algorithm, P)
@@ -441,7 +353,6 @@ def orfeo_or_empty(key: str) -> tuple[pd.DataFrame, str]:
     """commbook.orfeo.load(key), or an empty tidy table and a caption saying why: the ORFEO
     collective timings exist only as raw student files (no seed report quotes them), so a
     machine without them (`commbook data fetch orfeo`) draws the models alone."""
-    from .. import orfeo
     from ..data import empty_table
     try:
         return orfeo.load(key)

@@ -4,7 +4,8 @@ from __future__ import annotations
 import matplotlib.pyplot as plt
 import numpy as np
 
-from ..plotting import MODEL_STYLE, measured, new_axes, size_label
+from ..plotting import MODEL_STYLE, measured, new_axes
+from ..units import format_bytes
 
 
 def _steps_of(messages):
@@ -106,7 +107,7 @@ def plot_routing_modes(t_s: float, t_h: float, t_w: float, sizes=(64, 4096, 6553
         for routing, ls in (("store-and-forward", "--"), ("cut-through", "-")):
             t = topo.message_time(n, hops, t_s, t_h, t_w, routing)
             ax.plot(hops, t, color=f"C{i}", ls=ls, **MODEL_STYLE,
-                    label=f"n = {size_label(n)} B (model)" if ls == "-" else None)
+                    label=f"n = {format_bytes(n, compact=True)} B (model)" if ls == "-" else None)
     styles = [Line2D([], [], color="k", ls="-", label="cut-through (model)"),
               Line2D([], [], color="k", ls="--", label="store-and-forward (model)")]
     first = ax.legend(fontsize=7, loc="upper left", bbox_to_anchor=(1.0, 1.0), frameon=False)

@@ -203,28 +203,29 @@ def run_catalog(args) -> int:
 
 
 def run_derive(args) -> int:
-    from .. import importers, orfeo, orfeo_derive
-    source = args.mirror or orfeo.mirror_from_env() or str(orfeo.cache_dir(args.cache))
+    from .. import importers, orfeo
+    from ..orfeo import rebuild
+    source = args.mirror or config.orfeo_mirror() or str(orfeo.cache_dir(args.cache))
     if not Path(source).is_dir():
         raise CLIError(f"{source}: not a directory (give --mirror DIR, or fetch the raw files first)")
     t0 = time.time()
     try:
-        files = orfeo_derive.derive(source)
-    except (orfeo_derive.DeriveError, importers.Refused) as e:
+        files = rebuild.derive(source)
+    except (rebuild.DeriveError, importers.Refused) as e:
         raise CLIError(str(e)) from None
     out = Path(args.out or orfeo.DERIVED_DIR)
     rows = sum(sum(not line.startswith("#") for line in text.splitlines()) - 1
                for name, text in files.items() if name != "index.csv")
     if args.check:
         stale = [n for n, text in sorted(files.items())
-                 if not (out / n).is_file() or orfeo_derive.read_text(out / n) != text]
+                 if not (out / n).is_file() or rebuild.read_text(out / n) != text]
         extra = sorted({p.name for p in out.glob("*.csv.gz")} - set(files))
         for n in stale + extra:
             print(f"differs: {out / n}", file=sys.stderr)
         print(f"checked {len(files)} derived table(s) in {out} against {source}: "
               f"{len(stale) + len(extra)} differ ({time.time() - t0:.1f} s)")
         return 1 if stale or extra else 0
-    paths = orfeo_derive.write(files, out)
+    paths = rebuild.write(files, out)
     size = sum(p.stat().st_size for p in paths)
     print(f"wrote {len(paths)} derived table(s), {rows} rows, {size / 1e6:.2f} MB, to {out} "
           f"from {source} ({time.time() - t0:.1f} s)")

@@ -83,7 +83,7 @@ def select_rows(table, path: str, benchmark: str, select: dict[str, str]):
 def run_hockney(args) -> int:
     from .. import fit as fitting  # scipy: imported when a fit runs, not for `commbook --help`
     from ..data import read_measurements
-    from ..models.hockney import save_model
+    from ..model_files import save_model
     if args.max_segments < 1:
         raise CLIError(f"--max-segments must be at least 1, not {args.max_segments}")
     if args.bootstrap < 0:

@@ -21,10 +21,10 @@ from .common import CLIError, lazy_description, parse_sizes
 
 
 def _description() -> str:
-    from ..models import collectives as coll
+    from ..models import collective_schedules
     return ("Predict the time of one collective call from λ and b. These are model "
             "values, not measurements. Operations and algorithms: "
-            + "; ".join(f"{op}: {', '.join(algs)}" for op, algs in coll.ALGORITHMS.items()))
+            + "; ".join(f"{op}: {', '.join(algs)}" for op, algs in collective_schedules.ALGORITHMS.items()))
 
 
 def register(models):
@@ -56,7 +56,8 @@ def _parameters(args) -> tuple[float, float]:
     if args.model:
         if given:
             raise CLIError("give either --model FIT.json or --lambda-us and --bandwidth-MBps, not both")
-        from ..models.hockney import Hockney, load_model
+        from ..model_files import load_model
+        from ..models.hockney import Hockney
         model = load_model(args.model)
         if not isinstance(model, Hockney):
             raise CLIError(f"{args.model}: a piecewise model has no single λ and b; fit one line")
@@ -84,14 +85,14 @@ def _topology(args):
 
 def run(args) -> int:
     import numpy as np
-    from ..models import collectives as coll
+    from ..models import collective_costs, collective_schedules
     op = args.op
-    if op not in coll.ALGORITHMS:
-        raise CLIError(f"unknown collective '{op}'; valid: {', '.join(coll.OPERATIONS)}")
-    algorithms = [args.algorithm] if args.algorithm else list(coll.ALGORITHMS[op])
+    if op not in collective_schedules.ALGORITHMS:
+        raise CLIError(f"unknown collective '{op}'; valid: {', '.join(collective_schedules.OPERATIONS)}")
+    algorithms = [args.algorithm] if args.algorithm else list(collective_schedules.ALGORITHMS[op])
     for alg in algorithms:
-        if alg not in coll.ALGORITHMS[op]:
-            raise CLIError(f"unknown {op} algorithm '{alg}'; valid: {', '.join(coll.ALGORITHMS[op])}")
+        if alg not in collective_schedules.ALGORITHMS[op]:
+            raise CLIError(f"unknown {op} algorithm '{alg}'; valid: {', '.join(collective_schedules.ALGORITHMS[op])}")
     if args.np_ < 1:
         raise CLIError(f"--np must be >= 1, not {args.np_}")
     if args.segments is not None and args.segments < 1:
@@ -104,8 +105,8 @@ def run(args) -> int:
         for n in sizes:
             k = None
             if alg == "pipeline":
-                k = args.segments or coll.optimal_segments(args.np_, n, lam, b)
-            t = coll.predict(op, alg, args.np_, n, lam, b, args.gamma_us_per_byte, segments=k,
+                k = args.segments or collective_costs.optimal_segments(args.np_, n, lam, b)
+            t = collective_costs.predict(op, alg, args.np_, n, lam, b, args.gamma_us_per_byte, segments=k,
                              topology=G, placement=placement, t_h=t_h, contention=args.contention)
             rows.append({"algorithm": alg, "size_bytes": int(n), "t_us": float(t),
                          **({"segments": int(k)} if k is not None else {})})

@@ -24,7 +24,8 @@ def register(models):
 
 
 def model_from_args(args) -> Hockney | PiecewiseHockney:
-    from ..models.hockney import Hockney, load_model
+    from ..model_files import load_model
+    from ..models.hockney import Hockney
     given = [a for a in ("lambda_us", "bandwidth_MBps") if getattr(args, a) is not None]
     if args.model:
         if given:

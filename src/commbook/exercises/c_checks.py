@@ -4,7 +4,7 @@ from __future__ import annotations
 import functools
 from pathlib import Path
 
-from .. import kernels
+from .. import config, kernels
 from .core import Verdict
 
 # ---------------------------------------------------------------------------------------
@@ -17,14 +17,14 @@ def c_exercise_path(name: str, solution: bool = False) -> Path:
     """kernels_c/exercises/<name>_skeleton.c, or the reference <name>_solution.c."""
     if name not in C_EXERCISES:
         raise KeyError(f"no C exercise {name!r}; known: {sorted(C_EXERCISES)}")
-    return kernels.kernels_dir() / "exercises" / f"{name}_{'solution' if solution else 'skeleton'}.c"
+    return config.kernels_dir() / "exercises" / f"{name}_{'solution' if solution else 'skeleton'}.c"
 
 
 def _reader_file(name: str, path) -> Path:
     if path is None:
         return c_exercise_path(name)
     p = Path(path)
-    root = kernels.kernels_dir().parent
+    root = config.kernels_dir().parent
     for candidate in (p, root / p):
         if candidate.exists():
             return candidate.resolve()
@@ -138,9 +138,9 @@ def check_eager(path=None, nps=(2, 3, 4), max_bytes: str = "4M", timeout: float 
 # --- the butterfly allreduce (book/collectives.md) ------------------------------------------
 def exercise_path(path=None) -> Path:
     """The reader's file: an absolute path, a path from here, or from the repository root."""
-    root = kernels.kernels_dir().parent
+    root = config.kernels_dir().parent
     if path is None:
-        return kernels.kernels_dir() / "exercises" / "butterfly_skeleton.c"
+        return config.kernels_dir() / "exercises" / "butterfly_skeleton.c"
     p = Path(path)
     for candidate in (p, root / p):
         if candidate.exists():

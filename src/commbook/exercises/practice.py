@@ -82,17 +82,19 @@ def _clu_hang():
                   "the link 47 -> 0.",
            giveaways=("link_classes(48)",))
 def _clu_node_links():
+    from .. import orfeo
     from ..models.ring import Placement
-    return Placement(12, 2, map_by="core").link_classes(48).count("node")
+    thin = orfeo.node("orfeo-thin")
+    return Placement(thin.cores_per_socket, thin.sockets, map_by="core").link_classes(48).count("node")
 
 
 @_exercise("clu-sbatch", "cluster", rel_tol=0.03, unit="µs",
            hint="Two ranks on two nodes: the node row of the report's UCX ping-pong figures.",
            method="t = λ + n/b with n = 1,048,576 bytes and b in MB/s (bytes per µs).")
 def _clu_sbatch():
-    from .references import _pingpong
-    lam, b = _pingpong("node", "ucx")
-    return lam + 2**20 / b
+    from .references import _link
+    link = _link("node", "ucx")
+    return link.latency_us + 2**20 / link.asymptotic_MBps
 
 
 # ---- running code in the chapters (book/matrix_add.md, book/jacobi.md, book/topology.md)

@@ -10,28 +10,18 @@ from .core import _exercise
 # The data the references are computed from
 
 
-@functools.lru_cache(maxsize=None)
-def _pingpong(mapping: str, transport: str, machine: str = "orfeo-thin", library: str = "Open MPI",
-              bandwidth: str = "bandwidth_asymptotic_MBps"):
-    """(λ µs, b MB/s) of one ping-pong row of data/orfeo/pingpong_seed.csv (b: the plateau, or
-    the report's fit with bandwidth="bandwidth_fit_MBps")."""
+def _link(mapping: str, transport: str):
     from .. import orfeo
-    t = orfeo.summary_table("pingpong_seed")
-    row = t[(t.machine == machine) & (t.mapping == mapping) & (t.transport == transport)
-            & t.mpi_library.str.startswith(library)]
-    if len(row) != 1:
-        raise LookupError(f"pingpong_seed.csv: {len(row)} rows for {machine} {mapping} {transport}")
-    r = row.iloc[0]
-    return float(r.latency_us), float(r[bandwidth])
+    return orfeo.link(mapping, transport)
 
 
 def _thin_ring():
     from .. import orfeo
     from ..models.ring import Placement, links_from_table
-    hw = orfeo.summary_table("hardware_seed").set_index("node_type").loc["THIN (Xeon Gold 6126)"]
+    thin = orfeo.node("orfeo-thin")
     links = links_from_table(orfeo.summary_table("pingpong_seed"), "orfeo-thin", "ucx",
                              library="Open MPI")
-    return links, Placement(int(hw.cores_per_socket), int(hw.sockets), map_by="core")
+    return links, Placement(thin.cores_per_socket, thin.sockets, map_by="core")
 
 
 def _ring_time(P: int, n: float) -> float:
@@ -53,7 +43,6 @@ def _jacobi_thin_nodes():
     return jm.seed_parameters(orfeo.summary_table("jacobi_seed"))[("orfeo-thin", "node")]
 
 
-
 # ---------------------------------------------------------------------------------------
 # The exercises of the book, chapter by chapter
 
@@ -62,15 +51,16 @@ def _jacobi_thin_nodes():
            method="read λ and b of the node/UCX row of the report's table; λ·b with λ in s and b in B/s is a size in bytes.",
            hint="n½ = λ·b; convert µs to s and MB/s to B/s first.")
 def _pp_nhalf():
-    return math.prod(_pingpong("node", "ucx")) * 1e-6 * 1e6
+    link = _link("node", "ucx")
+    return link.latency_us * 1e-6 * link.asymptotic_MBps * 1e6
 
 
 @_exercise("pp-tcp", "pingpong", rel_tol=0.03, unit="µs",
            method='take the TCP row between nodes; 1 MiB is 1,048,576 bytes; t = λ + n/b.',
            hint="n/b with n in bytes and b in MB/s is already in µs.")
 def _pp_tcp():
-    lam, b = _pingpong("node", "ob1-tcp")
-    return lam + 2**20 / b
+    link = _link("node", "ob1-tcp")
+    return link.latency_us + 2**20 / link.asymptotic_MBps
 
 
 @_exercise("data-gather", "data", kind="choice",
@@ -129,7 +119,8 @@ def _ring_1ms():
 def _mat_orfeo():
     from ..models import matrix as M
     from ..models.hockney import Hockney
-    lam, b = _pingpong("socket", "ucx", bandwidth="bandwidth_fit_MBps")
+    link = _link("socket", "ucx")
+    lam, b = link.latency_us, link.bandwidth_MBps
     blocks = M.block_sizes("2400x100x100", "24x1x1")
     moved = 8 * (int(blocks.sum()) - int(blocks.flat[0]))  # every block but the root's
     return 3 * M.collective_time(24, moved, Hockney(lam, b))
@@ -176,8 +167,9 @@ def _topo_saf():
            hint="By socket, ranks alternate between socket 0 and socket 1 of the first node.",
            giveaways=("pair_class(G, place[0], place[2])",))
 def _topo_place():
+    from .. import orfeo
     from .. import topology as T
-    G = T.cluster(nodes=2, sockets=2, cores=12)
+    G = T.cluster(**orfeo.node("orfeo-thin").cluster(nodes=2))
     place = T.place(G, 26, "socket")
     return T.pair_class(G, place[0], place[2])
 
@@ -188,8 +180,8 @@ def _topo_place():
            giveaways=("link_loads(T.ring(16)",))
 def _topo_ring16():
     from .. import topology as T
-    from ..models import collectives as coll
-    last = coll.schedule("allreduce", "recursive_doubling", 16)[-1]
+    from ..models import collective_schedules
+    last = collective_schedules.schedule("allreduce", "recursive_doubling", 16)[-1]
     return max(T.link_loads(T.ring(16), [(m.src, m.dst) for m in last]).values())
 
 
@@ -198,8 +190,9 @@ def _topo_ring16():
            hint="Set (P-2+k)(λ + s/b) with k = n/s equal to ⌈log2 P⌉(λ + n/b) and solve for n.",
            giveaways=("crossover_size(16",))
 def _coll_crossover():
-    from ..chapters.collectives import crossover_size
-    return crossover_size(16, 0.20, 6200.0, 16384)
+    from ..models.collective_costs import crossover_size
+    link = _link("core", "ucx")
+    return crossover_size(16, link.latency_us, link.bandwidth_MBps, 16384)
 
 
 @_exercise("coll-anomaly", "collectives", rel_tol=0, unit="hops",
@@ -207,7 +200,7 @@ def _coll_crossover():
            hint="Four chains share the 47 other processes; the root feeds one head per step.",
            giveaways=("ompi_chain_schedule(48)",))
 def _coll_anomaly():
-    from ..chapters.collectives import ompi_chain_schedule, tree_depth
+    from ..models.collective_schedules import ompi_chain_schedule, tree_depth
     return tree_depth(ompi_chain_schedule(48))
 
 

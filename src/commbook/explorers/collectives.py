@@ -2,7 +2,7 @@
 size, recomputed in the browser from λ and b, on an ideal network or on a topology where the
 messages of a step that share a link divide its bandwidth.
 
-The algorithms are commbook.models.collectives.ALGORITHMS (a new algorithm there appears here).
+The algorithms are commbook.models.collective_schedules.ALGORITHMS (a new algorithm there appears here).
 With t_h = 0 an algorithm's time on a network is A·λ + B·n/b: A (steps) and B (the sum over steps
 of the slowest message's share of n, times its link sharing) are computed here with the model's own
 `predict` for every offered (network, operation, algorithm, P). The pipelined bcast picks its
@@ -16,7 +16,7 @@ import numpy as np
 import pandas as pd
 
 from .. import topology as topo
-from ..models import collectives as mc
+from ..models import collective_costs, collective_schedules
 from .render import Explorer, bytes_axis, menu, records, slider
 
 NAME = "collectives"
@@ -68,7 +68,7 @@ def python_model(row: dict, params: dict) -> float:
 @functools.lru_cache(maxsize=256)
 def _curve(op, alg, P, lam, bw, net) -> dict:
     """{n: predicted µs} over SIZES, in one call of the model (routing is the slow part)."""
-    t = mc.predict(op, alg, P, np.asarray(SIZES, float), lam, bw, **_topology(net))
+    t = collective_costs.predict(op, alg, P, np.asarray(SIZES, float), lam, bw, **_topology(net))
     return dict(zip(SIZES, (float(x) for x in t)))
 
 
@@ -76,7 +76,7 @@ def _coefficients() -> pd.DataFrame:
     rows = []
     for net in NETWORKS:
         where = _topology(net)
-        for op, algorithms in mc.ALGORITHMS.items():
+        for op, algorithms in collective_schedules.ALGORITHMS.items():
             for alg in algorithms:
                 if alg == SEGMENTED and where:
                     continue
@@ -84,13 +84,13 @@ def _coefficients() -> pd.DataFrame:
                     if alg == SEGMENTED:
                         rows.append({"net": net, "op": op, "alg": alg, "P": P, "A": None, "B": None})
                         continue
-                    A = mc.predict(op, alg, P, 0.0, 1.0, 1.0, **where)
-                    B = mc.predict(op, alg, P, 1.0, 0.0, 1.0, **where)
+                    A = collective_costs.predict(op, alg, P, 0.0, 1.0, 1.0, **where)
+                    B = collective_costs.predict(op, alg, P, 1.0, 0.0, 1.0, **where)
                     rows.append({"net": net, "op": op, "alg": alg, "P": P, "A": A, "B": B})
     return pd.DataFrame(rows)
 
 
-# mc.optimal_segments and mc.pipeline_time, as Vega expressions on datum.n, P, lam, bw
+# collective_costs.optimal_segments and collective_costs.pipeline_time, as Vega expressions on datum.n, P, lam, bw
 _PIPELINE = [
     ("kmax", "max(1, floor(datum.n))"),
     ("kstar", "lam > 0 ? sqrt((P - 2) * datum.n / (bw * lam)) : 0"),
@@ -115,7 +115,7 @@ def explorer(measured=None, lambda_us: float = 1.0, bandwidth_MBps: float = 5000
     """measured: {operation: table with algorithm, np, size_bytes, t_us} (drawn when P matches)."""
     import altair as alt
 
-    params = [menu("op", "operation", mc.OPERATIONS, op),
+    params = [menu("op", "operation", collective_schedules.OPERATIONS, op),
               slider("P", "processes P (count)", *P_RANGE, P),
               slider("lam", "λ (µs)", *LAMBDA_US, round(min(max(lambda_us, 0.0), 50.0), 2)),
               slider("bw", "b (MB/s)", *BANDWIDTH_MBPS, round(min(max(bandwidth_MBps, 100.0), 30000.0), -1)),

@@ -54,13 +54,18 @@ def _measured(measured) -> pd.DataFrame:
 
 
 def explorer(measured=(), lambda_us: dict | None = None, bandwidth_MBps: dict | None = None,
-             cores_per_socket: int = 12, sockets_per_node: int = 2, log2_n: int = 2,
-             messages_per_step: float = 2.0) -> Explorer:
-    """measured: [(label, table with np and t_us)]; the sliders start at the given λ_c, b_c."""
+             cores_per_socket: int | None = None, sockets_per_node: int | None = None,
+             log2_n: int = 2, messages_per_step: float = 2.0) -> Explorer:
+    """measured: [(label, table with np and t_us)]; the sliders start at the given λ_c, b_c and
+    geometry, by default ORFEO THIN's (ping-pong over UCX, the Scorcia report)."""
     import altair as alt
 
-    lambda_us = lambda_us or {"core": 0.2, "socket": 0.4, "node": 1.0}
-    bandwidth_MBps = bandwidth_MBps or {"core": 6000.0, "socket": 5000.0, "node": 12000.0}
+    from .. import orfeo
+    thin = orfeo.node("orfeo-thin")
+    cores_per_socket = cores_per_socket or thin.cores_per_socket
+    sockets_per_node = sockets_per_node or thin.sockets
+    lambda_us = lambda_us or {c: orfeo.link(c, "ucx").latency_us for c in CLASSES}
+    bandwidth_MBps = bandwidth_MBps or {c: orfeo.link(c, "ucx").bandwidth_MBps for c in CLASSES}
     params = []
     for c in CLASSES:
         lo, hi, step = LAMBDA_US

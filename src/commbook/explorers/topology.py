@@ -10,14 +10,14 @@ import networkx as nx
 import pandas as pd
 
 from .. import topology as topo
-from ..models import collectives as mc
+from ..models import collective_schedules
 from .render import Explorer, menu, records, slider
 
 NAME = "topology"
 TOPOLOGIES = ("linear:8", "ring:8", "ring:16", "mesh:9", "mesh:16", "torus:16", "hypercube:8",
               "hypercube:16", "tree:15", "switch_tree:16", "fat_tree:2x3", "fat_tree:2x4",
               "cluster:2x2x4")
-# menu label "bcast binary tree": (operation, algorithm of commbook.models.collectives)
+# menu label "bcast binary tree": (operation, algorithm of commbook.models.collective_schedules)
 OVERLAYS = {"(none)": None} | {f"{op} {alg.replace('_', ' ')}": (op, alg) for op, alg in (
     ("bcast", "binomial"), ("bcast", "chain"), ("bcast", "binary_tree"), ("gather", "binomial"),
     ("allreduce", "recursive_doubling"))}
@@ -40,7 +40,7 @@ def _messages(net: str, overlay: str) -> list[list[tuple]]:
         return []
     G, where = _graph(net)
     op, alg = OVERLAYS[overlay]
-    steps = mc.schedule(op, alg, len(where))
+    steps = collective_schedules.schedule(op, alg, len(where))
     return [[(where[m.src], where[m.dst]) for m in step] for step in steps[:MAX_STEPS]]
 
 

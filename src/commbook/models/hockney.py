@@ -22,11 +22,9 @@ from __future__ import annotations
 import json
 import math
 from dataclasses import dataclass, field
-from pathlib import Path
 
 import numpy as np
 
-from ..data import DataFormatError, atomic_write_text
 
 KIND_SINGLE = "hockney"
 KIND_PIECEWISE = "hockney-piecewise"
@@ -239,27 +237,3 @@ def model_from_dict(d) -> Hockney | PiecewiseHockney:
 
 def model_from_json(text: str) -> Hockney | PiecewiseHockney:
     return model_from_dict(json.loads(text))
-
-
-def load_model(path) -> Hockney | PiecewiseHockney:
-    """Read a model or fit file; any problem raises DataFormatError naming the file (and line)."""
-    path = Path(path)
-    try:
-        text = path.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        raise DataFormatError(path, 0, "no such file") from None
-    except (UnicodeDecodeError, IsADirectoryError) as e:
-        raise DataFormatError(path, 0, f"cannot read a model from it ({e})") from None
-    try:
-        return model_from_json(text)
-    except json.JSONDecodeError as e:
-        raise DataFormatError(path, e.lineno, f"not valid JSON: {e.msg} (column {e.colno})") from None
-    except ValueError as e:
-        raise DataFormatError(path, 0, f"not a Hockney model: {e}") from None
-
-
-def save_model(path, obj) -> Path:
-    """Write a model, a fit result (anything with to_dict) or a dict as JSON, atomically."""
-    d = obj if isinstance(obj, dict) else obj.to_dict()
-    atomic_write_text(path, json.dumps(d, indent=2) + "\n")
-    return Path(path)

@@ -1,24 +1,9 @@
 """Collectives on a machine with link classes (core, socket, node): each message of a schedule
-pays the Hockney cost of the link it crosses, calibrated on ORFEO's ping-pong or collectives."""
+pays the Hockney cost of the link it crosses (calibrated by commbook.fit.calibrate_link_classes
+or taken from orfeo.link_parameters)."""
 from __future__ import annotations
 
 import numpy as np
-import pandas as pd
-
-
-def orfeo_link_parameters(transport: str = "ucx", library: str = "Open MPI",
-                          machine: str = "orfeo-thin") -> dict:
-    """{'core': (lambda_us, b_MBps), 'socket': ..., 'node': ...} from the ORFEO ping-pong
-    figures of the seed report (data/orfeo/pingpong_seed.csv, Hockney fit per mapping)."""
-    from .. import orfeo
-    t = orfeo.summary_table("pingpong_seed")
-    t = t[(t.machine == machine) & (t.transport == transport) & t.mpi_library.str.startswith(library)]
-    out = {r.mapping: (float(r.latency_us), float(r.bandwidth_fit_MBps)) for r in t.itertuples()}
-    missing = {"core", "socket", "node"} - set(out)
-    if missing:
-        raise ValueError(f"no ping-pong figures for {sorted(missing)} with {library} {transport} "
-                         f"on {machine}")
-    return out
 
 
 def link_class_time(steps, n, G, placement, params: dict):
@@ -26,7 +11,7 @@ def link_class_time(steps, n, G, placement, params: dict):
     dearest link on its path ('core', 'socket', 'node', from commbook.topology.pair_class).
     A step costs its slowest message; steps add up. n may be an array."""
     from .. import topology as topo
-    from ..models import collectives as mc
+    from . import collective_costs
 
     place = list(placement)
     cls: dict = {}
@@ -40,7 +25,7 @@ def link_class_time(steps, n, G, placement, params: dict):
         return params[cls[key]]
 
     lam0, b0 = params["core"]
-    return mc.schedule_time(steps, n, lam0, b0,
+    return collective_costs.schedule_time(steps, n, lam0, b0,
                             extra_us=lambda m: link(m)[0] - lam0,
                             beta_factor=lambda step: [b0 / link(m)[1] for m in step])
 
@@ -72,21 +57,3 @@ def rank_finish_times(steps, n, G, placement, params: dict, send_overhead: float
                 else:
                     finish[m.src] = max(finish[m.src], ends[s])
     return finish
-
-
-def calibrate_link_classes(table: pd.DataFrame, algorithm: str = "default") -> dict:
-    """{'core': (lambda_us, b_MBps), 'socket': ..., 'node': ...} fitted (commbook.fit, Hockney on
-    relative error) to the P = 2 rows of a broadcast table, one fit per mapping: with two
-    processes a broadcast is one message over the link class that the mapping gives them
-    (map by core: two cores of a socket; socket: across sockets; node: across nodes)."""
-    from .. import fit
-
-    out = {}
-    for mapping in ("core", "socket", "node"):
-        rows = table[(table.np == 2) & (table.mapping == mapping) & (table.algorithm == algorithm)
-                     & (table.size_bytes > 0)]
-        if rows.size_bytes.nunique() < 3:
-            raise ValueError(f"need P = 2 {algorithm} rows of at least 3 sizes mapped by {mapping}")
-        h = fit.fit_hockney(rows.size_bytes.to_numpy(float), rows.t_us.to_numpy(float), n_boot=0)
-        out[mapping] = (float(h.lambda_us), float(h.bandwidth_MBps))
-    return out

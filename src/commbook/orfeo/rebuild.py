@@ -24,7 +24,9 @@ from pathlib import Path
 
 import pandas as pd
 
-from . import orfeo
+from . import derived
+from .derived import per_configuration
+from .raw_catalog import catalog, import_entry, sha256_of
 
 FLOAT_FORMAT = "%.10g"
 
@@ -35,7 +37,7 @@ class DeriveError(RuntimeError):
 
 def usable_entries(cat: pd.DataFrame | None = None) -> pd.DataFrame:
     """Catalog rows whose files are imported (role raw or mean, not skipped)."""
-    cat = orfeo.catalog() if cat is None else cat
+    cat = catalog() if cat is None else cat
     return cat[(cat.skip == "") & cat.role.isin(["raw", "mean"])]
 
 
@@ -49,9 +51,9 @@ def import_raw(source_dir, cat: pd.DataFrame | None = None) -> pd.DataFrame:
         if not path.is_file():
             raise DeriveError(f"{e['key']}: not in {source_dir} (run `commbook data fetch orfeo` "
                               f"or give --mirror)")
-        if orfeo.sha256_of(path) != e["sha256"]:
+        if sha256_of(path) != e["sha256"]:
             raise DeriveError(f"{path}: sha256 differs from the catalog: not the catalogued version")
-        tables.append(orfeo.import_entry(e, path))
+        tables.append(import_entry(e, path))
     return pd.concat(tables, ignore_index=True)
 
 
@@ -77,8 +79,8 @@ def _atomic_write_bytes(path: Path, data: bytes) -> None:
 
 def derive(source_dir, cat: pd.DataFrame | None = None) -> dict[str, str]:
     """{file name: CSV text} of every derived table (one per benchmark, plus index.csv)."""
-    cat = orfeo.catalog() if cat is None else cat
-    table = orfeo.per_configuration(import_raw(source_dir, cat))
+    cat = catalog() if cat is None else cat
+    table = per_configuration(import_raw(source_dir, cat))
     files = {}
     for bench, t in table.groupby("benchmark", sort=True):
         meta = {"what": f"ORFEO {bench}: per dataset, configuration and size, the median (t_us), "
@@ -102,7 +104,7 @@ def derive(source_dir, cat: pd.DataFrame | None = None) -> dict[str, str]:
 def write(files: dict[str, str], out_dir=None) -> list[Path]:
     """Write derive()'s tables atomically (gzip without time stamp: same input, same bytes);
     derived tables of benchmarks that no longer exist are removed."""
-    out = Path(out_dir or orfeo.DERIVED_DIR)
+    out = Path(out_dir or derived.DERIVED_DIR)
     out.mkdir(parents=True, exist_ok=True)
     paths = []
     for name, text in sorted(files.items()):

@@ -1,247 +1,37 @@
-"""Cost models of collective algorithms, built on the Hockney model t = lambda + n/b.
+"""Cost models of collective algorithms on the Hockney model t = lambda + n/b: a schedule's
+time (commbook.models.collective_schedules), the textbook closed forms, lower bounds, cost
+tables, crossovers, and fitting lambda and b per algorithm.
 
-Each algorithm is written once as a *schedule*: a list of synchronous steps, each a list of
-messages (src rank, dst rank, size as a fraction of n, whether the receiver combines the data
-with its own). A step costs its slowest message, lambda + frac * n * (beta + gamma * combine),
-and an algorithm costs the sum of its steps. The textbook closed forms (``CLOSED_FORMS``) are
-written separately and the tests check that both agree, so a schedule bug cannot hide.
+A step costs its slowest message, lambda + frac * n * (beta + gamma * combine), and an
+algorithm costs the sum of its steps. The closed forms (``CLOSED_FORMS``) are written
+separately and the tests check that both agree, so a schedule bug cannot hide.
 
 Units: lambda (``lam``) in us, bandwidth b in MB/s (1e6 B/s, so beta = 1/b is us per byte),
 n in bytes, gamma (reduction cost) in us per byte, times in us. Root is rank 0.
 
 The size n is the whole buffer for bcast, reduce and allreduce, and one rank's block for
 gather and scatter (as in osu_gather / osu_scatter).
-
-Latency-map models (seeds/002, Loletti report, eqs. 1-3) replace lambda by a measured
-core-to-core latency L[i, j]: :func:`latency_map_time` with the same schedules.
 """
 from __future__ import annotations
 
-import functools
 import math
 from dataclasses import dataclass, field
 
 import numpy as np
 import pandas as pd
 
-ALGORITHMS = {
-    "bcast": {
-        "linear": "root sends to every rank in turn: (P-1)(lam + n beta)",
-        "chain": "rank i forwards to i+1: (P-1)(lam + n beta)",
-        "pipeline": "chain with k segments: (P-2+k)(lam + (n/k) beta); k* when not given",
-        "binary_tree": "each rank sends to its 2 children (2i+1, 2i+2) in turn",
-        "binomial": "senders double each step: ceil(log2 P)(lam + n beta)",
-        "scatter_allgather": "van de Geijn: binomial scatter + ring allgather",
-    },
-    "gather": {
-        "linear": "every rank sends its block to the root in turn: (P-1)(lam + n beta)",
-        "binomial": "blocks climb a binomial tree, messages grow: ceil(log2 P) lam + (P-1) n beta",
-    },
-    "scatter": {
-        "linear": "root sends each rank its block in turn: (P-1)(lam + n beta)",
-        "binomial": "halves of the blocks go down a binomial tree: ceil(log2 P) lam + (P-1) n beta",
-    },
-    "reduce": {
-        "linear": "root receives and combines every buffer in turn: (P-1)(lam + n beta + n gamma)",
-        "binomial": "binomial tree, combining on the way: ceil(log2 P)(lam + n beta + n gamma)",
-    },
-    "allreduce": {
-        "recursive_doubling": "butterfly: log2 P (lam + n beta + n gamma), fold in/out when P is not 2^k",
-        "reduce_bcast": "binomial reduce then binomial bcast",
-        "ring": "ring reduce-scatter + ring allgather: 2(P-1)(lam + n beta / P) + (P-1) n gamma / P",
-        "rabenseifner": "recursive halving reduce-scatter + recursive doubling allgather",
-    },
-}
-OPERATIONS = tuple(ALGORITHMS)
-
-
-@dataclass(frozen=True)
-class Message:
-    src: int
-    dst: int
-    frac: float = 1.0      # size in units of n
-    combine: bool = False  # receiver reduces it into its buffer (costs frac * n * gamma)
-
-
-Schedule = list  # list of steps; a step is a list of Message
-
-
-# ---------------------------------------------------------------------------------------
-# Checks
-
-
-def check_algorithm(op: str, algorithm: str) -> None:
-    if op not in ALGORITHMS:
-        raise ValueError(f"unknown collective '{op}'; valid: {', '.join(OPERATIONS)}")
-    if algorithm not in ALGORITHMS[op]:
-        raise ValueError(f"unknown {op} algorithm '{algorithm}'; valid: {', '.join(ALGORITHMS[op])}")
-
-
-def _check_P(P) -> int:
-    if isinstance(P, bool) or not isinstance(P, (int, np.integer)) or P < 1:
-        raise ValueError(f"P (number of processes) must be an integer >= 1, not {P!r}")
-    return int(P)
-
-
-def _check_params(lam, b, gamma=0.0):
-    for name, v in (("lambda", lam), ("gamma", gamma)):
-        if v is None or not math.isfinite(v) or v < 0:
-            raise ValueError(f"{name} must be a finite number >= 0, not {v!r}")
-    if b is None or not math.isfinite(b) or b <= 0:
-        raise ValueError(f"bandwidth b must be a positive number (MB/s), not {b!r}")
-
-
-def _ceil_log2(P: int) -> int:
-    return (P - 1).bit_length()
-
-
-# ---------------------------------------------------------------------------------------
-# Schedules
-
-
-def schedule(op: str, algorithm: str, P: int, segments: int | None = None) -> Schedule:
-    """The steps of `algorithm` for `op` on P ranks (root 0). `segments` is the pipeline's k."""
-    check_algorithm(op, algorithm)
-    P = _check_P(P)
-    if P == 1:
-        return []
-    if algorithm == "pipeline":
-        if segments is None:
-            raise ValueError("the pipeline schedule needs a segment count k")
-        segments = _check_segments(segments)
-    else:
-        segments = None
-    return [list(step) for step in _cached_schedule(op, algorithm, P, segments)]
-
-
-@functools.lru_cache(maxsize=512)
-def _cached_schedule(op, algorithm, P, segments):
-    steps = _pipeline(P, segments) if algorithm == "pipeline" else _SCHEDULES[op, algorithm](P)
-    return tuple(tuple(step) for step in steps)
-
-
-def _check_segments(k) -> int:
-    if isinstance(k, bool) or not isinstance(k, (int, np.integer)) or k < 1:
-        raise ValueError(f"segments must be an integer >= 1, not {k!r}")
-    return int(k)
-
-
-def _linear_from_root(P, frac=1.0):
-    return [[Message(0, i, frac)] for i in range(1, P)]
-
-
-def _chain(P):
-    return [[Message(i, i + 1)] for i in range(P - 1)]
-
-
-def _pipeline(P, k):
-    steps = []
-    for s in range(P - 2 + k):
-        steps.append([Message(i, i + 1, 1.0 / k) for i in range(P - 1) if 0 <= s - i < k])
-    return steps
-
-
-def _binary_tree(P):
-    """Each rank, once it has the data, sends to child 2i+1 then to child 2i+2."""
-    slots: dict[int, list] = {}
-    ready = {0: 0}
-    for u in range(P):  # heap order: parents before children
-        for j, c in enumerate((2 * u + 1, 2 * u + 2)):
-            if c < P:
-                slots.setdefault(ready[u] + j, []).append(Message(u, c))
-                ready[c] = ready[u] + j + 1
-    return [slots[t] for t in sorted(slots)]
-
-
-def _binomial_bcast(P, frac=1.0, combine=False):
-    steps, dist = [], 1
-    while dist < P:
-        steps.append([Message(r, r + dist, frac, combine) for r in range(dist) if r + dist < P])
-        dist *= 2
-    return steps
-
-
-def _binomial_up(P, blocks: bool, combine: bool):
-    """Gather/reduce: at distance 1, 2, 4 ... rank r (r % 2d == d) sends to r - d its subtree
-    (its blocks for gather: min(d, P - r) of them; one buffer for reduce)."""
-    steps, d = [], 1
-    while d < P:
-        steps.append([Message(r, r - d, float(min(d, P - r)) if blocks else 1.0, combine)
-                      for r in range(d, P, 2 * d)])
-        d *= 2
-    return steps
-
-
-def _binomial_scatter(P, unit: float):
-    """Root halves its blocks down a binomial tree (distance P/2, P/4, ... 1, MPICH order)."""
-    steps, d = [], 1 << (_ceil_log2(P) - 1)
-    while d >= 1:
-        steps.append([Message(r, r + d, unit * min(d, P - r - d)) for r in range(0, P, 2 * d)
-                      if r + d < P])
-        d //= 2
-    return steps
-
-
-def _ring_allgather(P, frac):
-    return [[Message(i, (i + 1) % P, frac) for i in range(P)] for _ in range(P - 1)]
-
-
-def _ring_reduce_scatter(P, frac):
-    return [[Message(i, (i + 1) % P, frac, True) for i in range(P)] for _ in range(P - 1)]
-
-
-def _fold(P):
-    """Largest power of two P' <= P and the fold-in / fold-out steps for the P - P' extra ranks
-    (rank P'+i sends its buffer to rank i before, and gets the result back after)."""
-    Pp = 1 << (P.bit_length() - 1)
-    extra = range(P - Pp)
-    fold_in = [[Message(Pp + i, i, 1.0, True) for i in extra]] if P > Pp else []
-    fold_out = [[Message(i, Pp + i, 1.0) for i in extra]] if P > Pp else []
-    return Pp, fold_in, fold_out
-
-
-def _recursive_doubling(P):
-    Pp, fold_in, fold_out = _fold(P)
-    steps, d = [], 1
-    while d < Pp:
-        steps.append([Message(r, r ^ d, 1.0, True) for r in range(Pp)])
-        d *= 2
-    return fold_in + steps + fold_out
-
-
-def _rabenseifner(P):
-    Pp, fold_in, fold_out = _fold(P)
-    halving, doubling = [], []
-    d, frac = Pp // 2, 0.5
-    while d >= 1:  # reduce-scatter: exchange half of what is left with the partner at distance d
-        halving.append([Message(r, r ^ d, frac, True) for r in range(Pp)])
-        d, frac = d // 2, frac / 2
-    d, frac = 1, 1.0 / Pp
-    while d < Pp:  # allgather: the pieces double back up
-        doubling.append([Message(r, r ^ d, frac) for r in range(Pp)])
-        d, frac = d * 2, frac * 2
-    return fold_in + halving + doubling + fold_out
-
-
-_SCHEDULES = {
-    ("bcast", "linear"): _linear_from_root,
-    ("bcast", "chain"): _chain,
-    ("bcast", "binary_tree"): _binary_tree,
-    ("bcast", "binomial"): _binomial_bcast,
-    ("bcast", "scatter_allgather"): lambda P: _binomial_scatter(P, 1.0 / P) + _ring_allgather(P, 1.0 / P),
-    ("gather", "linear"): lambda P: [[Message(i, 0)] for i in range(1, P)],
-    ("gather", "binomial"): lambda P: _binomial_up(P, blocks=True, combine=False),
-    ("scatter", "linear"): _linear_from_root,
-    ("scatter", "binomial"): lambda P: _binomial_scatter(P, 1.0),
-    ("reduce", "linear"): lambda P: [[Message(i, 0, 1.0, True)] for i in range(1, P)],
-    ("reduce", "binomial"): lambda P: _binomial_up(P, blocks=False, combine=True),
-    ("allreduce", "recursive_doubling"): _recursive_doubling,
-    ("allreduce", "reduce_bcast"): lambda P: (_binomial_up(P, blocks=False, combine=True)
-                                              + _binomial_bcast(P)),
-    ("allreduce", "ring"): lambda P: _ring_reduce_scatter(P, 1.0 / P) + _ring_allgather(P, 1.0 / P),
-    ("allreduce", "rabenseifner"): _rabenseifner,
-}
-
+from .collective_schedules import (
+    ALGORITHMS,
+    OPERATIONS,
+    Schedule,
+    cached_schedule,
+    ceil_log2,
+    check_P,
+    check_params,
+    check_segments,
+    check_algorithm,
+    schedule,
+)
 
 # ---------------------------------------------------------------------------------------
 # Costs
@@ -250,8 +40,8 @@ _SCHEDULES = {
 def optimal_segments(P: int, n: float, lam: float, b: float) -> int:
     """The k minimising (P-2+k)(lam + (n/k)/b): the integer next to k* = sqrt((P-2) n / (b lam)),
     between 1 and n (a segment holds at least one byte)."""
-    P = _check_P(P)
-    _check_params(lam, b)
+    P = check_P(P)
+    check_params(lam, b)
     if P <= 2 or n <= 1:
         return 1
     kmax = max(1, int(n))
@@ -273,7 +63,7 @@ def schedule_time(steps: Schedule, n, lam: float, b: float, gamma: float = 0.0,
     extra_us(message) -> us added to that message (e.g. hops beyond a neighbour times t_h);
     beta_factor(step) -> one factor per message of the step (e.g. link sharing). n may be an array.
     """
-    _check_params(lam, b, gamma)
+    check_params(lam, b, gamma)
     n = np.asarray(n, float)
     if (n < 0).any():
         raise ValueError("message size n must be >= 0")
@@ -304,8 +94,8 @@ def predict(op: str, algorithm: str, P: int, n, lam: float, b: float, gamma: flo
     multiplied by the number of the step's messages sharing its busiest link.
     """
     check_algorithm(op, algorithm)
-    P = _check_P(P)
-    _check_params(lam, b, gamma)
+    P = check_P(P)
+    check_params(lam, b, gamma)
     n_arr = np.asarray(n, float)
     if P == 1:  # nothing to send
         return np.zeros_like(n_arr) if n_arr.ndim else 0.0
@@ -319,17 +109,17 @@ def predict(op: str, algorithm: str, P: int, n, lam: float, b: float, gamma: flo
         out = np.empty_like(flat)
         for i, size in enumerate(flat):
             k = _pipeline_k(P, size, lam, b, segments, segment_bytes)
-            out[i] = schedule_time(_cached_schedule(op, algorithm, P, k), size, lam, b, gamma,
+            out[i] = schedule_time(cached_schedule(op, algorithm, P, k), size, lam, b, gamma,
                                    extra_us, beta_factor)
         out = out.reshape(n_arr.shape)
         return out if out.ndim else float(out)
-    steps = _cached_schedule(op, algorithm, P, None)
+    steps = cached_schedule(op, algorithm, P, None)
     return schedule_time(steps, n_arr, lam, b, gamma, extra_us, beta_factor)
 
 
 def _pipeline_k(P, n, lam, b, segments, segment_bytes) -> int:
     if segments is not None:
-        return _check_segments(segments)
+        return check_segments(segments)
     if segment_bytes is not None:
         if segment_bytes <= 0:
             raise ValueError(f"segment_bytes must be > 0, not {segment_bytes}")
@@ -390,7 +180,7 @@ CLOSED_FORMS = {
     # (op, algorithm): (formula(P, n, lam, b, gamma), for which P it is exact)
     ("bcast", "linear"): (lambda P, n, lam, b, g: (P - 1) * (lam + n / b), lambda P: True),
     ("bcast", "chain"): (lambda P, n, lam, b, g: (P - 1) * (lam + n / b), lambda P: True),
-    ("bcast", "binomial"): (lambda P, n, lam, b, g: _ceil_log2(P) * (lam + n / b), lambda P: True),
+    ("bcast", "binomial"): (lambda P, n, lam, b, g: ceil_log2(P) * (lam + n / b), lambda P: True),
     # full binary tree of height h (P = 2^(h+1) - 1): the last right child waits 2 sends per level
     ("bcast", "binary_tree"): (lambda P, n, lam, b, g: 2 * (math.log2(P + 1) - 1) * (lam + n / b),
                                lambda P: _pow2(P + 1)),
@@ -401,11 +191,11 @@ CLOSED_FORMS = {
     ("scatter", "linear"): (lambda P, n, lam, b, g: (P - 1) * (lam + n / b), lambda P: True),
     ("scatter", "binomial"): (lambda P, n, lam, b, g: math.log2(P) * lam + (P - 1) * n / b, _pow2),
     ("reduce", "linear"): (lambda P, n, lam, b, g: (P - 1) * (lam + n / b + n * g), lambda P: True),
-    ("reduce", "binomial"): (lambda P, n, lam, b, g: _ceil_log2(P) * (lam + n / b + n * g),
+    ("reduce", "binomial"): (lambda P, n, lam, b, g: ceil_log2(P) * (lam + n / b + n * g),
                              lambda P: True),
     ("allreduce", "recursive_doubling"): (_cf_rd, lambda P: True),
     ("allreduce", "reduce_bcast"): (
-        lambda P, n, lam, b, g: _ceil_log2(P) * (2 * lam + 2 * n / b + n * g), lambda P: True),
+        lambda P, n, lam, b, g: ceil_log2(P) * (2 * lam + 2 * n / b + n * g), lambda P: True),
     ("allreduce", "ring"): (
         lambda P, n, lam, b, g: 2 * (P - 1) * (lam + n / (P * b)) + (P - 1) * n * g / P,
         lambda P: True),
@@ -419,8 +209,8 @@ def closed_form(op: str, algorithm: str, P: int, n: float, lam: float, b: float,
                 gamma: float = 0.0, segments: int | None = None) -> float:
     """The textbook formula; ValueError when it is not exact for this P (e.g. P not 2^k)."""
     check_algorithm(op, algorithm)
-    P = _check_P(P)
-    _check_params(lam, b, gamma)
+    P = check_P(P)
+    check_params(lam, b, gamma)
     if P == 1:
         return 0.0
     if algorithm == "pipeline":
@@ -447,7 +237,7 @@ class Cost:
     exact_for: str = "all P"
 
     def coefficients(self, P: int) -> tuple[float, float, float]:
-        env = {"P": P, "log2": math.log2, "ceil_log2": _ceil_log2}
+        env = {"P": P, "log2": math.log2, "ceil_log2": ceil_log2}
         return tuple(float(eval(e, {"__builtins__": {}}, env))  # noqa: S307 (our own table)
                      for e in (self.latency, self.bytes, self.reduce))
 
@@ -639,142 +429,33 @@ def fit_algorithm(table: pd.DataFrame, op: str, algorithm: str, train="np",
                          _segment_bytes=segment_bytes)
 
 
-# ---------------------------------------------------------------------------------------
-# Latency maps (seeds/002 eqs. 1-3)
-
-_A = ("core_a", "core_from", "Core 1", "core1", "src", "rank_a")
-_B = ("core_b", "core_to", "Core 2", "core2", "dst", "rank_b")
-_T = ("t_us", "latency_us", "Latency", "latency")
-_S = ("size_bytes", "Message Size", "size")
-
-
-def _pick(df, names, what):
-    for name in names:
-        if name in df.columns:
-            return name
-    raise ValueError(f"latency table has no {what} column (looked for {', '.join(names)})")
+def model_time(op, name, P, n, lam, b, gamma=0.0, segment_bytes=None):
+    """One collective call's time (us) for one size: predict(), except that the pipeline takes the
+    closed form with ceil(n / segment_bytes) segments (a schedule of that many steps would be slow)."""
+    if name == "pipeline":
+        # the pipeline's closed form: a schedule of ceil(n / segment) steps would be slow
+        if segment_bytes is None:
+            return closed_form(op, name, P, n, lam, b, gamma)
+        k = max(1, math.ceil(n / segment_bytes))
+        return 0.0 if P == 1 else pipeline_time(P, n, lam, b, k)
+    return predict(op, name, P, n, lam, b, gamma)
 
 
-def latency_matrix(table: pd.DataFrame, P: int | None = None, size_bytes: int | None = None,
-                   fill: float | None = None) -> np.ndarray:
-    """P x P symmetric matrix L[i, j] (us) from a table of measured pair latencies.
+def crossover_size(P: int, lam: float, b: float, segment_bytes: int, hi: float = 2.0**34) -> float:
+    """Message size (bytes) above which the pipelined chain (segments of segment_bytes) beats
+    the binomial tree for a broadcast to P ranks, in the Hockney model; inf if it never does
+    below `hi`. Found by bracketing the models' difference on a grid, then scipy brentq."""
+    from scipy.optimize import brentq
 
-    The table names each pair by columns (core_a/core_b, core_from/core_to, or the ORFEO map's
-    "Core 1"/"Core 2") or, in a tidy table, by params "core_a=..;core_b=..". With several message
-    sizes, `size_bytes` chooses one (default: the smallest). Pairs measured twice are averaged.
-    Missing pairs take `fill` or raise naming the first one. Diagonal 0.
-    """
-    df = table.copy()
-    if "params" in df.columns and not any(c in df.columns for c in _A):
-        from ..data import params_to_dict
-        extra = pd.DataFrame([params_to_dict(p) for p in df.params], index=df.index)
-        df = pd.concat([df, extra], axis=1)
-    a, b, t = _pick(df, _A, "first-core"), _pick(df, _B, "second-core"), _pick(df, _T, "latency")
-    s = next((c for c in _S if c in df.columns), None)
-    if s is not None and df[s].nunique() > 1:
-        size = df[s].astype(float).min() if size_bytes is None else float(size_bytes)
-        df = df[df[s].astype(float) == size]
-        if df.empty:
-            raise ValueError(f"no latencies for message size {size_bytes} B")
-    i = pd.to_numeric(df[a], errors="coerce")
-    j = pd.to_numeric(df[b], errors="coerce")
-    v = pd.to_numeric(df[t], errors="coerce")
-    bad = i.isna() | j.isna() | v.isna() | (i < 0) | (j < 0) | (v < 0)
-    if bad.any():
-        row = df[bad].iloc[0]
-        raise ValueError(f"latency table row ({row[a]}, {row[b]}, {row[t]}) is not two core ids and a time")
-    P = int(max(i.max(), j.max()) + 1) if P is None else int(P)
-    total = np.zeros((P, P))
-    count = np.zeros((P, P))
-    for x, y, val in zip(i.astype(int), j.astype(int), v):
-        if x < P and y < P and x != y:
-            total[x, y] += val
-            total[y, x] += val
-            count[x, y] += 1
-            count[y, x] += 1
-    L = np.divide(total, count, out=np.zeros_like(total), where=count > 0)
-    missing = (count == 0) & ~np.eye(P, dtype=bool)
-    if missing.any():
-        if fill is None:
-            x, y = np.argwhere(missing)[0]
-            raise ValueError(f"no latency for the pair ({x}, {y}); pass fill= for unmeasured pairs")
-        L[missing] = fill
-    return L
+    def diff(n):
+        return (model_time("bcast", "pipeline", P, n, lam, b, 0.0, segment_bytes)
+                - model_time("bcast", "binomial", P, n, lam, b, 0.0, None))
 
-
-def plateau_latency_matrix(P: int, table: pd.DataFrame | None = None) -> np.ndarray:
-    """The report's reading of its Table 1 (seeds/002 sec. 2.1): latency from core 0 to core
-    c is constant on plateaus ending at the listed cores (1, 4, 8, 16, 24, 48); we assume it
-    depends only on the distance |i - j| between core ids, so L[i, j] is the value of the
-    first listed core >= |i - j|. Default table: data/orfeo/core_latency_seed.csv."""
-    P = _check_P(P)
-    if table is None:
-        from .. import orfeo
-        table = orfeo.summary_table("core_latency_seed")
-    a, b, t = _pick(table, _A, "first-core"), _pick(table, _B, "second-core"), _pick(table, _T, "latency")
-    rows = table[table[a].astype(int) == 0].sort_values(b)
-    ends, values = rows[b].astype(int).to_numpy(), rows[t].astype(float).to_numpy()
-    if P - 1 > ends.max():
-        raise ValueError(f"the latency table reaches core {ends.max()}, not {P - 1}")
-    dist = np.abs(np.subtract.outer(np.arange(P), np.arange(P)))
-    L = values[np.searchsorted(ends, dist)]
-    np.fill_diagonal(L, 0.0)
-    return L
-
-
-def class_latency_matrix(G, placement, latency_us: dict) -> np.ndarray:
-    """L[i, j] from the link class of the path between ranks i and j on a cluster graph, e.g.
-    {"core": 0.20, "socket": 0.41, "node": 0.99} (ping-pong latencies by mapping)."""
-    from .. import topology as topo
-
-    classes = topo.class_matrix(G, placement)
-    missing = sorted({c for c in classes.ravel() if c != "self"} - set(latency_us))
-    if missing:
-        raise ValueError(f"no latency given for link class(es) {missing}")
-    return np.vectorize(lambda c: 0.0 if c == "self" else float(latency_us[c]), otypes=[float])(classes)
-
-
-def latency_map_time(op: str, algorithm: str, L: np.ndarray, P: int, overlap: float = 1.0,
-                     how: str = "sum", segments: int | None = None) -> float:
-    """Latency-only time of an algorithm with the measured L[i, j] in place of lambda.
-
-    how="sum": overlap x the sum of L over every message (the report's models: eq. 1 chain
-    bcast gamma * sum L[i, i+1] with overlap gamma = 0.6; eq. 2 linear gather sum L[i, 0];
-    eq. 3 binomial gather, which we read as the sum over the P-1 tree edges L[j, j + 2^i]).
-    how="steps": the sum over steps of the step's largest L (synchronous critical path).
-    """
-    check_algorithm(op, algorithm)
-    P = _check_P(P)
-    L = np.asarray(L, float)
-    if L.ndim != 2 or L.shape[0] != L.shape[1] or L.shape[0] < P:
-        raise ValueError(f"L must be a square matrix of at least {P} x {P}, not {L.shape}")
-    if how not in ("sum", "steps"):
-        raise ValueError(f"how must be 'sum' or 'steps', not '{how}'")
-    if not 0 < overlap <= 1:
-        raise ValueError(f"overlap must be in (0, 1], not {overlap}")
-    steps = schedule(op, algorithm, P, segments if algorithm == "pipeline" else None)
-    if how == "sum":
-        return float(overlap * sum(L[m.src, m.dst] for s in steps for m in s))
-    return float(overlap * sum(max(L[m.src, m.dst] for m in s) for s in steps))
-
-
-def chain_latency_model(L, P, overlap=0.6):
-    """seeds/002 eq. 1: T(P) = gamma * sum_i L[i, i+1]."""
-    return latency_map_time("bcast", "chain", L, P, overlap)
-
-
-def linear_gather_latency_model(L, P):
-    """seeds/002 eq. 2: T(P) = sum_i L[i, 0]."""
-    return latency_map_time("gather", "linear", L, P)
-
-
-def binomial_gather_latency_model(L, P):
-    """seeds/002 eq. 3, read as the sum of L over the edges of the binomial tree."""
-    return latency_map_time("gather", "binomial", L, P)
-
-
-def binomial_gather_critical_path(L, P):
-    """seeds/002 eq. 3 corrected: the messages of one level of the tree travel at the same
-    time, so the gather costs the sum over levels of the level's slowest message
-    (log2 P terms), not the sum over all P - 1 edges."""
-    return latency_map_time("gather", "binomial", L, P, how="steps")
+    grid = np.geomspace(1, hi, 400)
+    d = np.array([diff(n) for n in grid])
+    change = np.nonzero((d[:-1] > 0) & (d[1:] <= 0))[0]
+    if len(change) == 0:
+        return float("inf")
+    i = change[-1]  # the last crossing: from there on the pipeline stays ahead
+    # the pipeline's time jumps where the segment count steps; brentq needs a sign change only
+    return float(brentq(diff, grid[i], grid[i + 1], xtol=1.0))

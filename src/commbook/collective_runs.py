@@ -29,44 +29,17 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from . import kernels, mpi_env
+from . import algorithms, kernels, mpi_env
 from .algorithms import (MPICH_ALGORITHMS, OMPI_COLL_TUNED, OMPI_PARAMETERS,
                          mpich_variable, ompi_variable)
 
 OPS = ("bcast", "gather", "allreduce")
 
-# The hand-written algorithms of each kernel (same names and order as the C tables).
-HAND_ALGORITHMS = {
-    "bcast": {
-        "linear": "root sends to every rank in turn with MPI_Send (repeated point-to-point)",
-        "chain": "each rank receives the whole message from rank-1 and sends it to rank+1",
-        "pipeline": "chain in segments of --segment bytes, so all links work at once",
-        "binary": "binary tree: rank v receives from (v-1)/2, sends to 2v+1 and 2v+2",
-        "binomial": "binomial tree: the ranks holding the data double every step",
-        "scatter-allgather": "van de Geijn: binomial scatter of P blocks, then ring allgather",
-    },
-    "gather": {
-        "linear": "every rank sends its block to the root, which receives them in rank order",
-        "binomial": "binomial tree: in step s ranks with lowest bit 2^(s-1) send all they hold",
-    },
-    "allreduce": {
-        "butterfly-lh": "recursive doubling, partners differ in bit 1, 2, 4, ... (low to high)",
-        "butterfly-hl": "recursive doubling, partners differ in the highest bit first (high to low)",
-        "ring": "ring reduce-scatter then ring allgather: 2(P-1) steps of n/P bytes",
-        "rabenseifner": "recursive-halving reduce-scatter then recursive-doubling allgather",
-    },
-}
-
-# Kernel algorithm -> name in commbook.models.collectives.
-MODEL_NAMES = {
-    ("bcast", "linear"): "linear", ("bcast", "chain"): "chain", ("bcast", "pipeline"): "pipeline",
-    ("bcast", "binary"): "binary_tree", ("bcast", "binomial"): "binomial",
-    ("gather", "linear"): "linear", ("gather", "binomial"): "binomial",
-    ("allreduce", "butterfly-lh"): "recursive_doubling",
-    ("allreduce", "butterfly-hl"): "recursive_doubling",
-    ("bcast", "scatter-allgather"): "scatter_allgather",
-    ("allreduce", "ring"): "ring", ("allreduce", "rabenseifner"): "rabenseifner",
-}
+# The hand-written algorithms of each kernel, {label: description} in the C table's order.
+HAND_ALGORITHMS = {op: algorithms.kernel_algorithms(op) for op in OPS}
+# Kernel algorithm -> name in commbook.models.collective_schedules.
+MODEL_NAMES = {(op, label): model for op in OPS
+               for label, model in algorithms.kernel_model_names(op).items()}
 
 # What the libraries call their algorithms lives in commbook.algorithms; these are the
 # operations the kernels time.

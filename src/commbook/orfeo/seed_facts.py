@@ -1,0 +1,68 @@
+"""ORFEO facts the code needs, read from the summary tables: a node's geometry
+(``hardware_seed.csv``) and a link's ping-pong latency and bandwidth (``pingpong_seed.csv``).
+Nothing else types these numbers."""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from .tables import summary_table
+
+
+@dataclass(frozen=True)
+class Node:
+    node_type: str
+    machine: str
+    sockets: int
+    cores_per_socket: int
+
+    @property
+    def cores_per_node(self) -> int:
+        return self.sockets * self.cores_per_socket
+
+    def cluster(self, nodes: int) -> dict:
+        """commbook.topology.cluster's arguments for `nodes` such nodes."""
+        return dict(nodes=int(nodes), sockets=self.sockets, cores=self.cores_per_socket)
+
+
+@dataclass(frozen=True)
+class Link:
+    latency_us: float
+    bandwidth_MBps: float   # the report's Hockney fit
+    asymptotic_MBps: float  # the large-message plateau read from the report's table
+    source: str
+
+
+def node(name: str) -> Node:
+    """A node type ("THIN (Xeon Gold 6126)") or a machine ("orfeo-thin"); a machine with several
+    node types is its usual one, the type with the most nodes (THIN: the ten Gold 6126 nodes)."""
+    hw = summary_table("hardware_seed")
+    rows = hw[(hw.node_type == name) | (hw.machine == name)]
+    rows = rows[rows.sockets.notna() & rows.cores_per_socket.notna()]
+    if rows.empty:
+        raise LookupError(f"hardware_seed.csv: no node type or machine '{name}' with a known geometry")
+    r = rows.sort_values("nodes", ascending=False, kind="stable").iloc[0]
+    return Node(str(r.node_type), str(r.machine), int(r.sockets), int(r.cores_per_socket))
+
+
+def link(mapping: str, transport: str, machine: str = "orfeo-thin",
+         library: str = "Open MPI") -> Link:
+    """The ping-pong latency and bandwidth the Scorcia report gives for one mapping and
+    transport (pingpong_seed.csv), e.g. link("core", "ucx")."""
+    t = summary_table("pingpong_seed")
+    row = t[(t.machine == machine) & (t.mapping == mapping) & (t.transport == transport)
+            & t.mpi_library.str.startswith(library)]
+    if len(row) != 1:
+        raise LookupError(f"pingpong_seed.csv: {len(row)} rows for {machine} {mapping} {transport} "
+                          f"{library}")
+    r = row.iloc[0]
+    return Link(float(r.latency_us), float(r.bandwidth_fit_MBps),
+                float(r.bandwidth_asymptotic_MBps), str(r.source))
+
+
+def link_parameters(transport: str = "ucx", library: str = "Open MPI",
+                    machine: str = "orfeo-thin") -> dict:
+    """{'core': (lambda_us, b_MBps), 'socket': ..., 'node': ...}: the report's Hockney fit per
+    mapping, the link classes of commbook.models.link_classes."""
+    return {c: (link(c, transport, machine, library).latency_us,
+                link(c, transport, machine, library).bandwidth_MBps)
+            for c in ("core", "socket", "node")}
