@@ -41,6 +41,7 @@ def test_mean_vs_median_reads_the_tail():
     tail = np.r_[np.ones(90), np.full(10, 10.0)]
     assert "above the median" in M.mean_vs_median(M.summarise(tail))
     assert "within 5 %" in M.mean_vs_median(M.summarise(np.linspace(1, 1.01, 100)))
+    assert M.mean_vs_median(M.summarise(np.r_[np.ones(99), [1000.0]])).startswith("11 times the median")
 
 
 def test_bindings_are_read_from_the_kernel_header():

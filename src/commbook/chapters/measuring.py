@@ -111,6 +111,8 @@ def compare(a, b, name_a: str, name_b: str, level: float = 0.95) -> str:
 def mean_vs_median(s: Summary) -> str:
     """Which way the mean leans, in words."""
     r = s.mean / s.median
+    if r > 2:
+        return f"{r:.0f} times the median: a few very slow repetitions pull it up"
     if r > 1.05:
         return f"above the median by {100 * (r - 1):.0f} %: a few slow repetitions pull it up"
     if r < 0.95:
