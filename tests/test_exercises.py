@@ -9,14 +9,16 @@ from commbook import exercises as E
 from commbook import config
 from commbook.booktools import split_solutions
 
-CHAPTERS = ["pingpong", "ring", "matrix_add", "topology", "collectives", "jacobi", "data"]
+CHAPTERS = ["pingpong", "ring", "matrix_add", "topology", "collectives", "jacobi", "data",
+            "mpi_primer", "measuring", "scaling", "validation", "cluster"]
 
 
 def student_visible(repo, chapter):
     """(code cells, the text outside solution directives) of a chapter's source."""
     text = split_solutions((repo / "book" / f"{chapter}.md").read_text())[0]
     cells = re.findall(r"```\{code-cell\}[^\n]*\n(.*?)```", text, flags=re.S)
-    code = ["\n".join(l for l in c.splitlines() if not l.startswith(":")) for c in cells]
+    code = ["\n".join(l for l in c.splitlines() if not l.startswith(":")) for c in cells
+            if not c.lstrip().startswith("%%")]  # cell magics (%%writefile) hold no Python
     return code, text
 
 
@@ -212,3 +214,99 @@ def test_skeletons_and_solutions_are_shipped_together():
     with pytest.raises(KeyError):
         E.c_exercise_path("nope")
     assert config.kernels_dir().joinpath("exercise_harness.h").exists()
+
+
+# ---- the butterfly allreduce: a butterfly's result AND a butterfly's messages
+
+def _butterfly_file(tmp_path, body: str):
+    skeleton = E.exercise_path().read_text()
+    old = skeleton[skeleton.index("static void my_allreduce"):skeleton.index("static int cb_kernel")]
+    f = tmp_path / "my_butterfly.c"
+    f.write_text(skeleton.replace(old, body))
+    return f
+
+
+LINEAR_ALLREDUCE = """static void my_allreduce(const double *s, double *r, int n, MPI_Comm comm)
+{
+    int rank, P;
+    MPI_Comm_rank(comm, &rank);
+    MPI_Comm_size(comm, &P);
+    double *tmp = malloc((size_t)(n > 0 ? n : 1) * sizeof(double));
+    for (int i = 0; i < n; i++) r[i] = s[i];
+    if (rank == 0) {
+        for (int q = 1; q < P; q++) {
+            MPI_Recv(tmp, n, MPI_DOUBLE, q, 0, comm, MPI_STATUS_IGNORE);
+            for (int i = 0; i < n; i++) r[i] += tmp[i];
+        }
+        for (int q = 1; q < P; q++) MPI_Send(r, n, MPI_DOUBLE, q, 1, comm);
+    } else {
+        MPI_Send(r, n, MPI_DOUBLE, 0, 0, comm);
+        MPI_Recv(r, n, MPI_DOUBLE, 0, 1, comm, MPI_STATUS_IGNORE);
+    }
+    free(tmp);
+}
+
+"""
+
+
+@mpi
+def test_butterfly_check_passes_the_reference_solution(capsys):
+    assert E.check_exercise(config.kernels_dir() / "exercises" / "butterfly_solution.c",
+                            nps=(1, 2, 3, 5, 8))
+    assert "correct for every P" in capsys.readouterr().out
+
+
+@mpi
+def test_butterfly_check_refuses_mpi_allreduce(tmp_path, capsys):
+    f = _butterfly_file(tmp_path, """static void my_allreduce(const double *s, double *r, int n, MPI_Comm comm)
+{
+    MPI_Allreduce(s, r, n, MPI_DOUBLE, MPI_SUM, comm);
+}
+
+""")
+    assert not E.check_exercise(f, nps=(2,))
+    out = capsys.readouterr().out
+    assert "does not compile" in out and "this_exercise_asks_for_your_own_allreduce" in out
+
+
+@mpi
+def test_butterfly_check_refuses_a_linear_algorithm_by_its_messages(tmp_path, capsys):
+    f = _butterfly_file(tmp_path, LINEAR_ALLREDUCE)
+    # right sums, wrong pattern: P = 2 and 3 cannot tell them apart, P = 4 can
+    assert not E.check_exercise(f, nps=(4,))
+    out = capsys.readouterr().out
+    assert "P = 4: WRONG: 4 ranks sent 6 messages (at most 3 from one rank)" in out
+    assert "a butterfly on 4 ranks sends 8" in out
+
+
+# ---- hints, choices, ranges
+
+def test_hints_are_graduated_and_never_give_the_value(capsys):
+    E.core._wrong_answers.clear()
+    ex = E.exercise("scal-amdahl")
+    value = E.expected("scal-amdahl")
+    for attempt in (1, 2, 3, 4):
+        assert not E.check("scal-amdahl", value * 3)
+        out = capsys.readouterr().out
+        assert "too high" in out and ex.hint in out
+        assert (ex.method in out) == (attempt >= 3), attempt
+        assert not any(f in out for f in number_forms(value))
+    assert E.check("scal-amdahl", value)
+    assert "correct" in capsys.readouterr().out
+
+
+def test_every_exercise_has_a_worked_step():
+    assert [n for n, e in E.REGISTRY.items() if not e.method] == []
+
+
+def test_choices_ignore_spaces_and_case(capsys):
+    ref = E.expected("jac-decomp grid")
+    spaced = " x ".join(ref.split("x")).upper()
+    assert spaced != ref and E.check("jac-decomp grid", spaced)
+    assert E.normalise_choice("2 × 2 × 2") == "2x2x2"
+
+
+def test_the_eager_check_accepts_a_range():
+    assert E.eager_range(4096) == (2048, 8192)
+    lo, hi = E.eager_range(65536)
+    assert lo < 65536 < hi

@@ -3,30 +3,26 @@
  * (recursive doubling), for any number of ranks.
  *
  * Fill in my_allreduce below; everything else (options, timing, checking your answer against
- * MPI_Allreduce on every rank, for every size) is the harness the real kernel uses.  Check it
- * from the book:
- *     commbook.collectives.check_exercise("kernels_c/exercises/butterfly_skeleton.c")
+ * MPI_Allreduce on every rank, for every size, and counting your messages) is the harness.
+ * Check it from the book:
+ *     commbook.exercises.check_exercise("kernels_c/exercises/butterfly_skeleton.c")
  * which compiles this file and runs it for P = 1 .. 8, or by hand:
- *     mpicc -DCB_STANDALONE -I kernels_c kernels_c/exercises/butterfly_skeleton.c -o bfly
- *     mpiexec -n 6 ./bfly --algorithm mine,library --sizes 0,8,56,1M
+ *     mpicc -DCB_STANDALONE -I kernels_c -I kernels_c/exercises \
+ *           kernels_c/exercises/butterfly_skeleton.c -o bfly
+ *     mpiexec -n 6 ./bfly --algorithm mine --sizes 0,8,56,1M
  *
- * The idea (seeds/004): with P = 2^k ranks, in step s = 1..k every rank exchanges its partial
- * sum with the rank whose number differs in one bit (partner = rank ^ mask) and adds what it
- * receives; after k steps every rank holds the total.  Low-to-high order uses mask = 1, 2, 4,
- * ...; high-to-low uses mask = P/2, ..., 1.
+ * The idea (F. Rappl's homework): with P = 2^k ranks, in each of k steps every rank exchanges
+ * its partial sum with the rank whose number differs from its own in one bit, and adds what
+ * it receives; after k steps every rank holds the total. When P is not a power of two, some
+ * ranks must first hand their contribution to a partner and receive the result at the end:
+ * which ones, and how the others renumber themselves, is part of the exercise.
  *
- * When P is not a power of two: let p2 be the largest power of two <= P and rem = P - p2.
- *   1. fold in:  among ranks 0 .. 2*rem-1, each even rank sends its vector to rank+1 and
- *                sits out; the odd rank adds it and plays "rank/2" in the butterfly.
- *                Ranks >= 2*rem play "rank - rem".
- *   2. butterfly among the p2 players (translate a partner's player number q back to a real
- *                rank: q < rem ? 2*q + 1 : q + rem).
- *   3. fold out: each odd rank below 2*rem sends the result to rank-1.
- *
- * Use MPI_Sendrecv for the exchange (two blocking MPI_Send calls facing each other can
- * deadlock for large messages).  Do not modify sendbuf.
+ * Rules: MPI_Send, MPI_Recv, MPI_Sendrecv and MPI_Isend/MPI_Irecv only (MPI_Sendrecv avoids
+ * the deadlock of two blocking sends facing each other); no MPI collective and none of the
+ * package's own allreduce algorithms (they do not build); every message is counted and must be
+ * a butterfly's. Do not modify sendbuf.
  */
-#include "collectives_algos.h"
+#include "butterfly_harness.h"
 
 static void my_allreduce(const double *sendbuf, double *recvbuf, int count, MPI_Comm comm)
 {
@@ -38,13 +34,9 @@ static void my_allreduce(const double *sendbuf, double *recvbuf, int count, MPI_
     /* start from this rank's own contribution */
     for (int i = 0; i < count; i++) recvbuf[i] = sendbuf[i];
 
-    /* TODO 1: fold in the ranks beyond the largest power of two */
+    /* TODO: the butterfly, for any P */
 
-    /* TODO 2: the butterfly: for each mask, MPI_Sendrecv recvbuf with the partner into tmp,
-     *         then recvbuf[i] += tmp[i] */
-
-    /* TODO 3: fold the result back out to the ranks that sat out */
-
+    (void)rank;
     (void)P;
     free(tmp);
 }
@@ -52,5 +44,5 @@ static void my_allreduce(const double *sendbuf, double *recvbuf, int count, MPI_
 static int cb_kernel(MPI_Comm comm, cb_ctx *ctx)
 {
     (void)comm;
-    return cc_allreduce_main(ctx, "butterfly_exercise", my_allreduce);
+    return cc_allreduce_main(ctx, "butterfly_exercise", bx_counted_allreduce);
 }

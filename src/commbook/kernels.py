@@ -307,7 +307,7 @@ def mpiexec_raw(np: int, program: list[str], timeout: float = DEFAULT_TIMEOUT,
 def run_mpiexec(kernel: str | os.PathLike, np: int, options: dict | None = None,
                 timeout: float = DEFAULT_TIMEOUT, env: dict | None = None,
                 on_line: Callable[[str], None] | None = None,
-                extra_flags: tuple = (), _launch_retries: int = 1,
+                extra_flags: tuple = (), launcher_args: tuple = (), _launch_retries: int = 1,
                 map_by: str | None = None) -> KernelOutput:
     """Compile the standalone kernel and run it with `mpiexec -n np`.
 
@@ -315,13 +315,15 @@ def run_mpiexec(kernel: str | os.PathLike, np: int, options: dict | None = None,
     process) its whole process tree is killed: mpiexec, its daemons and every rank, even ranks
     Open MPI has put in their own process groups (see commbook.process_tree). A job still
     running after `timeout` seconds raises KernelTimeout. on_line sees each output line as it
-    arrives (for progress bars).
+    arrives (for progress bars). launcher_args go to mpiexec before the program (binding and
+    mapping: ("--bind-to", "none")).
     """
     if int(np) < 1:
         raise ValueError(f"np must be at least 1, not {np}")
     exe = compile_kernel(kernel, "executable", extra_flags)
     placement = {"map_by": map_by} if map_by else {}  # without one, the plain two-argument call
-    cmd = mpi_env.mpiexec_command(np, [str(exe), *kernel_args(options)], **placement)
+    cmd = mpi_env.mpiexec_command(np, [*launcher_args, str(exe), *kernel_args(options)],
+                                  **placement)
     tree = ProcessTree(Path(exe).name)
     install_signal_handlers()
     proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
@@ -370,8 +372,8 @@ def run_mpiexec(kernel: str | os.PathLike, np: int, options: dict | None = None,
         # the launcher died before any rank ran: nothing was measured, so starting again is safe
         print(f"{RETRY_NOTICE} ({said}); starting it again", file=sys.stderr)
         return run_mpiexec(kernel, np, options, timeout=timeout, env=env, on_line=on_line,
-                           extra_flags=extra_flags, _launch_retries=_launch_retries - 1,
-                           map_by=map_by)
+                           extra_flags=extra_flags, launcher_args=launcher_args,
+                           _launch_retries=_launch_retries - 1, map_by=map_by)
     try:
         out = parse_output(text)
     except KernelError as e:

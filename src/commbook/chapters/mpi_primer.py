@@ -1,0 +1,59 @@
+"""The MPI primer (book/mpi_primer.md): run its C examples (kernels_c/examples/) and read what
+they printed: which send modes waited for the receiver, the Cartesian grid."""
+from __future__ import annotations
+
+from .. import kernels
+
+EXAMPLES = ("point_to_point", "send_modes", "cartesian", "collectives")
+
+
+def run_example(name: str, np: int, timeout: float = 120.0, **options) -> kernels.KernelOutput:
+    """Compile kernels_c/examples/<name>.c and run it on np ranks (it checks its own answer:
+    a wrong result raises ValidationFailed)."""
+    if name not in EXAMPLES:
+        raise KeyError(f"no primer example {name!r}; known: {list(EXAMPLES)}")
+    return kernels.run_mpiexec(f"examples/{name}", np, options, timeout=timeout)
+
+
+def show(out: kernels.KernelOutput, library: bool = False) -> None:
+    """Print a run's output as the program wrote it (without the long library banner)."""
+    for line in out.text.splitlines():
+        if line.startswith("# mpi_library:") and not library:
+            line = f"# mpi_library: {kernels.short_library(line.split(':', 1)[1])}"
+        print(line)
+
+
+def send_modes_table(out: kernels.KernelOutput):
+    """The send_modes table with a computed column: did the send call wait for the receiver
+    (return time above half the receiver's delay)?"""
+    delay = float(out.meta["delay_ms"])
+    t = out.table.copy()
+    t["waited_for_receiver"] = t.return_ms > delay / 2
+    return t
+
+
+def waited(out: kernels.KernelOutput, mode: str, large: bool) -> bool:
+    """Whether the send of `mode` (small or large message) waited for the receiver."""
+    t = send_modes_table(out)
+    rows = t[t["mode"] == mode].sort_values("size_bytes")
+    return bool(rows.waited_for_receiver.iloc[-1 if large else 0])
+
+
+def bytes_text(n: int) -> str:
+    """8 -> '8-byte', 65536 -> '64 KiB', 4194304 -> '4 MiB'."""
+    for unit, f in (("GiB", 1 << 30), ("MiB", 1 << 20), ("KiB", 1 << 10)):
+        if n >= f and n % f == 0:
+            return f"{n // f} {unit}"
+    return f"{n}-byte"
+
+
+def standard_send_sentence(out: kernels.KernelOutput) -> str:
+    """What the standard send did here, small and large, in words computed from the run."""
+    t = send_modes_table(out)
+    small, large = (bytes_text(n) for n in sorted(set(t.size_bytes)))
+    s, l = waited(out, "standard", False), waited(out, "standard", True)
+    word = {False: "returned at once (the library buffered it)",
+            True: "waited until the receive was posted"}
+    if s == l:
+        return f"both the {small} and the {large} standard sends {word[s]}"
+    return f"the {small} standard send {word[s]}, the {large} one {word[l]}"

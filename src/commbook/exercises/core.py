@@ -1,0 +1,161 @@
+"""Self-checks for the book's exercises: the reader's answer against a reference the page never shows.
+
+A chapter's check cell names only the exercise and the reader's value::
+
+    check("pp-nhalf", n_half_answer)
+
+The expected values live here, computed from the shipped data and the package's models (never
+typed into a chapter), so reading the notebook does not give the answer away;
+``tests/test_exercises.py`` fails if a chapter's student-visible text holds an expected value or
+the call that computes it. A few exercises depend on what the page measured on this machine;
+their checks take that measurement as a named input (``check("jac-ts", ts_answer,
+copy_MBps=b_copy)``), never the answer.
+
+This module is the registry and the check; the references are in ``references`` (the chapters)
+and ``foundations`` (the primer, measuring, scaling), the C exercises in ``c_checks``.
+"""
+from __future__ import annotations
+
+import math
+import re
+from collections import Counter
+from dataclasses import dataclass, field
+from typing import Callable
+
+
+class Verdict:
+    """True or False for code, nothing extra on the page (the printed line says it all)."""
+
+    def __init__(self, ok: bool):
+        self.ok = bool(ok)
+
+    def __bool__(self):
+        return self.ok
+
+    def __eq__(self, other):
+        return bool(self) == bool(other)
+
+    def __repr__(self):
+        return f"Verdict({self.ok})"
+
+    def _ipython_display_(self):
+        pass
+
+
+@dataclass(frozen=True)
+class Exercise:
+    """One self-checked exercise: how to compute its reference value, and how close is close."""
+
+    name: str
+    chapter: str                      # book/<chapter>.md
+    expected: Callable[..., object]   # (**inputs) -> number or choice
+    rel_tol: float = 0.02
+    unit: str = ""
+    hint: str = ""                    # after a wrong answer: which way to look
+    kind: str = "number"              # or "choice"
+    method: str = ""                  # from the third wrong answer: a worked step, never the value
+    inputs: tuple = ()                # measurements of the page the reference depends on
+    giveaways: tuple = field(default=())  # code that computes the answer: never in the chapter
+
+
+REGISTRY: dict[str, Exercise] = {}
+
+
+def _register(ex: Exercise) -> Exercise:
+    if ex.name in REGISTRY:
+        raise ValueError(f"exercise {ex.name!r} registered twice")
+    if ex.kind not in ("number", "choice"):
+        raise ValueError(f"exercise kind must be 'number' or 'choice', not {ex.kind!r}")
+    REGISTRY[ex.name] = ex
+    return ex
+
+
+def exercise(name: str) -> Exercise:
+    try:
+        return REGISTRY[name]
+    except KeyError:
+        raise KeyError(f"no exercise {name!r}; known: {sorted(REGISTRY)}") from None
+
+
+def expected(name: str, **inputs):
+    """The reference value of an exercise (for instructors and tests)."""
+    ex = exercise(name)
+    missing = set(ex.inputs) - set(inputs)
+    extra = set(inputs) - set(ex.inputs)
+    if missing or extra:
+        raise TypeError(f"exercise {name!r} takes the inputs {list(ex.inputs)}"
+                        + (f"; missing {sorted(missing)}" if missing else "")
+                        + (f"; unexpected {sorted(extra)}" if extra else ""))
+    return ex.expected(**inputs)
+
+
+def normalise_choice(text) -> str:
+    """A choice as compared: lower case, no spaces, '×' as 'x' ("2 x 2 x 2" == "2x2x2")."""
+    return re.sub(r"\s+", "", str(text)).lower().replace("×", "x")
+
+
+_wrong_answers: Counter = Counter()  # wrong answers per exercise in this session (graduated hints)
+
+
+def graduated_hint(name: str) -> str:
+    """The help after the reader's latest wrong answer to `name`: the direction (the hint) at
+    first, and from the third wrong answer on a worked step of the method too."""
+    ex = exercise(name)
+    n = _wrong_answers[name]
+    if n >= 3 and ex.method:
+        return f"{ex.hint} A step of the method: {ex.method}".strip()
+    return ex.hint
+
+
+def check(name: str, answer, **inputs) -> Verdict:
+    """Print whether the reader's `answer` to exercise `name` is right and return the verdict.
+
+    `answer` ... (the placeholder in the exercise cell) or None is reported as not answered yet.
+    A wrong answer gets the direction (too high, too low, and the hint); from the third wrong
+    answer on, a worked step of the method as well (never the value).
+    """
+    ex = exercise(name)
+    if answer is None or answer is Ellipsis:
+        what = "choice" if ex.kind == "choice" else "value"
+        print(f"[{name}] not answered yet: replace the ... with your {what}.")
+        return Verdict(False)
+    try:
+        ref = expected(name, **inputs)
+    except LookupError as e:  # the data the reference is computed from are not at hand
+        print(f"[{name}] cannot check here: {e}")
+        return Verdict(False)
+    if ex.kind == "choice":
+        ok = normalise_choice(answer) == normalise_choice(ref)
+        if not ok:
+            _wrong_answers[name] += 1
+        print(f"[{name}] {'correct' if ok else 'not yet'}: {answer!r}. "
+              f"{'' if ok else graduated_hint(name)}".rstrip())
+        return Verdict(ok)
+    try:
+        a, e = float(answer), float(ref)
+    except (TypeError, ValueError):
+        print(f"[{name}] {answer!r} is not a number.")
+        return Verdict(False)
+    ok = math.isclose(a, e, rel_tol=ex.rel_tol, abs_tol=1e-12)
+    unit = f" {ex.unit}" if ex.unit else ""
+    if ok:
+        print(f"[{name}] correct: {a:.4g}{unit} (reference {e:.4g}{unit}, tolerance {ex.rel_tol:.0%}).")
+    else:
+        _wrong_answers[name] += 1
+        direction = "high" if a > e else "low"
+        print(f"[{name}] not yet: {a:.4g}{unit} is too {direction} "
+              f"(tolerance {ex.rel_tol:.0%}). {graduated_hint(name)}".rstrip())
+    return Verdict(ok)
+
+
+
+
+
+def _exercise(name: str, chapter: str, **details):
+    """Register the decorated function as the reference of exercise `name` (imports inside it
+    run only when a reference is asked for)."""
+    def register(reference):
+        _register(Exercise(name, chapter, reference, **details))
+        return reference
+    return register
+
