@@ -146,7 +146,7 @@ def _():
 
 def _pay_parameters():
     from .. import exercises
-    m = re.findall(r"speedup_limit\((\d+(?:\.\d+)?),\s*(\d+(?:\.\d+)?)\)", inspect.getsource(exercises._mat_pay))
+    m = re.findall(r"speedup_limit\((\d+(?:\.\d+)?),\s*(\d+(?:\.\d+)?)\)", inspect.getsource(exercises.references._mat_pay))
     b, r = m[-1]
     return float(b), float(r)
 

@@ -158,7 +158,7 @@ def _():
 
 def _tcp_size():
     from .. import exercises
-    source = inspect.getsource(exercises._pp_tcp)
+    source = inspect.getsource(exercises.references._pp_tcp)
     return 2**20 if "2**20" in source else float("nan")
 
 

@@ -79,7 +79,7 @@ def _():
 def _saf_parameters():
     """(n, hops, t_s, t_h, t_w) of the topo-saf exercise, read from its reference."""
     from .. import exercises
-    calls = re.findall(r"message_time\((\d[^)]*)\)", inspect.getsource(exercises._topo_saf))
+    calls = re.findall(r"message_time\((\d[^)]*)\)", inspect.getsource(exercises.references._topo_saf))
     n, hops, t_s, t_h, t_w = (float(x) for x in calls[-1].split(",")[:5])
     return n, hops, t_s, t_h, t_w
 
