@@ -7,7 +7,9 @@
    $COMMBOOK_ORFEO_MIRROR; COMMBOOK_ORFEO_MIRROR=none builds offline), for the data page's look
    at a raw file; every chapter figure comes from the derived tables in data/orfeo/derived/;
 3. runs `jupyter-book build --all -W -n --keep-going` with this environment's bin first on PATH
-   (mpiexec must be found by the engines) and execution cached in _build/.jupyter_cache;
+   (mpiexec must be found by the engines) and execution cached per MPI family:
+   _build/.jupyter_cache points at _build/.jupyter_cache-<openmpi|mpich> (`make book MPI=mpich`
+   after an Open MPI build re-executes every page with MPICH);
 4. fails if MPI or ipyparallel processes are left behind, or if any page failed to execute.
 
 `build --student` (`make book EDITION=student`) builds the student edition: the chapters with
@@ -86,10 +88,18 @@ def fetch_orfeo(root: Path) -> None:
               "chapters draw from data/orfeo/derived/ as always")
 
 
+def select_execution_cache(root: Path) -> Path:
+    """Point _build/.jupyter_cache (where MyST-NB caches executed notebooks) at this MPI
+    family's cache, so one family's measurements are never shown as another's."""
+    from .claims.mpi_cache import select
+    return select(root / "_build", mpi_env.detect().flavour)
+
+
 def build(root: Path, strict: bool = True, announce: bool = True) -> int:
     vendor_mathjax(root)
     vendor_explorer_js(root)
     fetch_orfeo(root)
+    print(f"book: execution cache {select_execution_cache(root)}")
     env = dict(os.environ)
     env.update(mpi_env.run_environment())
     env["IPP_NONINTERACTIVE"] = "1"

@@ -1,0 +1,75 @@
+"""Checked claims: numbers the book states about its shipped data, models and code.
+
+A claim is a function computing one number (or a word) from the source it is about, registered
+with :func:`claim` in ``commbook/claims/<page>.py``::
+
+    @claim("pp-ucx-node-latency", page="pingpong", unit="us",
+           source="data/orfeo/pingpong_seed.csv (Scorcia report, sec. 2)")
+    def _():
+        return seed_value(...)
+
+A page states it with the role ``{claim}`0.99 µs <pp-ucx-node-latency>` `` (the reader sees
+"0.99 µs"); :mod:`commbook.claims.check` reads every such role in ``book/*.md``, parses the stated
+number with its unit and compares it with the function's value (tests/test_claims.py).
+"""
+from __future__ import annotations
+
+import importlib
+import pkgutil
+from dataclasses import dataclass, field
+from typing import Callable
+
+from .quantity import UNITS
+
+
+@dataclass(frozen=True)
+class Claim:
+    name: str
+    pages: tuple[str, ...]
+    unit: str
+    source: str
+    rel_tol: float | None
+    function: Callable[[], float | str] = field(compare=False, repr=False)
+
+    def value(self) -> float | str:
+        return self.function()
+
+
+REGISTRY: dict[str, Claim] = {}
+# modules of this package that hold no claims
+_NOT_PAGES = {"quantity", "check", "prose", "sphinx", "mpi_cache", "sources"}
+
+
+def claim(name: str, page: str | tuple[str, ...], unit: str = "", rel_tol: float | None = None,
+          source: str = ""):
+    """Register the decorated function as the claim `name`, stated on `page` (or pages) in
+    `unit` (a key of :data:`commbook.claims.quantity.UNITS`; "" for a plain count)."""
+    pages = (page,) if isinstance(page, str) else tuple(page)
+    if unit not in UNITS:
+        raise ValueError(f"claim {name!r}: unknown unit {unit!r}; known: {sorted(UNITS)}")
+    if not source:
+        raise ValueError(f"claim {name!r}: say where the number comes from (source=...)")
+
+    def register(function):
+        if name in REGISTRY and REGISTRY[name].function.__module__ != function.__module__:
+            raise ValueError(f"claim {name!r} registered twice "
+                             f"({REGISTRY[name].function.__module__}, {function.__module__})")
+        REGISTRY[name] = Claim(name, pages, unit, source, rel_tol, function)
+        return function
+
+    return register
+
+
+def load_all() -> dict[str, Claim]:
+    """Import every page module of the package (registering its claims); the registry."""
+    for info in pkgutil.iter_modules(__path__):
+        if info.name not in _NOT_PAGES and not info.name.startswith("_"):
+            importlib.import_module(f"{__name__}.{info.name}")
+    return REGISTRY
+
+
+def get(name: str) -> Claim:
+    load_all()
+    if name not in REGISTRY:
+        raise KeyError(f"unknown claim {name!r}")
+    return REGISTRY[name]

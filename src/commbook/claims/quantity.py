@@ -1,0 +1,85 @@
+"""Stated quantities: '0.20 µs', '12 060 MB/s', '97 %', '×1.5', '3 times' -> number and unit,
+and the tolerance the stated digits imply."""
+from __future__ import annotations
+
+import math
+import re
+from dataclasses import dataclass
+
+# unit -> (dimension, factor to the dimension's base unit)
+UNITS: dict[str, tuple[str, float]] = {
+    "": ("count", 1.0),
+    "ns": ("time", 1e-9), "us": ("time", 1e-6), "µs": ("time", 1e-6), "μs": ("time", 1e-6),
+    "ms": ("time", 1e-3), "s": ("time", 1.0), "min": ("time", 60.0), "h": ("time", 3600.0),
+    "B": ("bytes", 1.0), "bytes": ("bytes", 1.0), "KB": ("bytes", 1e3), "kB": ("bytes", 1e3),
+    "MB": ("bytes", 1e6), "GB": ("bytes", 1e9), "TB": ("bytes", 1e12),
+    "KiB": ("bytes", 2.0**10), "MiB": ("bytes", 2.0**20), "GiB": ("bytes", 2.0**30),
+    "B/s": ("bandwidth", 1.0), "KB/s": ("bandwidth", 1e3), "MB/s": ("bandwidth", 1e6),
+    "GB/s": ("bandwidth", 1e9), "Mb/s": ("bandwidth", 1e6 / 8), "Gb/s": ("bandwidth", 1e9 / 8),
+    "Mbps": ("bandwidth", 1e6 / 8), "GiB/s": ("bandwidth", 2.0**30), "MiB/s": ("bandwidth", 2.0**20),
+    "%": ("ratio", 0.01), "×": ("ratio", 1.0), "times": ("ratio", 1.0), "x": ("ratio", 1.0),
+    "GHz": ("frequency", 1e9), "MHz": ("frequency", 1e6), "GT/s": ("transfers", 1e9),
+    "MLUP/s": ("updates", 1e6), "MLUPs": ("updates", 1e6), "GFLOP/s": ("flops", 1e9),
+    "flop/B": ("intensity", 1.0), "B/flop": ("inverse intensity", 1.0),
+}
+_UNIT_ALTERNATION = "|".join(re.escape(u) for u in sorted(UNITS, key=len, reverse=True) if u)
+# digits with thousands separators (space, thin space, narrow no-break space, comma) and decimals
+NUMBER = r"[-−+]?\d{1,3}(?:[ \u2009\u202f,]\d{3})+(?:\.\d+)?|[-−+]?\d+(?:\.\d+)?(?:[eE][-+]?\d+)?"
+_STATED = re.compile(rf"^\s*(?P<times>[×x]\s*)?(?P<number>{NUMBER})\s*(?P<unit>{_UNIT_ALTERNATION})?\s*$")
+
+
+class StatedError(ValueError):
+    pass
+
+
+@dataclass(frozen=True)
+class Stated:
+    text: str
+    value: float       # in `unit`
+    unit: str
+    half_ulp: float    # half a unit of the last stated digit, in `unit`
+
+    def in_unit(self, unit: str) -> tuple[float, float]:
+        """(value, half_ulp) converted to `unit` (same dimension, else StatedError)."""
+        dim, factor = UNITS[self.unit]
+        want_dim, want_factor = UNITS[unit]
+        if dim != want_dim:
+            raise StatedError(f"{self.text!r} is a {dim}, the claim is in {unit or 'a count'} ({want_dim})")
+        scale = factor / want_factor
+        return self.value * scale, self.half_ulp * scale
+
+
+def parse_number(text: str) -> tuple[float, float]:
+    """(value, half a unit of its last digit): '12 060' -> (12060, 0.5); '0.20' -> (0.2, 0.005);
+    '200' -> (200, 5): trailing zeros of an integer count as rounding."""
+    clean = re.sub(r"[ \u2009\u202f,]", "", text).replace("−", "-")
+    value = float(clean)
+    mantissa = re.split(r"[eE]", clean)[0].lstrip("+-")
+    exponent = int(re.split(r"[eE]", clean)[1]) if re.search(r"[eE]", clean) else 0
+    if "." in mantissa:
+        ulp = 10.0 ** -len(mantissa.split(".")[1])
+    else:
+        digits = mantissa.rstrip("0")
+        ulp = 10.0 ** (len(mantissa) - len(digits)) if digits else 1.0
+    return value, 0.5 * ulp * 10.0 ** exponent
+
+
+def parse_stated(text: str) -> Stated:
+    """'0.20 µs' -> Stated(0.2, 'µs', 0.005); a text without a number raises StatedError."""
+    m = _STATED.match(text)
+    if not m:
+        raise StatedError(f"{text!r} is not a number with an optional unit "
+                          f"(e.g. '0.20 µs', '97 %', '×1.5', '3 times')")
+    value, half = parse_number(m.group("number"))
+    unit = m.group("unit") or ("×" if m.group("times") else "")
+    return Stated(text.strip(), value, unit, half)
+
+
+def agrees(stated: Stated, computed: float, unit: str, rel_tol: float | None) -> tuple[bool, float]:
+    """Does the stated quantity agree with `computed` (in `unit`)? (verdict, tolerance used):
+    within half a unit of the last stated digit, or within rel_tol of the computed value."""
+    value, half = stated.in_unit(unit)
+    tol = max(half * (1 + 1e-9), (rel_tol or 0.0) * abs(computed))
+    if not math.isfinite(computed):
+        return False, tol
+    return abs(value - computed) <= tol, tol
