@@ -17,6 +17,9 @@ from .collectives_algorithms import SAME_BAND, ratio_words
 
 PAGE = "book/collectives_library.md"
 SEGMENT_BYTES = 16384  # the pipeline's segment in this chapter's runs
+ADD_SIZE_MEMORY = "1M"  # stream add arrays for gamma, as STREAM would (bytes per array)
+ADD_SIZE_CACHE = "16K"  # the same add with arrays that stay in the core's caches
+PATTERN_SIZE = "64K"    # the broadcast whose message pattern the counters show
 
 LOCAL_ALGORITHMS = [("bcast", "linear,chain,pipeline,binary,binomial,scatter-allgather,library"),
                     ("gather", "linear,binomial,library"),
@@ -157,7 +160,7 @@ BCAST_LABELS = {"library": "default choice", "library:1": "1: basic linear",
                 "library:2:chain_fanout=1": "2: chain, chain_fanout=1"}
 
 
-def message_patterns(labels=tuple(BCAST_LABELS), np: int = 6, size: str = "64K"):
+def message_patterns(labels=tuple(BCAST_LABELS), np: int = 6, size: str = PATTERN_SIZE):
     """Run the broadcast once per library label with Open MPI's message counters on; returns
     (messages table, {label: what the library reported for the selection})."""
     from ..collectives import check_selection, parse_algorithms, parse_messages
