@@ -9,7 +9,7 @@ from commbook import exercises as E
 from commbook import kernels
 from commbook.booktools import split_solutions
 
-CHAPTERS = ["pingpong", "ring", "matrix_add", "topology", "collectives", "jacobi", "data"]
+CHAPTERS = ["pingpong", "ring", "matrix_add", "topology", "collectives_algorithms", "collectives_library", "jacobi", "data"]
 
 
 def student_visible(repo, chapter):

@@ -311,7 +311,7 @@ def _topo_ring16():
     return max(T.link_loads(T.ring(16), [(m.src, m.dst) for m in last]).values())
 
 
-@_exercise("coll-crossover", "collectives", rel_tol=0.15, unit="B",
+@_exercise("coll-crossover", "collectives_algorithms", rel_tol=0.15, unit="B",
            hint="Set (P-2+k)(λ + s/b) with k = n/s equal to ⌈log2 P⌉(λ + n/b) and solve for n.",
            giveaways=("crossover_size(16",))
 def _coll_crossover():
@@ -319,7 +319,7 @@ def _coll_crossover():
     return crossover_size(16, 0.20, 6200.0, 16384)
 
 
-@_exercise("coll-anomaly", "collectives", rel_tol=0, unit="hops",
+@_exercise("coll-anomaly", "collectives_library", rel_tol=0, unit="hops",
            hint="Four chains share the 47 other processes; the root feeds one head per step.",
            giveaways=("ompi_chain_schedule(48)",))
 def _coll_anomaly():
@@ -477,7 +477,7 @@ def check_eager(path=None, nps=(2, 3, 4), max_bytes: str = "4M", timeout: float 
                          timeout, judge)
 
 
-# --- the butterfly allreduce (book/collectives.md) ------------------------------------------
+# --- the butterfly allreduce (book/collectives_algorithms.md) ------------------------------
 def exercise_path(path=None) -> Path:
     """The reader's file: an absolute path, a path from here, or from the repository root."""
     root = kernels.kernels_dir().parent
