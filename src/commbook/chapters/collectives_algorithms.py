@@ -15,7 +15,7 @@ def ratio_words(ratio: float, band: float = SAME_BAND) -> str:
     if not ratio > 0:
         raise ValueError(f"a time ratio must be positive, not {ratio!r}")
     if abs(ratio - 1) <= band:
-        return f"the same time within {band:.0%}"
+        return f"the same time within {band * 100:.0f} %"
     if ratio > 1:
         return f"{ratio:.2f} times slower"
     return f"{1 / ratio:.2f} times faster"
@@ -26,11 +26,11 @@ def bit_order_verdict(order: pd.DataFrame, band: float = SAME_BAND) -> str:
     low-to-high over high-to-low), from the median over sizes of the fastest repetitions."""
     r = float(order.ratio_of_minima.median())
     if abs(r - 1) <= band:
-        return (f"here the two orders took the same time within {band:.0%} (median ratio of the "
+        return (f"here the two orders took the same time within {band * 100:.0f} % (median ratio of the "
                 f"fastest repetitions {r:.2f}), as the model says")
     slower = "low-to-high" if r > 1 else "high-to-low"
     return (f"here the {slower} order was slower by a factor {max(r, 1 / r):.2f} (median ratio "
-            f"of the fastest repetitions): more than the {band:.0%} this page counts as noise, "
+            f"of the fastest repetitions): more than the {band * 100:.0f} % this page counts as noise, "
             "and the model has no term for it")
 
 

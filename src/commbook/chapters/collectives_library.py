@@ -7,6 +7,8 @@ import math
 import re
 import shutil
 import subprocess
+import sys
+from pathlib import Path
 
 import numpy as np
 import pandas as pd
@@ -44,7 +46,8 @@ def measure_local(cluster, sizes: str = "0:4M", repetitions: int = 5,
 def eager_limit_bytes() -> int | None:
     """Open MPI's shared-memory eager limit (btl_sm_eager_limit) as ompi_info reports it, or
     None when ompi_info is not there (MPICH) or does not say."""
-    exe = shutil.which("ompi_info")
+    beside = Path(sys.executable).parent / "ompi_info"  # the MPI wheel's, in this venv
+    exe = shutil.which("ompi_info") or (str(beside) if beside.exists() else None)
     if exe is None:
         return None
     try:
@@ -70,7 +73,7 @@ def p2_bcast_facts(by: pd.DataFrame, lam: float, segment_bytes: int = SEGMENT_BY
                      f"algorithms {one.min():.2f}-{one.max():.2f} µs at 8 B): the library has no "
                      "magic for one message")
     else:
-        lib_words = (f"the library's broadcast took {ratio_words(r_lib)} than their median at "
+        lib_words = (f"the library's broadcast was {ratio_words(r_lib)} than their median at "
                      f"8 B ({lib8:.2f} µs against {one.min():.2f}-{one.max():.2f} µs), a "
                      "difference in the implementations' overheads, not in the messages")
     zero_lib, zero_hand = by.library[0], by.loc[0].drop(["library"]).min()
@@ -82,7 +85,7 @@ def p2_bcast_facts(by: pd.DataFrame, lam: float, segment_bytes: int = SEGMENT_BY
     r_sa = sa[n_max] / by.chain[n_max]
     sa_words = ("pays for it and gains nothing at P = 2" if r_sa > 1 + SAME_BAND else
                 "costs about what one message costs at the largest size" if r_sa >= 1 - SAME_BAND
-                else "was faster here at the largest size")
+                else "was faster at the largest size")
     r_pipe8 = by.pipeline[8] / one.median()
     pipe8_words = ("a little dearer" if r_pipe8 > 1 + SAME_BAND else
                    "no dearer here, within the spread" if r_pipe8 >= 1 - SAME_BAND else "cheaper here")
@@ -145,6 +148,21 @@ def logp_gaps(measured: pd.DataFrame, params: dict) -> pd.DataFrame:
     rows = [(cls, 2 * s, params[cls][0], 2 * s / params[cls][0]) for cls, s in slopes.items()]
     return pd.DataFrame(rows, columns=["link class", "g from the slope (µs)",
                                        "λ of the class (µs)", "g / λ"]).set_index("link class")
+
+
+def logp_words(gaps: pd.DataFrame, ratio_small: float, ratio_large: float) -> str:
+    """The verdict on the linear broadcast's data in LogP terms (gaps: logp_gaps)."""
+    below = [cls for cls, r in gaps["g / λ"].items() if r < 1 - SAME_BAND]
+    if below:
+        first = (f"the root injected a message every g, less than one λ of the link class "
+                 f"({' and '.join(below)}): the latencies overlapped")
+    else:
+        first = ("the slopes do not show a gap below λ here: these data give LogP nothing that "
+                 "Hockney lacks")
+    closer = ("closer to the data for long messages than for short ones"
+              if abs(math.log(ratio_large)) < abs(math.log(ratio_small)) else
+              "no closer to the data for long messages than for short ones")
+    return f"In these data {first}; and the Hockney model is {closer}"
 
 
 def linear_model_ratio(measured: pd.DataFrame, model: pd.DataFrame, P: int) -> float:

@@ -103,5 +103,6 @@ def large_words(measured: pd.DataFrame, params: dict, P: int = 48) -> str:
     if not above:
         return (f"**At 1 MiB the measurements sit at or below the model** at P = {P} "
                 f"(measured / model {', '.join(f'{a} {v:.2f}' for a, v in r.items())}).")
-    return (f"**At 1 MiB the measurements sit above the model** for {', '.join(above)} at "
+    names = ", ".join(a.replace("_", " ") for a in above)
+    return (f"**At 1 MiB the measurements sit above the model** for {names} at "
             f"P = {P}, the {worst.replace('_', ' ')} most (by a factor {r[worst]:.1f}).")
