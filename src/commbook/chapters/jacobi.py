@@ -219,7 +219,7 @@ def write_allocate_verdict(variants, band: float = 0.15) -> str:
                 "(non-temporal stores), and the ×1.5 would have inflated the roofline")
     if abs(r24 - 1) <= band:
         return (f"memcpy's bandwidth counted at 24 B per element is {r24:.2f} times the plain "
-                "loop's: here memcpy did pay the write-allocate read, and the ×1.5 holds")
+                "loop's: in this run memcpy did pay the write-allocate read, and the ×1.5 holds")
     return (f"neither count of memcpy matches the plain loop within {band:.0%} (16 B: "
             f"{r16:.2f}, 24 B: {r24:.2f} times the loop's): the machine was too busy for this "
             "run to tell; the plain loop is what the sweep's stores do, so the roofline uses it")
