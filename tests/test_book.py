@@ -66,6 +66,22 @@ def test_pingpong_page_has_every_figure(built_book):
     assert 'class="commbook-explorer"' in html
 
 
+@pytest.mark.parametrize("page", ["pingpong", "ring", "matrix_add", "data"])
+def test_measuring_page_says_which_mpi_measured_it(built_book, page):
+    from commbook import mpi_env
+    html = (built_book / "book" / f"{page}.html").read_text()
+    text = re.sub(r"<[^>]+>", "", html)
+    assert f"Measured while this page was built, with {mpi_env.detect().version}" in text
+
+
+def test_claims_and_citations_render(built_book):
+    html = (built_book / "book" / "pingpong.html").read_text()
+    assert re.search(r'<span class="claim">0\.99 µs</span>', html)   # the text before <name>
+    assert "&lt;pp-ucx-node-latency&gt;" not in html
+    refs = (built_book / "book" / "references.html").read_text()
+    assert "Hockney" in refs and "Scorcia" in refs and "Loletti" in refs
+
+
 # Jupyter Book 1 pages always log these two; they are the theme's, not ours.
 HARMLESS_CONSOLE = ("THEBE_JS_URL", "Identifier 'THEBE_JS_URL' has already been declared",
                     "mode", "favicon")

@@ -105,3 +105,56 @@ def plot_halo_vs_collective(shape, P, title=None, ax=None):
     ax.legend(fontsize=8)
     fig.tight_layout()
     return fig
+
+
+# ---------------------------------------------------------------------------------------
+# What the page's prose says about its own measurements, decided from them
+
+def first_look_text(by_P) -> str:
+    """The add's share of the total, and whether one process beat the distributed runs."""
+    t = by_P.set_index("np")
+    share = (t["t_add_median_us"] / t["t_median_us"]).drop(index=1, errors="ignore")
+    one = float(t.loc[1, "t_median_us"]) if 1 in t.index else float("nan")
+    others = t["t_median_us"].drop(index=1, errors="ignore")
+    text = (f"the add phase shrinks as the work is divided, but it is {share.max():.0%} of the "
+            "total or less")
+    if one <= others.min():
+        return text + ("; and the one-process run, which only copies memory, is not beaten by the "
+                       "runs that move the blocks between processes.")
+    return text + (f"; the one-process run ({one / 1e3:.1f} ms) was beaten here by "
+                   f"{(others < one).sum()} of the distributed runs, fastest "
+                   f"{others.min() / 1e3:.1f} ms.")
+
+
+def model_shape_text(rows, predictions) -> str:
+    """Does the model's split of the time match the measured one (share of the add)?"""
+    measured = float((rows["t_add_median_us"] / rows["t_median_us"]).max())
+    model = max(p.add / p.total for p in predictions.values())
+    if measured < 0.25 and model < 0.25:
+        return (f"The model follows the shape of the measurements: communication dominates and "
+                f"the add is a sliver (at most {measured:.0%} measured, {model:.0%} in the model).")
+    return (f"Here the add is {measured:.0%} of the measured total at most and {model:.0%} in the "
+            "model: on this machine the split between moving and adding differs from the usual "
+            "picture.")
+
+
+def speedup_text(rows, predictions) -> str:
+    """Measured and model speedup (serial sum over the distributed total) of the P > 1 runs."""
+    d = rows[rows["np"] > 1]
+    measured = (d["t_serial_add_us"] / d["t_median_us"]).to_numpy(float)
+    model = [p.speedup for g, p in predictions.items() if not g.startswith("1x")]
+    below_m, below_p = bool((measured < 1).all()), all(s < 1 for s in model)
+    if below_m and below_p:
+        return "below one at every *P*, in the model and in the measurements."
+    return (f"below one in the model{' ' if below_p else ' not '}at every *P*, and "
+            f"{'below' if below_m else 'not below'} one in every measurement here "
+            f"(measured {', '.join(f'{s:.2f}' for s in measured)}).")
+
+
+def orfeo_model_text(model_ms: list[float], second_ms: tuple[float, float], add_share: float) -> str:
+    """The ORFEO model band against the second student's times (this machine's add rate)."""
+    lo, hi = min(model_ms), max(model_ms)
+    worst = max(abs(second_ms[0] / lo - 1), abs(second_ms[1] / hi - 1), abs(second_ms[1] / lo - 1))
+    return (f"(The add rate here is this machine's, a stand-in: the add is {add_share:.1%} of the "
+            f"model's total.) The model gives {lo:.0f} to {hi:.0f} ms whatever the grid; the "
+            f"second student's times are within {worst:.0%} of that band's ends.")

@@ -4,6 +4,7 @@ from __future__ import annotations
 import matplotlib.pyplot as plt
 import numpy as np
 
+from ..glued import bytes_text
 from ..orfeo import per_configuration
 from ..plotting import measured, model_label, model_line, model_of, size_axis, size_grid
 
@@ -236,3 +237,111 @@ def plot_orfeo_machines(curves, transports=("ucx", "ob1-tcp", "ob1-vader"), libr
     axes[0, 0].set_ylabel("bandwidth n / t (MB/s)")
     fig.suptitle(f"ORFEO {' against '.join(machines)} ({library}, IMB PingPong)", fontsize=10)
     return fig
+
+
+# ---------------------------------------------------------------------------------------
+# What the page's prose says about its own measurements, decided from them
+
+def library_eager_limit() -> int | None:
+    """The shared-memory eager limit the MPI library uses by default, as it reports it
+    (Open MPI: `ompi_info`, btl_sm_eager_limit); None when the library does not say."""
+    import subprocess
+
+    from .. import mpi_env
+    info = mpi_env.detect()
+    tool = mpi_env.which("ompi_info") if info.flavour == "openmpi" else None
+    if tool is None:
+        return None
+    try:
+        out = subprocess.run([tool, "--param", "btl", "sm", "--level", "9", "--parsable"],
+                             capture_output=True, text=True, timeout=60).stdout
+    except (OSError, subprocess.TimeoutExpired):
+        return None
+    for line in out.splitlines():
+        if line.startswith("mca:btl:sm:param:btl_sm_eager_limit:value:"):
+            return int(line.rsplit(":", 1)[1])
+    return None
+
+
+def eager_against_rendezvous(moved, sizes=(8192, 16384)) -> str:
+    """The sentence the eager-limit table supports at `sizes`: which of the two protocols was
+    cheaper (fastest repetition), size by size, with the times."""
+    t = moved.pivot_table(index="size_bytes", columns="eager_limit", values="t_min_us")
+    eager_col = [c for c in t.columns if c != "default"][0]
+    parts, cheaper = [], set()
+    for s in sizes:
+        if s not in t.index:
+            continue
+        rdv, eager = float(t.loc[s, "default"]), float(t.loc[s, eager_col])
+        winner = "eagerly" if eager < rdv else "by rendezvous"
+        cheaper.add(winner)
+        parts.append(f"{bytes_text(s)}: {eager:.2f} µs eagerly, {rdv:.2f} µs by rendezvous")
+    if not parts:
+        return "the table holds none of the sizes between the two limits"
+    verdict = (f"here sending them {cheaper.pop()} was the cheaper" if len(cheaper) == 1
+               else "here neither protocol won at every size")
+    return f"{verdict} ({'; '.join(parts)})"
+
+
+def machines_compared(curves, mapping="node", transport="ucx", library="Open MPI",
+                      machines=("orfeo-thin", "orfeo-gpu")):
+    """Ping-pong time per size on two ORFEO node types (median over students of each one's
+    median run, as plot_orfeo_machines draws it): a table, one column per machine."""
+    curves = per_configuration(curves)
+    d = curves[(curves["mapping"] == mapping) & (curves["transport"] == transport)
+               & curves["machine"].isin(machines) & curves["mpi_library"].str.startswith(library)]
+    return d.pivot_table(index="size_bytes", columns="machine", values="t_us", aggfunc="median")[list(machines)]
+
+
+def agree_from(compared, rel_tol=0.02) -> float:
+    """The smallest size from which the two machines' times stay within rel_tol of each other."""
+    ratio = (compared.iloc[:, 1] / compared.iloc[:, 0] - 1).abs().sort_index(ascending=False)
+    start = float("nan")
+    for size, gap in ratio.items():  # from the largest size down, while they agree
+        if gap > rel_tol:
+            break
+        start = float(size)
+    return start
+
+
+def echo_verdict(ratio) -> str:
+    """What the echo/own-buffer ratios of this run say (median over the sizes)."""
+    import statistics
+    med = statistics.median(float(r) for r in ratio)
+    if med > 1.05:
+        return (f"the echo was the slower, by a median factor of {med:.2f} over these sizes: "
+                "the modified cache lines cost.")
+    if med < 0.95:
+        return (f"the echo was the *faster* (median ratio {med:.2f}): on this machine reading "
+                "another core's modified lines beat the own buffer's path, so the effect above "
+                "is not universal.")
+    return (f"the two replies were within 5 % of each other (median ratio {med:.2f}): on this "
+            "machine the cache state of the buffer did not show.")
+
+
+def hugepage_policy_text(policy: str) -> str:
+    """The sentence about this machine's transparent huge pages setting."""
+    if policy == "madvise":
+        return ("huge pages are opt-in (`madvise`, printed in the page's header above), so a "
+                "buffer gets them only if the program asks.")
+    if policy == "always":
+        return ("every large buffer gets huge pages (`always`), asked for or not, so the two "
+                "allocations below may hardly differ.")
+    if policy == "never":
+        return ("huge pages are switched off (`never`): asking for them changes nothing, and the "
+                "two allocations below measure the same thing.")
+    return f"the huge-page setting could not be read (`{policy}`)."
+
+
+def allocation_verdict(plain, huge) -> str:
+    """Compare the two allocations at the largest size both measured."""
+    a = plain.groupby("size_bytes")["t_us"].median()
+    b = huge.groupby("size_bytes")["t_us"].median()
+    size = max(set(a.index) & set(b.index))
+    r = float(b[size] / a[size])
+    where = f"At {bytes_text(size)} the huge-page buffers took {r:.2f} times the time of 4 KiB pages"
+    if r < 0.95:
+        return where + ": fewer pages to translate, faster copies."
+    if r > 1.05:
+        return where + ": slower here, so on this machine something else than address translation limits the copy."
+    return where + ": no difference worth a word on this machine."

@@ -59,3 +59,59 @@ def plot_ring_sizes(table, models=(), title="Ring: time per step vs message size
         model_line(ax, n, t, label=label, color="k", ls=["-", "--", ":"][i % 3])
     ax.legend(fontsize=8)
     return fig
+
+
+# ---------------------------------------------------------------------------------------
+# What the page's prose says about its own measurements, decided from them
+
+def oversubscription_text(table, cores: int) -> str:
+    """Per-step time with a core per rank against oversubscribed, from a ring sweep (np, t_us)."""
+    per_step = (table.set_index("np")["t_us"] / table.set_index("np").index).sort_index()
+    own = per_step[(per_step.index >= 2) & (per_step.index <= cores)]
+    over = per_step[per_step.index > cores]
+    if own.empty:
+        return "This run has no ring of two or more ranks with a core each."
+    text = (f"As long as every rank has a core of its own, a step costs about "
+            f"{own.median():.2g} µs here.")
+    if over.empty:
+        return text + (f" This machine has {cores} cores, so the sweep never oversubscribed; on a "
+                       "smaller one, a rank more than cores makes each step wait for the scheduler.")
+    factor = over.median() / own.median()
+    if factor >= 3:
+        return text + (f" With more ranks than cores, a step needs both neighbours to have run since "
+                       f"the last one: each step waits for the operating system to schedule a rank "
+                       f"that was descheduled, and the time per step jumps by a factor of "
+                       f"{factor:.0f}.")
+    return text + (f" With more ranks than cores the time per step grew by a factor of only "
+                   f"{factor:.1f} in this run: the ranks that wait yielded their core quickly; on "
+                   "most machines the jump is larger.")
+
+
+def model_agreement_text(measured_t, model_t) -> str:
+    """How the ring model of the ping-pong fit compares with the measured rings."""
+    import numpy as np
+    r = np.asarray(measured_t, float) / np.asarray(model_t, float)
+    r = r[np.isfinite(r)]
+    if r.size == 0:
+        return "There is no ring with a core per rank to compare."
+    lo, hi = float(r.min()), float(r.max())
+    if 0.8 <= lo and hi <= 1.25:
+        return (f"Here the model lands within 25 % of the points (measured over model "
+                f"{lo:.2f} to {hi:.2f}).")
+    return (f"The model lands in the range but not on the points: measured over model runs from "
+            f"{lo:.2f} to {hi:.2f}.")
+
+
+def size_agreement_text(n, measured_t, model_t) -> str:
+    """The measured ring step against 2(λ + n/b) at the largest size."""
+    import numpy as np
+    n = np.asarray(n, float)
+    k = int(np.argmax(n))
+    r = float(np.asarray(measured_t, float)[k] / np.asarray(model_t, float)[k])
+    from ..glued import bytes_text
+    if 0.8 <= r <= 1.25:
+        return (f"At {bytes_text(n[k])} the measured ring is {r:.2f} times the model: the bandwidth "
+                "term has taken over and each step costs about two message transfers, as the "
+                "model says.")
+    return (f"At {bytes_text(n[k])} the measured ring is {r:.2f} times the model: on this machine "
+            "the two transfers of a step do not cost what the ping-pong predicts.")

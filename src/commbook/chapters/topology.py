@@ -158,3 +158,20 @@ def plot_core_latency(table, size_bytes=None, title="osu_latency from core 0", a
         measured(ax, g["core_to"], g["t"], g["lo"], g["hi"], label=f"{level} (measured)")
     ax.legend(fontsize=8)
     return fig
+
+
+def formula_verdict(table) -> str:
+    """What the metrics table says about the closed forms: which columns agree, and which
+    bisection widths are exact and which are bounds that meet the formula."""
+    cols = [c for c in ("diameter", "bisection", "links") if f"{c}_formula" in table]
+    off = [f"{r.kind} {c}" for r in table.itertuples() for c in cols
+           if getattr(r, f"{c}_formula") is not None and getattr(r, c) != getattr(r, f"{c}_formula")]
+    bounds = [r.kind for r in table.itertuples() if not r.bisection_exact]
+    text = ("Every computed value equals its formula." if not off
+            else f"Computed and formula differ for: {', '.join(off)}.")
+    if bounds:
+        text += (f" For {' and '.join(f'`{b}`' for b in bounds)} the bisection width is not exact "
+                 "(`bisection_exact` False: too many processors for one max-flow per split); "
+                 "it is the cut of the natural halves, an upper bound, and since it meets the "
+                 "formula, a proven minimum for these trees, it is the optimum.")
+    return text

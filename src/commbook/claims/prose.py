@@ -29,7 +29,7 @@ _BEFORE = (rf"(?<![\w./])(?P<first>{NUMBER})(?=\s*(?:to|and|or|against|vs\.?|–
 QUANTITY = re.compile(rf"{_WITH_UNIT}|{_BEFORE}|(?P<times>×)\s?(?P<factor>{NUMBER})")
 ROLE = re.compile(r"\{[\w:.-]+\}`[^`]*`")
 CODE_SPAN = re.compile(r"(`+)(?:(?!\1).)+?\1")
-INLINE_MATH = re.compile(r"(?<![\\$])\$(?!\$)(?P<body>[^$\n]+?)\$(?!\$)")
+INLINE_MATH = re.compile(r"(?<![\\$])\$(?!\$)(?P<body>(?:[^$\n]|\n(?!\s*\n))+?)\$(?!\$)")
 LINK_TARGET = re.compile(r"\]\([^)]*\)")
 HTML_COMMENT = re.compile(r"<!--.*?-->", re.S)
 PLACEHOLDER = "⟨checked⟩"
@@ -89,22 +89,23 @@ def prose_lines(text: str) -> list[tuple[int, str]]:
     return out
 
 
-def _flatten(line: str) -> str:
-    """Roles, code spans, link targets and math replaced by a placeholder, keeping numbers a
-    math span states before a unit ('$0.99$ µs' is a typed number)."""
-    line = ROLE.sub(PLACEHOLDER, line)
-    line = CODE_SPAN.sub(PLACEHOLDER, line)
-    line = LINK_TARGET.sub("]", line)
+def _flatten(text: str) -> str:
+    """Roles, code spans, link targets and math replaced by a placeholder (keeping the line
+    breaks), except the number a math span states before a unit ('$0.99$ µs' is typed)."""
+    def keep_lines(repl):
+        return lambda m: repl + "\n" * m.group(0).count("\n")
+
+    text = ROLE.sub(keep_lines(PLACEHOLDER), text)
+    text = CODE_SPAN.sub(keep_lines(PLACEHOLDER), text)
+    text = LINK_TARGET.sub(keep_lines("]"), text)
 
     def math(m):
-        # the last number of a math span followed by a unit or a factor sign stays in the prose
-        rest = line[m.end():m.end() + 12]
+        rest = text[m.end():m.end() + 12]
         last = re.search(rf"({NUMBER})(?:\\[,;!]?)*\s*$", m.group("body").replace("\\,", ""))
-        if last and re.match(rf"\s?(?:{_UNIT_RE})(?![\w/])", rest):
-            return last.group(1)
-        return PLACEHOLDER
+        keep = last.group(1) if last and re.match(rf"\s?(?:{_UNIT_RE})(?![\w/])", rest) else PLACEHOLDER
+        return keep + "\n" * m.group(0).count("\n")
 
-    return INLINE_MATH.sub(math, line)
+    return INLINE_MATH.sub(math, text)
 
 
 def scan_text(text: str, page: str) -> list[tuple[int, str, str]]:
@@ -112,7 +113,7 @@ def scan_text(text: str, page: str) -> list[tuple[int, str, str]]:
     run over a line break: '6220 against mlx' / '6290 MB/s')."""
     text = HTML_COMMENT.sub(lambda m: "\n" * m.group(0).count("\n"), text)
     lines = prose_lines(text)
-    flat = "\n".join(_flatten(line) for _, line in lines)
+    flat = _flatten("\n".join(line for _, line in lines))
     found = []
     for q in QUANTITY.finditer(flat):
         k = flat.count("\n", 0, q.start())

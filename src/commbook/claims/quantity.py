@@ -43,6 +43,8 @@ class Stated:
         """(value, half_ulp) converted to `unit` (same dimension, else StatedError)."""
         dim, factor = UNITS[self.unit]
         want_dim, want_factor = UNITS[unit]
+        if dim == "count" and unit in ("×", "times", "x"):  # '3.1 to 5.9 times': a bare factor
+            dim = "ratio"
         if dim != want_dim:
             raise StatedError(f"{self.text!r} is a {dim}, the claim is in {unit or 'a count'} ({want_dim})")
         scale = factor / want_factor
