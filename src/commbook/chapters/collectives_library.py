@@ -43,6 +43,14 @@ def measure_local(cluster, sizes: str = "0:4M", repetitions: int = 5,
     return local
 
 
+def size_bytes(text: str) -> int:
+    """'16K' -> 16384, '1M' -> 1048576: a kernel option's size (K, M, G are powers of 1024)."""
+    m = re.fullmatch(r"(\d+)([KMG]?)", text.strip().upper())
+    if not m:
+        raise ValueError(f"not a size: {text!r}")
+    return int(m.group(1)) << {"": 0, "K": 10, "M": 20, "G": 30}[m.group(2)]
+
+
 def eager_limit_bytes() -> int | None:
     """Open MPI's shared-memory eager limit (btl_sm_eager_limit) as ompi_info reports it, or
     None when ompi_info is not there (MPICH) or does not say."""
