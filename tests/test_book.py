@@ -52,7 +52,7 @@ def test_page_built_without_errors(built_book, page):
     assert "not fetched" not in html and "not available here" not in html  # offline build
 
 
-@pytest.mark.parametrize("page", ["pingpong", "ring", "matrix_add", "topology", "collectives", "jacobi"])
+@pytest.mark.parametrize("page", ["pingpong", "ring", "matrix_add", "topology", "collectives_library", "collectives_orfeo", "jacobi"])
 def test_orfeo_figures_drawn_from_derived_tables(built_book, page):
     html = (built_book / "book" / f"{page}.html").read_text()
     assert "rows derived from" in html and "data/orfeo/derived/" in html
@@ -132,7 +132,7 @@ def test_page_in_browser(built_book, browser, page):
 
 # Every chapter's live explorer, in the built book, offline (helpers in explorer_browser.py).
 EXPLORER_PAGES = {"book/pingpong": 1, "book/ring": 1, "book/matrix_add": 1, "book/topology": 1,
-                  "book/collectives": 1, "book/jacobi": 1}
+                  "book/collectives_library": 1, "book/jacobi": 1}
 
 
 @pytest.mark.browser

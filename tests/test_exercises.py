@@ -9,8 +9,9 @@ from commbook import exercises as E
 from commbook import config
 from commbook.booktools import split_solutions
 
-CHAPTERS = ["pingpong", "ring", "matrix_add", "topology", "collectives", "jacobi", "data",
-            "mpi_primer", "measuring", "scaling", "validation", "cluster"]
+CHAPTERS = ["pingpong", "ring", "matrix_add", "topology", "collectives_algorithms",
+            "collectives_library", "jacobi", "data", "mpi_primer", "measuring", "scaling",
+            "validation", "cluster"]
 
 
 def student_visible(repo, chapter):

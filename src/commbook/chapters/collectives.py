@@ -1,4 +1,4 @@
-"""Collectives chapter (book/collectives.md): measuring algorithms on a cluster, their figures,
+"""Collectives chapters (book/collectives_*.md): measuring algorithms on a cluster, their figures,
 the models' predictions and crossovers, the lecture's and ORFEO's data against the models."""
 from __future__ import annotations
 

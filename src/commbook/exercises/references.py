@@ -185,7 +185,7 @@ def _topo_ring16():
     return max(T.link_loads(T.ring(16), [(m.src, m.dst) for m in last]).values())
 
 
-@_exercise("coll-crossover", "collectives", rel_tol=0.15, unit="B",
+@_exercise("coll-crossover", "collectives_algorithms", rel_tol=0.15, unit="B",
            method='write both times as functions of n with λ = 0.20 µs, b = 6200 MB/s, s = 16384 B, P = 16, and find where they cross (bisection on n).',
            hint="Set (P-2+k)(λ + s/b) with k = n/s equal to ⌈log2 P⌉(λ + n/b) and solve for n.",
            giveaways=("crossover_size(16",))
@@ -195,7 +195,7 @@ def _coll_crossover():
     return crossover_size(16, link.latency_us, link.bandwidth_MBps, 16384)
 
 
-@_exercise("coll-anomaly", "collectives", rel_tol=0, unit="hops",
+@_exercise("coll-anomaly", "collectives_library", rel_tol=0, unit="hops",
            method='draw the chains: the root feeds the first rank of each of the four chains; the longest chain holds about 47/4 ranks.',
            hint="Four chains share the 47 other processes; the root feeds one head per step.",
            giveaways=("ompi_chain_schedule(48)",))
