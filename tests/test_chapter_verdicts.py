@@ -69,13 +69,13 @@ def test_process_count_ranges():
 
 def test_chain_verdict_on_the_orfeo_data():
     from commbook.chapters import collectives as chapter
-    from commbook.models import link_classes
+    from commbook import fit
     bcast, _ = chapter.orfeo_or_empty("giuliofantuzzi/bcast")
     if not len(bcast):
         pytest.skip("the derived ORFEO broadcast table is not in this checkout")
-    params = link_classes.calibrate_link_classes(bcast)
+    params = fit.calibrate_link_classes(bcast)
     words = orf.chain_verdict(bcast[bcast.mapping == "core"], params)
-    # the single chain is closer at 1 MiB for P <= 24 (issue 19), the four chains at 1 B and P = 48
+    # the single chain is closer at 1 MiB for P <= 24, the four chains at 1 B and P = 48
     assert "at 1 MiB" in words and "the single chain at P = 2-" in words.split("at 1 MiB")[1]
     assert "48" in words.split("at 1 MiB")[0].split("the single chain")[0]
 

@@ -207,6 +207,7 @@ def test_the_html_book_shows_the_command_and_no_controls(repo, tmp_path):
     config = yaml.safe_load((repo / "_config.yml").read_text())
     config["sphinx"]["config"]["html_static_path"] = []
     (tmp_path / "_config.yml").write_text(yaml.safe_dump(config))
+    (tmp_path / "references.bib").write_text((repo / "references.bib").read_text())
     (tmp_path / "_toc.yml").write_text("format: jb-book\nroot: book/page\n")
     (tmp_path / "book").mkdir()
     cells = "".join(f"```{{code-cell}} ipython3\n:tags: [remove-input]\n\nfrom commbook.panels."

@@ -36,6 +36,6 @@ def bit_order_verdict(order: pd.DataFrame, band: float = SAME_BAND) -> str:
 
 def bandwidth_term_ratio(P: int) -> float:
     """The butterfly's n-beta coefficient over a bandwidth-optimal (Rabenseifner) allreduce's."""
-    from ..models import collectives as mc
+    from ..models import collective_costs as mc
     return (mc.coefficients("allreduce", "recursive_doubling", P)[1]
             / mc.coefficients("allreduce", "rabenseifner", P)[1])

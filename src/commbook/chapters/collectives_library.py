@@ -14,6 +14,7 @@ import numpy as np
 import pandas as pd
 
 from .. import data, kernels, machine
+from ..units import format_bytes
 from . import collectives as chapter
 from .collectives_algorithms import SAME_BAND, ratio_words
 
@@ -113,17 +114,17 @@ def crossover_discussion(model_bytes: float, measured: dict) -> str:
     if not finite:
         return (f"Neither bandwidth-optimal algorithm overtook the butterfly up to the largest "
                 f"size measured, while the model puts the crossover at "
-                f"{chapter.bytes_label(model_bytes)}: it misses by more than the whole range")
+                f"{format_bytes(model_bytes)}: it misses by more than the whole range")
     lo, hi = min(finite.values()) / model_bytes, max(finite.values()) / model_bytes
     span = f"{lo:.0f}" if round(lo) == round(hi) else f"{lo:.0f} to {hi:.0f}"
     if lo >= 10:
         return (f"The measured crossovers lie {span} times above the model's "
-                f"{chapter.bytes_label(model_bytes)}: the model is not a little off, it is wrong "
+                f"{format_bytes(model_bytes)}: the model is not a little off, it is wrong "
                 "about what the extra messages cost")
     if hi <= 0.1:
         return f"The measured crossovers lie far below the model's ({span} times its value)"
     return (f"The measured crossovers lie within a factor {max(hi, 1 / lo):.1f} of the model's "
-            f"{chapter.bytes_label(model_bytes)}")
+            f"{format_bytes(model_bytes)}")
 
 
 def one_mib_words(big: pd.Series) -> str:
@@ -189,7 +190,7 @@ BCAST_LABELS = {"library": "default choice", "library:1": "1: basic linear",
 def message_patterns(labels=tuple(BCAST_LABELS), np: int = 6, size: str = PATTERN_SIZE):
     """Run the broadcast once per library label with Open MPI's message counters on; returns
     (messages table, {label: what the library reported for the selection})."""
-    from ..collectives import check_selection, parse_algorithms, parse_messages
+    from ..collective_runs import check_selection, parse_algorithms, parse_messages
     patterns, said = [], {}
     for label in labels:
         out = chapter.measure("bcast", label, np=np, sizes=size, monitor=True, repetitions=1,

@@ -273,3 +273,9 @@ def _():
 @claim("jac-bench-roofline-native", page=PAGE, unit="%", source=ROOFLINE_BENCH)
 def _():
     return 100 * _roofline_ratio("-O3 -march=native")
+
+
+@claim("jac-face-bytes", page=PAGE, unit="B", source="commbook.exercises jac-face (a 96^3 grid split 2x2x1)")
+def _():
+    from ..exercises import expected
+    return expected("jac-face")

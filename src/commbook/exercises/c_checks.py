@@ -135,7 +135,7 @@ def check_eager(path=None, nps=(2, 3, 4), max_bytes: str = "4M", timeout: float 
                          timeout, judge)
 
 
-# --- the butterfly allreduce (book/collectives.md) ------------------------------------------
+# --- the butterfly allreduce (book/collectives_algorithms.md) ------------------------------------------
 def exercise_path(path=None) -> Path:
     """The reader's file: an absolute path, a path from here, or from the repository root."""
     root = config.kernels_dir().parent

@@ -128,8 +128,12 @@ def write_reference(run: BoundaryRun, command: str) -> list[Path]:
                  "nodes of this machine; see commbook/nodes/boundary.py"})
     folder = reference_dir()
     folder.mkdir(parents=True, exist_ok=True)
-    return [data.write_measurements(folder / "boundary-pingpong.csv", run.pingpong, meta),
-            data.write_measurements(folder / "boundary-ring.csv", run.ring, meta)]
+
+    def shipped(table):  # each row's source: the run's file name, not the scratch folder it was in
+        return table.assign(source=table.source.map(lambda s: Path(s).name if s else s))
+
+    return [data.write_measurements(folder / "boundary-pingpong.csv", shipped(run.pingpong), meta),
+            data.write_measurements(folder / "boundary-ring.csv", shipped(run.ring), meta)]
 
 
 # -- fits and the ring model -----------------------------------------------------------------
