@@ -23,7 +23,7 @@ else
 $(error MPI must be openmpi or mpich, not '$(MPI)')
 endif
 
-.PHONY: book test lab doctor clean-book clean benchmark
+.PHONY: book test test-fast lint lint-fix lab doctor clean-book clean benchmark
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -43,6 +43,19 @@ book: $(STAMP)
 # The suite includes the JupyterLab browser test, hence the lab packages.
 test: $(STAMP) $(LAB_STAMP)
 	$(PY) -m pytest -ra $(PYTEST_ARGS)
+
+# Every test that runs no MPI, builds no book and needs no browser or Slurm (under 2 min).
+test-fast: $(STAMP)
+	$(PY) -m pytest -q -m "not mpi and not book and not browser and not slurm" -p no:cacheprovider $(PYTEST_ARGS)
+
+# ruff (configured in pyproject.toml): lint checks, lint-fix rewrites (imports sorted, formatted).
+lint: $(STAMP)
+	$(VENV)/bin/ruff check .
+	$(VENV)/bin/ruff format --check .
+
+lint-fix: $(STAMP)
+	$(VENV)/bin/ruff check --fix .
+	$(VENV)/bin/ruff format .
 
 # JupyterLab on this machine's book, chapters opening as notebooks (LAB_PORT=... to change port).
 lab: $(LAB_STAMP)

@@ -5,8 +5,12 @@ Either from parameters (--lambda-us, --bandwidth-MBps) or from a fit file writte
 from __future__ import annotations
 
 import json
+from typing import TYPE_CHECKING
 
 from .common import CLIError, parse_sizes
+
+if TYPE_CHECKING:
+    from ..models.hockney import Hockney, PiecewiseHockney
 
 
 def register(models):
