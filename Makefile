@@ -46,7 +46,7 @@ test: $(STAMP) $(LAB_STAMP)
 
 # Every test that runs no MPI, builds no book and needs no browser or Slurm (under 2 min).
 test-fast: $(STAMP)
-	$(PY) -m pytest -q -m "not mpi and not book and not browser and not slurm" -p no:cacheprovider $(PYTEST_ARGS)
+	$(PY) -m pytest -q -m "(not mpi or pure) and not book and not browser and not slurm" $(PYTEST_ARGS)
 
 # ruff (configured in pyproject.toml): lint checks, lint-fix rewrites (imports sorted, formatted).
 lint: $(STAMP)

@@ -174,6 +174,7 @@ def test_measure_rank_crash_is_one_error_and_kills_the_rest():
     assert w.leftovers() == []
 
 
+@pytest.mark.pure  # runs no MPI: part of make test-fast
 def test_output_path_checked_before_the_run(tmp_path, capsys):
     from commbook.cli import main
     blocker = tmp_path / "file"
@@ -187,6 +188,7 @@ def test_output_path_checked_before_the_run(tmp_path, capsys):
                    f"commbook: error: --out {tmp_path}: is a directory; give a file name"]
 
 
+@pytest.mark.pure  # runs no MPI: part of make test-fast
 def test_read_only_output_directory_refused_before_the_run(tmp_path, capsys):
     from commbook.cli import main
     if os.geteuid() == 0:  # root writes into any mode-0500 folder: use sysfs, read-only for all
@@ -331,6 +333,7 @@ def test_local_cluster_listens_on_loopback_only(tmp_path, monkeypatch):
     assert wide == []
 
 
+@pytest.mark.pure  # runs no MPI: part of make test-fast
 def test_written_files_follow_the_umask(tmp_path):
     from commbook import data
     old = os.umask(0o027)
