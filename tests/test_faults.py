@@ -29,12 +29,20 @@ LONG_RING = ["measure", "ring", "--np", "2", "--size", "4", "--iterations", "100
              "--repetitions", "1000", "--quiet"]
 
 
+def _default_sigint():
+    """In the child before exec: SIGINT as a terminal delivers it. Under nohup or in a background
+    job this process inherited SIGINT ignored, an ignored signal stays ignored across exec, and
+    Python then installs no KeyboardInterrupt handler: the Ctrl-C tests would test nothing."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
 class Watched:
     """A subprocess and every process ever seen below it."""
 
     def __init__(self, argv, env=None):
         self.proc = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                                     text=True, env={**os.environ, **(env or {})})
+                                     text=True, env={**os.environ, **(env or {})},
+                                     preexec_fn=_default_sigint)
         self.seen: dict[tuple[int, float], psutil.Process] = {}
         self.root = psutil.Process(self.proc.pid)
         self.out: list[str] = []
@@ -119,6 +127,19 @@ def _name(p):
         return p.name()
     except psutil.Error:
         return ""
+
+
+@pytest.mark.pure  # runs no MPI: part of make test-fast
+def test_children_answer_ctrl_c_whatever_this_process_inherited():
+    before = signal.signal(signal.SIGINT, signal.SIG_IGN)  # as under nohup
+    try:
+        w = Watched([sys.executable, "-c", "import sys, time; print('up', flush=True); time.sleep(60)"])
+    finally:
+        signal.signal(signal.SIGINT, before)
+    w.wait_for(lambda procs: w.said("up") is not None, timeout=30)
+    w.proc.send_signal(signal.SIGINT)
+    rc, _, err = w.finish(timeout=30)
+    assert rc == -signal.SIGINT and "KeyboardInterrupt" in err
 
 
 # --------------------------------------------------------------- commbook measure (mpiexec)
