@@ -47,39 +47,25 @@ def vendor_mathjax(root: Path) -> Path:
     return dest
 
 
-def vendor_explorer_js(root: Path) -> Path:
-    """The live explorers' JavaScript (Vega, Vega-Lite, vega-embed from the pinned vl-convert)
-    into book/_static/explorers; the explorers' Sphinx extension adds it to the pages using it."""
-    from .explorers import render
-
-    dest = root / "book" / "_static" / render.STATIC_SUBDIR / render.BUNDLE_NAME
-    if not dest.exists():
-        dest.parent.mkdir(parents=True, exist_ok=True)
-        tmp = dest.with_suffix(".tmp")
-        tmp.write_text(render.javascript_bundle(), encoding="utf-8")
-        tmp.replace(dest)
-    return dest
-
-
 def fetch_orfeo(root: Path) -> None:
     mirror = config.orfeo_mirror(beside=root)
     if mirror is None:
         print("book: no ORFEO mirror (offline): chapters draw from data/orfeo/derived/ as always")
         return
     os.environ["COMMBOOK_ORFEO_MIRROR"] = mirror
-    from .cli import main as cli_main
-    try:
-        rc = cli_main(["data", "fetch", "orfeo", "--mirror", mirror])
-    except SystemExit as e:  # argparse: the command is not there
-        rc = e.code
-    if rc != 0:
-        print(f"book: fetching ORFEO data from {mirror} failed (exit {rc}); "
+    from . import orfeo
+    paths, errors = orfeo.fetch(mirror=mirror)
+    if errors:
+        print(f"book: {len(errors)} raw ORFEO file(s) not fetched from {mirror} (first: {errors[0]}); "
               "chapters draw from data/orfeo/derived/ as always")
+    else:
+        print(f"book: {len(paths)} raw ORFEO files fetched from {mirror}, sha256-checked")
 
 
 def build(root: Path, strict: bool = True, announce: bool = True) -> int:
     vendor_mathjax(root)
-    vendor_explorer_js(root)
+    from .explorers.render import vendor_bundle
+    vendor_bundle(root / "book")
     fetch_orfeo(root)
     env = dict(os.environ)
     env.update(mpi_env.run_environment())

@@ -17,6 +17,7 @@ import json
 import os
 import uuid
 from dataclasses import dataclass, field
+from pathlib import Path
 
 VEGA_LITE_VERSION = "6.4"  # what altair 6.3 writes; vl-convert 1.9 bundles it
 BUNDLE_NAME = f"vega-explorers-vl{VEGA_LITE_VERSION}.js"
@@ -128,3 +129,15 @@ def records(df) -> list[dict]:
             clean[k] = v
         out.append(clean)
     return out
+
+
+def vendor_bundle(book_dir: Path) -> Path:
+    """The live explorers' JavaScript (Vega, Vega-Lite, vega-embed from the pinned vl-convert)
+    into <book>/_static/explorers; the explorers' Sphinx extension adds it to the pages using it."""
+    dest = Path(book_dir) / "_static" / STATIC_SUBDIR / BUNDLE_NAME
+    if not dest.exists():
+        dest.parent.mkdir(parents=True, exist_ok=True)
+        tmp = dest.with_suffix(".tmp")
+        tmp.write_text(javascript_bundle(), encoding="utf-8")
+        tmp.replace(dest)
+    return dest
