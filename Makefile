@@ -28,7 +28,7 @@ endif
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --quiet --upgrade "pip>=23"
-	$(PY) -m pip install --quiet "$(MPI_REQ)" "django-static-mathjax>=3.2,<4" -e ".[book,test]"
+	$(PY) -m pip install --quiet "$(MPI_REQ)" -e ".[book,test]"
 	touch $(STAMP)
 
 $(LAB_STAMP): $(STAMP) pyproject.toml etc/jupyterlab/overrides.json

@@ -38,8 +38,8 @@ def repo_root() -> Path:
 def vendor_mathjax(root: Path) -> Path:
     spec = importlib.util.find_spec("mathjax")
     if spec is None or not spec.submodule_search_locations:
-        raise SystemExit("MathJax files not found: pip install django-static-mathjax "
-                         "(make book installs it)")
+        raise SystemExit("MathJax files not found: pip install -e '.[book]' (django-static-mathjax; "
+                         "make book installs it)")
     src = Path(list(spec.submodule_search_locations)[0]) / "static" / "mathjax" / "es5"
     dest = root / "book" / "_static" / "mathjax"
     if not (dest / "tex-chtml.js").exists():
