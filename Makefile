@@ -9,6 +9,7 @@ VENV ?= .venv-$(MPI)
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 LAB_STAMP := $(VENV)/.lab-installed
+COURSE_STAMP := $(VENV)/.course-installed
 # JupyterLab reads default settings from <prefix>/share/jupyter/lab/settings/overrides.json:
 # there (inside the venv, not in ~/.jupyter) the MyST chapters open as notebooks by default.
 LAB_OVERRIDES := $(VENV)/share/jupyter/lab/settings/overrides.json
@@ -23,7 +24,7 @@ else
 $(error MPI must be openmpi or mpich, not '$(MPI)')
 endif
 
-.PHONY: book test test-fast lint lint-fix lab doctor clean-book clean benchmark
+.PHONY: book test test-fast lint lint-fix lab doctor clean-book clean benchmark assignments
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -36,12 +37,27 @@ $(LAB_STAMP): $(STAMP) pyproject.toml etc/jupyterlab/overrides.json
 	install -D -m 644 etc/jupyterlab/overrides.json $(LAB_OVERRIDES)
 	touch $(LAB_STAMP)
 
+# nbgrader for the course tools; its Jupyter server and JupyterLab extensions stay off in this
+# venv (`make lab` is the reader's JupyterLab; a teacher enables them with `jupyter server
+# extension enable --sys-prefix nbgrader.server_extensions.formgrader`).
+$(COURSE_STAMP): $(STAMP) pyproject.toml
+	$(PY) -m pip install --quiet -e ".[book,test,course]"
+	for e in formgrader validate_assignment assignment_list course_list; do \
+	  $(VENV)/bin/jupyter server extension disable --sys-prefix nbgrader.server_extensions.$$e >/dev/null || exit 1; done
+	$(VENV)/bin/jupyter labextension disable --level=sys_prefix @jupyter/nbgrader >/dev/null
+	touch $(COURSE_STAMP)
+
+# nbgrader source notebooks of the chapters with exercises (COURSE_DIR=..., default _build/course)
+assignments: $(COURSE_STAMP)
+	$(VENV)/bin/commbook assignments build --course-dir $(or $(COURSE_DIR),_build/course)
+
 # EDITION=student: solutions removed, notebooks to hand out (_build/student/)
 book: $(STAMP)
 	$(PY) -m commbook.booktools build $(if $(filter student,$(EDITION)),--student)
 
-# The suite includes the JupyterLab browser test, hence the lab packages.
-test: $(STAMP) $(LAB_STAMP)
+# The suite includes the JupyterLab browser test, hence the lab packages, and the course tests
+# (nbgrader).
+test: $(STAMP) $(LAB_STAMP) $(COURSE_STAMP)
 	$(PY) -m pytest -ra $(PYTEST_ARGS)
 
 # Every test that runs no MPI, builds no book and needs no browser or Slurm (under 2 min).

@@ -116,12 +116,13 @@ def test_installed_commbook_validates_and_fits(installed, tmp_path, repo):
 
 
 def _requirements(pyproject: dict) -> list:
-    """Core dependencies and the book and test extras (what the README's conda recipe installs),
+    """Core dependencies and the book, test and course extras (what environment.yml provides),
     those whose marker holds on the environment's Python."""
     from packaging.requirements import Requirement
     project = pyproject["project"]
-    reqs = [Requirement(r) for r in project["dependencies"] + project["optional-dependencies"]["book"]
-            + project["optional-dependencies"]["test"]]
+    extras = project["optional-dependencies"]
+    reqs = [Requirement(r) for r in project["dependencies"] + extras["book"] + extras["test"]
+            + extras.get("course", [])]
     return [r for r in reqs if r.marker is None or r.marker.evaluate({"python_version": "3.11"})]
 
 

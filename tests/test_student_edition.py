@@ -62,6 +62,18 @@ def test_every_chapter_keeps_its_exercises_and_loses_its_solutions(repo):
     assert total >= 20  # the book's solutions, all found
 
 
+def test_the_instructor_page_is_not_a_student_page(repo):
+    import yaml
+
+    from commbook.booktools import INSTRUCTOR_PAGES, student_toc
+    pages = {p.relative_to(repo).with_suffix("").as_posix() for p in chapter_files(repo)}
+    student = {p.relative_to(repo).with_suffix("").as_posix() for p in chapter_files(repo, student=True)}
+    assert set(INSTRUCTOR_PAGES) <= pages and not set(INSTRUCTOR_PAGES) & student
+    assert pages - student == set(INSTRUCTOR_PAGES)
+    toc = student_toc(yaml.safe_load((repo / "_toc.yml").read_text()))
+    assert "For instructors" not in [p["caption"] for p in toc["parts"]]  # no empty part left
+
+
 @pytest.fixture(scope="module")
 def student_build(repo):
     proc = subprocess.run([sys.executable, "-m", "commbook.booktools", "build", "--student",
@@ -75,7 +87,7 @@ def student_build(repo):
 
 def test_student_html_and_notebooks_hold_no_solution(repo, student_build):
     checked = 0
-    for md in chapter_files(repo):
+    for md in chapter_files(repo, student=True):
         page = student_build / "html" / md.relative_to(repo).with_suffix(".html")
         html = page.read_text()
         assert 'class="solution' not in html and "solution-title" not in html, page.name
@@ -90,6 +102,11 @@ def test_student_html_and_notebooks_hold_no_solution(repo, student_build):
         if removed:  # the exercises are still there, their questions and self-check cells too
             assert "exercise" in html
     assert checked > 50
+    # the instructor page is left out: not built, not handed out, not in the navigation
+    assert not (student_build / "html" / "book" / "instructor.html").exists()
+    assert not (student_build / "notebooks" / "instructor.ipynb").exists()
+    assert "instructor" not in (student_build / "source" / "_toc.yml").read_text()
+    assert "instructor.html" not in (student_build / "html" / "index.html").read_text()
     # the reference C solutions were only ever included by solutions
     for page in (student_build / "html" / "book").glob("*.html"):
         assert "rank % 2 == 0" not in unescape(page.read_text())
@@ -97,7 +114,7 @@ def test_student_html_and_notebooks_hold_no_solution(repo, student_build):
 
 def test_student_notebooks_are_valid_and_complete(repo, student_build):
     import nbformat
-    for md in chapter_files(repo):
+    for md in chapter_files(repo, student=True):
         nb = nbformat.read(student_build / "notebooks" / f"{md.stem}.ipynb", as_version=4)
         nbformat.validate(nb)
         code = [c for c in nb.cells if c.cell_type == "code"]

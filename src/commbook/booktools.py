@@ -21,7 +21,6 @@ from __future__ import annotations
 import argparse
 import importlib.util
 import os
-import re
 import shutil
 import subprocess
 import sys
@@ -29,6 +28,7 @@ import time
 from pathlib import Path
 
 from . import config, mpi_env
+from .pages import INSTRUCTOR_PAGES, chapter_files, split_solutions, student_toc  # noqa: F401
 
 
 def repo_root() -> Path:
@@ -106,41 +106,6 @@ def _leftovers() -> list[str]:
 # ---------------------------------------------------------------------------------------
 # The student edition: solutions removed
 
-_SOLUTION_OPEN = re.compile(r"^(?P<fence>`{3,}|:{3,})\{(?P<kind>solution|solution-start)\}")
-_SOLUTION_END = re.compile(r"^(`{3,}|:{3,})\{solution-end\}")
-
-
-def split_solutions(text: str) -> tuple[str, list[str]]:
-    """(the MyST text without its sphinx-exercise solution directives, the removed blocks).
-
-    A `{solution}` directive ends at the closing fence of its own kind and length (so nested
-    code fences inside it stay inside); a `{solution-start}` ends after its `{solution-end}`.
-    An unclosed solution is an error naming its line: half a solution must not leak."""
-    lines = text.splitlines(keepends=True)
-    kept, removed, i = [], [], 0
-    while i < len(lines):
-        m = _SOLUTION_OPEN.match(lines[i])
-        if not m:
-            kept.append(lines[i])
-            i += 1
-            continue
-        start, fence = i, m.group("fence")
-        if m.group("kind") == "solution-start":
-            end = next((j for j in range(i + 1, len(lines)) if _SOLUTION_END.match(lines[j])), None)
-            if end is not None:  # the end directive's own closing fence
-                close = re.match(r"^(`{3,}|:{3,})", lines[end]).group(1)
-                end = next((j for j in range(end + 1, len(lines)) if lines[j].strip() == close), end)
-        else:
-            end = next((j for j in range(i + 1, len(lines)) if lines[j].strip() == fence), None)
-        if end is None:
-            raise ValueError(f"line {start + 1}: solution directive never closed")
-        removed.append("".join(lines[start:end + 1]))
-        i = end + 1
-        while i < len(lines) and not lines[i].strip() and kept and not kept[-1].strip():
-            i += 1  # no run of blank lines where the solution was
-    return "".join(kept), removed
-
-
 def student_notebook(md_path: Path):
     """A chapter (MyST markdown) as an nbformat notebook without solutions: solution directives
     removed from markdown cells, cells tagged `solution` dropped, outputs empty."""
@@ -150,14 +115,6 @@ def student_notebook(md_path: Path):
     nb.cells = [c for c in nb.cells if "solution" not in c.get("metadata", {}).get("tags", [])
                 and c.source.strip()]
     return nb
-
-
-def chapter_files(root: Path) -> list[Path]:
-    """The book's pages in table-of-contents order."""
-    import yaml
-    toc = yaml.safe_load((root / "_toc.yml").read_text())
-    pages = [toc["root"]] + [c["file"] for part in toc.get("parts", []) for c in part["chapters"]]
-    return [root / f"{p}.md" for p in pages]
 
 
 def build_student(root: Path, strict: bool = True, execute: str = "cache") -> int:
@@ -174,7 +131,7 @@ def build_student(root: Path, strict: bool = True, execute: str = "cache") -> in
     shutil.rmtree(notebooks, ignore_errors=True)
     notebooks.mkdir(parents=True)
     removed = 0
-    for md in chapter_files(root):
+    for md in chapter_files(root, student=True):
         text, gone = split_solutions(md.read_text())
         removed += len(gone)
         (stage / "book" / md.name).write_text(text)
@@ -185,7 +142,8 @@ def build_student(root: Path, strict: bool = True, execute: str = "cache") -> in
     # the pages' C excerpts (literalinclude); no solution file in what students may be given
     shutil.copytree(root / "kernels_c", stage / "kernels_c",
                     ignore=shutil.ignore_patterns("*_solution.c"))
-    shutil.copy2(root / "_toc.yml", stage / "_toc.yml")
+    toc = student_toc(yaml.safe_load((root / "_toc.yml").read_text()))
+    (stage / "_toc.yml").write_text(yaml.safe_dump(toc, sort_keys=False, allow_unicode=True))
     book_config = yaml.safe_load((root / "_config.yml").read_text())
     book_config["title"] = f"{book_config.get('title', '')} (student edition)"
     book_config.setdefault("execute", {})

@@ -13,13 +13,13 @@ from .common import CLIError
 
 def build_parser() -> argparse.ArgumentParser:
     # Command groups, one module each; every module defines register(subparsers).
-    from . import data, doctor, fit, measure, predict, validate
+    from . import course, data, doctor, fit, measure, predict, validate
 
     parser = argparse.ArgumentParser(
         prog="commbook", description="Measure MPI communication and fit models to it.")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     sub.required = True
-    for module in (measure, fit, predict, data, doctor, validate):
+    for module in (measure, fit, predict, data, doctor, validate, course):
         module.register(sub)
     return parser
 

@@ -1,0 +1,202 @@
+"""What an assignment notebook calls: the student's side and the autograder's test cells.
+
+Student side: :func:`setup` (the notebook's first cell) makes the page save what it measures in
+``measurements/`` beside the notebook, so the measurements are handed in with it;
+:func:`save_inputs` records the measurement an exercise is checked against (the page's
+``check("jac-ts", answer, copy_MBps=b_copy)`` becomes ``save_inputs("jac-ts", copy_MBps=b_copy)``).
+
+Grader side: :func:`grade` and :func:`grade_c` are the test cells. They compute the reference
+when they run (``commbook.exercises.expected``, the self-check's own function), never from a
+stored value, and judge with the self-check (``commbook.exercises.check``), so a grade is
+what the student's own check said. A wrong answer raises :class:`NotYet`, whose one-line
+message is the feedback (nbgrader gives 0 points to a test cell that raises). An exercise that
+depends on a measurement is graded against the student's saved one, and the feedback says so.
+A C exercise is compiled and run by the exercise harness in a child process with a time
+limit; the process tree is killed when the limit passes, so a deadlock never hangs the grader.
+
+This module is imported in students' kernels: it imports no nbgrader and nothing heavy."""
+from __future__ import annotations
+
+import contextlib
+import io
+import json
+import math
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+from .. import config
+
+INPUTS_FILE = "exercise_inputs.json"
+DEFAULT_TIME_LIMIT = 180.0  # seconds per C exercise
+# the outcomes a feedback line names (tests/test_course.py and the class summary read them)
+OUTCOMES = ("correct", "too high", "too low", "wrong choice", "not a number", "not answered",
+            "no saved measurement", "deadlock", "does not compile", "wrong result", "time limit")
+
+
+class NotYet(AssertionError):
+    """A wrong answer: the message is the feedback, shown without a traceback."""
+
+    def _render_traceback_(self):  # IPython shows these lines instead of a traceback
+        return [f"NotYet: {self}"]
+
+
+def setup(folder: str | os.PathLike = "measurements") -> Path:
+    """Save what this notebook measures in `folder` beside it (handed in with it)."""
+    path = Path(folder).resolve()
+    path.mkdir(parents=True, exist_ok=True)
+    os.environ["COMMBOOK_MEASUREMENTS"] = str(path)
+    return path
+
+
+def _inputs_path() -> Path:
+    return config.measurements_dir() / INPUTS_FILE
+
+
+def save_inputs(name: str, **inputs) -> Path:
+    """Record the measurements exercise `name` is checked against (atomically)."""
+    from .. import exercises
+    ex = exercises.exercise(name)
+    if set(inputs) != set(ex.inputs):
+        raise TypeError(f"exercise {name!r} depends on {list(ex.inputs)}, not {sorted(inputs)}")
+    path = _inputs_path()
+    saved = json.loads(path.read_text()) if path.exists() else {}
+    saved[name] = {k: float(v) for k, v in inputs.items()}
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_suffix(".tmp")
+    tmp.write_text(json.dumps(saved, indent=1, sort_keys=True))
+    tmp.replace(path)
+    return path
+
+
+def saved_inputs(name: str) -> dict:
+    """The measurements the student saved for exercise `name`; NotYet when there are none."""
+    from .. import exercises
+    ex = exercises.exercise(name)
+    if not ex.inputs:
+        return {}
+    path = _inputs_path()
+    saved = json.loads(path.read_text()).get(name) if path.exists() else None
+    if not saved or set(saved) != set(ex.inputs):
+        raise NotYet(f"[{name}] 0 points: no saved measurement: this exercise is graded against "
+                     f"your own {', '.join(ex.inputs)}; run the page's cells (the measurement and "
+                     f"the self-check) before handing in, so {path.parent.name}/{INPUTS_FILE} holds it.")
+    return saved
+
+
+def reference_answer(name: str):
+    """The reference value, computed now (with the saved measurements it depends on)."""
+    from .. import exercises
+    return exercises.expected(name, **saved_inputs(name))
+
+
+def _outcome(ex, answer, ref) -> str:
+    if ex.kind == "choice":
+        return "wrong choice"
+    try:
+        a, e = float(answer), float(ref)
+    except (TypeError, ValueError):
+        return "not a number"
+    if math.isnan(a):
+        return "not a number"
+    return "too high" if a > e else "too low"
+
+
+def grade(name: str, answer) -> None:
+    """The test cell of exercise `name`: passes (prints 'correct') or raises NotYet."""
+    from .. import exercises
+    ex = exercises.exercise(name)
+    inputs = saved_inputs(name)
+    own = ("; graded against your own measurement ("
+           + ", ".join(f"{k} = {v:.6g}" for k, v in inputs.items())
+           + f", saved in measurements/{INPUTS_FILE} when you ran the page)") if inputs else ""
+    if answer is None or answer is Ellipsis:
+        raise NotYet(f"[{name}] 0 points: not answered (the answer cell still holds ...){own}.")
+    try:
+        ref = exercises.expected(name, **inputs)
+    except LookupError as e:  # the grader's machine lacks the data: not the student's fault
+        raise RuntimeError(f"[{name}] the grader cannot compute the reference here: {e}") from None
+    said = io.StringIO()
+    with contextlib.redirect_stdout(said):
+        ok = bool(exercises.check(name, answer, **inputs))
+    check_line = " ".join(said.getvalue().split())
+    if ok:
+        print(f"[{name}] correct{own}.")
+        return None
+    raise NotYet(f"[{name}] 0 points: {_outcome(ex, answer, ref)}{own}. The self-check says: "
+                 f"{check_line}")
+
+
+# ----------------------------------------------------------------------------------- C exercises
+_REASONS = ("DEADLOCK", "WRONG", "does not compile", "did not finish", "failed")
+
+
+def _reason(output: str) -> tuple[str, str]:
+    """(outcome, the harness's one line) from a C check's printed output."""
+    lines = [l.strip() for l in output.splitlines() if l.strip()]
+    for i, line in enumerate(lines):
+        if "does not compile" in line:
+            error = next((l for l in lines[i + 1:] if "error" in l), lines[i + 1] if i + 1 < len(lines) else "")
+            return "does not compile", f"{line} {error}".strip()
+        if "DEADLOCK" in line or "did not finish" in line:
+            detail = lines[i + 1] if line.endswith(":") and i + 1 < len(lines) else ""
+            return "deadlock", f"{line} {detail}".strip()
+        if "WRONG" in line or "failed" in line:
+            return "wrong result", line
+    return "wrong result", lines[-1] if lines else "the check printed nothing"
+
+
+def c_checks() -> dict:
+    """C exercise name -> its check in commbook.exercises (check_<name>; the butterfly's is
+    check_exercise where there is no check_butterfly)."""
+    from .. import exercises
+    names = list(getattr(exercises, "C_EXERCISES", ())) + ["butterfly"]
+    found = {n: getattr(exercises, f"check_{n}", None) for n in names}
+    found["butterfly"] = found["butterfly"] or getattr(exercises, "check_exercise", None)
+    return {n: f for n, f in found.items() if f is not None}
+
+
+def grade_c(name: str, path: str, time_limit: float = DEFAULT_TIME_LIMIT) -> None:
+    """The test cell of C exercise `name`: compile and check the student's file `path` with the
+    exercise harness in a child process; past `time_limit` seconds every process it started is
+    killed and the exercise gets 0 points."""
+    from ..process_tree import ProcessTree
+    known = c_checks()
+    if name not in known:
+        raise KeyError(f"no C exercise {name!r}; known: {sorted(known)}")
+    watchdog = int(max(5, min(20, time_limit / 6)))
+    cmd = [sys.executable, "-m", "commbook.course.grading", name, str(path), str(watchdog),
+           str(time_limit)]
+    tree = ProcessTree(f"grade {name}")
+    try:
+        proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+                                env={**os.environ, **tree.env()})
+        tree.adopt(proc.pid)
+        try:
+            out, _ = proc.communicate(timeout=time_limit)
+        except subprocess.TimeoutExpired:
+            tree.kill()
+            proc.communicate()
+            raise NotYet(f"[{name}] 0 points: time limit: the check of {path} did not finish in "
+                         f"{time_limit:g} s and was stopped (a deadlock?).") from None
+    finally:
+        tree.close()
+    if proc.returncode == 0:
+        print(f"[{name}] correct: {path} passed the harness's check for every P.")
+        return None
+    outcome, line = _reason(out)
+    raise NotYet(f"[{name}] 0 points: {outcome}: {line}")
+
+
+def _child(name: str, path: str, watchdog: int, time_limit: float) -> int:
+    """Run one C check (the child process of grade_c); exit 0 when correct."""
+    import inspect
+    check = c_checks()[name]
+    options = {"watchdog_s": watchdog} if "watchdog_s" in inspect.signature(check).parameters else {}
+    # each P's run gets at most the whole limit; grade_c's own limit stops the whole check
+    return 0 if check(path, timeout=time_limit, **options) else 1
+
+
+if __name__ == "__main__":
+    sys.exit(_child(sys.argv[1], sys.argv[2], int(sys.argv[3]), float(sys.argv[4])))

@@ -1,0 +1,406 @@
+"""The course around the book: assignments generated from the chapters, released, filled in and
+autograded by nbgrader's own commands in a temporary course directory (HOME and Jupyter's folders
+temporary too), and the class summary read from nbgrader's gradebook.
+
+Answers are computed here from the references (`commbook.exercises.expected`), never typed; the
+simulated class is labelled as simulated in its chart."""
+import json
+import os
+import re
+import shlex
+import shutil
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from commbook import exercises as E
+from commbook.booktools import split_solutions
+from commbook.course import assignments, grading
+from commbook.process_tree import ProcessTree
+
+TIME_LIMIT = 60.0  # per C exercise in the tests (the default is 180 s)
+VENV_BIN = Path(sys.executable).parent
+
+
+def phrases(block: str) -> list[str]:
+    """Distinctive plain-text runs of a solution block (as tests/test_student_edition.py)."""
+    body = "\n".join(l for l in block.splitlines()[1:] if not l.startswith((":", "`")))
+    return [" ".join(r.split()) for r in re.findall(r"[A-Za-z][A-Za-z ,'-]{30,}", body)]
+
+
+def number_forms(value) -> set[str]:
+    v = float(value)
+    forms = set()
+    for digits in (3, 4, 6):
+        r = float(f"{v:.{digits}g}")
+        forms |= {f"{r:g}", repr(r)}
+        if r == int(r) and abs(r) >= 1000:
+            forms |= {f"{int(r)}", f"{int(r):,}"}
+    return forms
+
+
+def cells(nb_path: Path) -> list[dict]:
+    return json.loads(nb_path.read_text())["cells"]
+
+
+def grade_id(cell) -> str | None:
+    return cell.get("metadata", {}).get("nbgrader", {}).get("grade_id")
+
+
+def _sources(nb_path):
+    return {grade_id(c): "".join(c["source"]) for c in cells(nb_path) if grade_id(c)}
+
+
+def answer_variables(nb_path: Path) -> dict[str, str]:
+    """exercise name -> the variable its test cell grades, from the released notebook."""
+    found = {}
+    for src in _sources(nb_path).values():
+        m = re.search(r"\bgrade\('([^']+)', (\w+)\)", src)
+        if m:
+            found[m[1]] = m[2]
+    return found
+
+
+def fill(nb_path: Path, out_dir: Path, answers: dict, c_files: dict | None = None) -> None:
+    """A student's submission: the released folder with `answers` ({exercise: value}) written
+    into the answer cells' `x = ...` lines, and `c_files` ({relative path: file}) copied in."""
+    shutil.copytree(nb_path.parent, out_dir, dirs_exist_ok=True)
+    variables = answer_variables(nb_path)
+    nb = json.loads(nb_path.read_text())
+    for cell in nb["cells"]:
+        if cell.get("metadata", {}).get("nbgrader", {}).get("solution"):
+            src = "".join(cell["source"])
+            for name, value in answers.items():
+                src = re.sub(rf"^{variables[name]} = \.\.\.", f"{variables[name]} = {value!r}",
+                             src, flags=re.M)
+            cell["source"] = src
+    (out_dir / nb_path.name).write_text(json.dumps(nb))
+    for rel, src in (c_files or {}).items():
+        shutil.copy(src, out_dir / rel)
+    (out_dir / "timestamp.txt").write_text("2026-11-25 01:00:00.000000 UTC")
+
+
+def our_leftovers() -> list[str]:
+    from commbook.cluster import leftover_processes
+    return [p for p in leftover_processes() if sys.prefix in p]
+
+
+def processes_under(folder: Path) -> list[str]:
+    """Live processes whose command line or working directory is inside `folder` (kernels,
+    the C programs built there, the grading children)."""
+    import psutil
+    found = []
+    for p in psutil.process_iter(["pid", "cmdline", "cwd", "status"]):
+        if p.info["status"] == psutil.STATUS_ZOMBIE or p.info["pid"] == os.getpid():
+            continue
+        line = " ".join(p.info["cmdline"] or [])
+        if str(folder) in line or str(folder) in (p.info["cwd"] or ""):
+            found.append(f"{p.info['pid']} {line}")
+    return found
+
+
+# ------------------------------------------------------------------ without nbgrader running
+
+def test_source_notebooks_have_an_answer_and_a_test_cell_per_exercise(repo, tmp_path):
+    manifest = assignments.build(tmp_path, repo, time_limit=TIME_LIMIT)
+    chapters = manifest["assignments"]
+    by_chapter = {}
+    for name, ex in E.REGISTRY.items():
+        by_chapter.setdefault(ex.chapter, set()).add(name)
+    for chapter, names in by_chapter.items():
+        graded = {e["name"] for e in chapters[chapter]["exercises"] if e["kind"] != "c"}
+        assert graded == names, chapter
+    assert {"ring", "gather", "eager"} <= {e["name"] for a in chapters.values()
+                                           for e in a["exercises"] if e["kind"] == "c"}
+    ring = tmp_path / "source" / "ring" / "ring.ipynb"
+    ids = [grade_id(c) for c in cells(ring)]
+    assert ids[0] == "setup" and "test-c-ring" in ids
+    assert {"answer-ring-p25", "test-ring-p25", "test-ring-1ms"} <= set(ids)
+    for c in cells(ring):  # the answer region computes the reference, never holds it
+        if c["metadata"].get("nbgrader", {}).get("solution"):
+            assert "### BEGIN SOLUTION" in "".join(c["source"]) and "reference_answer(" in "".join(c["source"])
+    text = ring.read_text()
+    assert "literalinclude" not in text and "MPI_Sendrecv" in text  # the kernel's C code, shown
+    assert "{exercise}" not in text and text.count("**Exercise: ") == 4  # questions as Markdown
+    assert (tmp_path / "source" / "ring" / "kernels_c" / "exercises" / "ring_skeleton.c").read_text() \
+        == E.c_exercise_path("ring").read_text()
+    assert (tmp_path / "nbgrader_config.py").exists()
+
+
+def test_grade_uses_the_students_own_saved_measurement(tmp_path, monkeypatch, capsys):
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("COMMBOOK_MEASUREMENTS", str(tmp_path / "elsewhere"))
+    grading.setup()
+    assert os.environ["COMMBOOK_MEASUREMENTS"] == str(tmp_path / "measurements")
+    with pytest.raises(grading.NotYet, match="no saved measurement"):
+        grading.grade("jac-ts", 1.0)
+    grading.save_inputs("jac-ts", copy_MBps=8000.0)
+    mine = E.expected("jac-ts", copy_MBps=8000.0)
+    grading.grade("jac-ts", mine)
+    out = capsys.readouterr().out
+    assert "correct" in out and "your own measurement (copy_MBps = 8000" in out
+    # the same number against a student who measured twice the bandwidth: too high
+    grading.save_inputs("jac-ts", copy_MBps=16000.0)
+    with pytest.raises(grading.NotYet, match=r"0 points: too high; graded against your own"):
+        grading.grade("jac-ts", mine)
+    with pytest.raises(grading.NotYet, match="not answered"):
+        grading.grade("pp-tcp", ...)
+    with pytest.raises(grading.NotYet, match="0 points: too low") as wrong:
+        grading.grade("pp-tcp", 0.5 * E.expected("pp-tcp"))
+    assert f"{E.expected('pp-tcp'):.4g}" not in str(wrong.value)  # no reference in the feedback
+    with pytest.raises(grading.NotYet, match="wrong choice"):
+        grading.grade("topo-place", "node")
+
+
+@pytest.mark.mpi
+def test_grade_c_stops_a_check_at_its_time_limit_and_leaves_no_process(tmp_path, monkeypatch):
+    monkeypatch.setenv("COMMBOOK_BUILD_DIR", str(tmp_path / "build"))  # the ranks run from here
+    monkeypatch.chdir(tmp_path)
+    before = set(our_leftovers())
+    t0 = time.monotonic()
+    with pytest.raises(grading.NotYet, match="0 points: time limit"):
+        # the skeleton deadlocks at 1 MiB; its watchdog (5 s) is longer than this limit
+        grading.grade_c("ring", str(E.c_exercise_path("ring")), time_limit=3)
+    assert time.monotonic() - t0 < 20
+    time.sleep(1)
+    assert set(our_leftovers()) <= before
+    assert processes_under(tmp_path) == []
+
+
+def test_reason_is_the_harness_line():
+    assert grading._reason("[ring] P = 1: correct.\n[ring] P = 2: DEADLOCK (rank 0, rank 1):\n"
+                           "    still inside your ring shift.\n") == \
+        ("deadlock", "[ring] P = 2: DEADLOCK (rank 0, rank 1): still inside your ring shift.")
+    assert grading._reason("[gather] does not compile:\nx.c:3:9: error: expected ';'\n")[0] == \
+        "does not compile"
+    assert grading._reason("[gather] P = 3: WRONG: root got 2")[0] == "wrong result"
+
+
+def test_instructor_page_commands_exist(repo):
+    """Every command the instructor page gives parses: commbook's with its own parser, nbgrader's
+    among nbgrader's subcommands; the page is listed for instructors only."""
+    from nbgrader.apps import NbGraderApp
+
+    from commbook.booktools import chapter_files
+    from commbook.cli import build_parser
+    page = repo / "book" / "instructor.md"
+    lines = [l.strip() for l in page.read_text().splitlines()]
+    ours = [shlex.split(l, comments=True) for l in lines if l.startswith("commbook ")]
+    theirs = [l.split()[1] for l in lines if l.startswith("nbgrader ")]
+    assert len(ours) >= 3 and len(theirs) >= 6
+    for argv in ours:
+        build_parser().parse_args(argv[1:])
+    assert set(theirs) <= set(NbGraderApp.subcommands)
+    assert {"generate_assignment", "release_assignment", "collect", "autograde",
+            "generate_feedback"} <= set(theirs)
+    assert page in chapter_files(repo) and page not in chapter_files(repo, student=True)
+    # the figures it states are the code's
+    text = " ".join(page.read_text().split())
+    assert f"({grading.DEFAULT_TIME_LIMIT:g} s by default)" in text
+    assert (f"({assignments.POINTS['number']} for a number or a choice, {assignments.POINTS['c']} "
+            "for a C exercise)") in text and assignments.POINTS["choice"] == assignments.POINTS["number"]
+
+
+# ------------------------------------------------------------------ nbgrader's own commands
+
+@pytest.fixture(scope="module")
+def course(repo, tmp_path_factory):
+    """A course directory with the ring and topology assignments generated, and the ring
+    released through a temporary exchange; HOME and Jupyter's folders are temporary."""
+    top = tmp_path_factory.mktemp("course")
+    env = dict(os.environ, HOME=str(top / "home"), JUPYTER_CONFIG_DIR=str(top / "jupyter-config"),
+               JUPYTER_DATA_DIR=str(top / "jupyter-data"),
+               JUPYTER_RUNTIME_DIR=str(top / "jupyter-runtime"),
+               PATH=f"{VENV_BIN}{os.pathsep}{os.environ['PATH']}")
+    (top / "home").mkdir()
+    course_dir = top / "course"
+    from commbook.cli import main
+    assert main(["assignments", "build", "--course-dir", str(course_dir), "--chapter", "ring",
+                 "--chapter", "topology", "--chapter", "jacobi", "--time-limit", f"{TIME_LIMIT:g}"]) == 0
+
+    def nbgrader(*args, timeout=600):
+        tree = ProcessTree("nbgrader")
+        try:
+            proc = subprocess.Popen([str(VENV_BIN / "nbgrader"), *args], cwd=course_dir,
+                                    env={**env, **tree.env()}, stdout=subprocess.PIPE,
+                                    stderr=subprocess.STDOUT, text=True)
+            tree.adopt(proc.pid)
+            out, _ = proc.communicate(timeout=timeout)
+        finally:
+            tree.close()
+        assert proc.returncode == 0 and "ERROR" not in out, f"nbgrader {' '.join(args)}:\n{out[-4000:]}"
+        return out
+
+    for chapter in ("ring", "topology", "jacobi"):
+        nbgrader("generate_assignment", chapter)
+    nbgrader("release_assignment", "ring", f"--Exchange.root={top / 'exchange'}")
+    released = top / "exchange" / "commbook" / "outbound" / "ring" / "ring.ipynb"
+    assert released.exists()
+    return dict(dir=course_dir, nbgrader=nbgrader, released=released, env=env, top=top)
+
+
+def test_released_notebooks_hold_no_solution_and_no_reference(repo, course):
+    for chapter in ("ring", "topology", "jacobi"):
+        folder = course["dir"] / "release" / chapter
+        text = " ".join((folder / f"{chapter}.ipynb").read_text().split())
+        assert "BEGIN SOLUTION" not in text and "reference_answer" not in text
+        assert "expected(" not in text
+        _, removed = split_solutions((repo / "book" / f"{chapter}.md").read_text())
+        checked = 0
+        for block in removed:
+            for p in phrases(block):
+                assert p not in text, f"{chapter}: solution text released: {p}"
+                checked += 1
+        assert checked > 5
+        for name, ex in E.REGISTRY.items():
+            if ex.chapter == chapter and ex.kind == "number" and not ex.inputs:
+                value = E.expected(name)
+                if not (float(value) == int(value) and abs(value) < 1000):
+                    for form in number_forms(value):
+                        assert not re.search(rf"(?<![\d.]){re.escape(form)}(?![\d])", text), \
+                            f"{chapter}: the reference of {name} shows as {form}"
+        for f in folder.rglob("*.c"):
+            assert f.read_text() == E.c_exercise_path(f.stem.removesuffix("_skeleton")).read_text()
+    released = " ".join(course["released"].read_text().split())
+    assert released == " ".join((course["dir"] / "release" / "ring" / "ring.ipynb").read_text().split())
+
+
+def _gradebook_scores(course_dir: Path, assignment: str) -> dict:
+    from nbgrader.api import Gradebook
+    scores = {}
+    with Gradebook(f"sqlite:///{course_dir / 'gradebook.db'}") as gb:
+        for sub in gb.assignment_submissions(assignment):
+            for nb in sub.notebooks:
+                for g in nb.grades:
+                    scores[(sub.student.id, g.name)] = (g.score, g.max_score)
+    return scores
+
+
+@pytest.mark.mpi
+def test_autograde_full_marks_and_zero_with_the_reason(course):
+    released, sub = course["released"], course["dir"] / "submitted"
+    names = answer_variables(released)
+    assert set(names) == {"ring-p25", "ring-epyc", "ring-1ms"}
+    ring_c = "kernels_c/exercises/ring_skeleton.c"
+    fill(released, sub / "right" / "ring", {n: E.expected(n) for n in names},
+         {ring_c: E.c_exercise_path("ring", solution=True)})
+    wrong = {"ring-p25": 3 * E.expected("ring-p25"), "ring-epyc": E.expected("ring-epyc") - 1,
+             "ring-1ms": E.expected("ring-1ms") / 2}
+    fill(released, sub / "wrong" / "ring", wrong)  # and the skeleton: deadlocks at 1 MiB
+    before = set(our_leftovers())
+    t0 = time.monotonic()
+    course["nbgrader"]("autograde", "ring")
+    took = time.monotonic() - t0
+    print(f"autograde of 2 ring submissions: {took:.0f} s")
+    assert took < 2 * TIME_LIMIT + 120  # the deadlock is cut by the watchdog or the time limit
+    time.sleep(1)
+    assert set(our_leftovers()) <= before, "processes left behind by grading"
+    assert processes_under(course["top"]) == [], "processes left behind by grading"
+    scores = _gradebook_scores(course["dir"], "ring")
+    tests = ["test-ring-p25", "test-ring-epyc", "test-ring-1ms", "test-c-ring"]
+    assert all(scores[("right", t)][0] == scores[("right", t)][1] > 0 for t in tests), scores
+    assert all(scores[("wrong", t)][0] == 0 for t in tests), scores
+    said = _sources_outputs(course["dir"] / "autograded" / "wrong" / "ring" / "ring.ipynb")
+    assert "0 points: too high" in said["test-ring-p25"]
+    assert "0 points: too low" in said["test-ring-epyc"]
+    assert "0 points: too low" in said["test-ring-1ms"]
+    assert re.search(r"0 points: (deadlock: \[ring\] P = \d: DEADLOCK|time limit)", said["test-c-ring"])
+    assert "Traceback" not in said["test-c-ring"]
+    # the feedback page says it, and gives no reference value
+    course["nbgrader"]("generate_feedback", "ring")
+    html = (course["dir"] / "feedback" / "wrong" / "ring" / "ring.html").read_text()
+    assert "too high" in html and "DEADLOCK" in html
+    for n in names:
+        value = E.expected(n)
+        if not (float(value) == int(value) and abs(value) < 1000):  # small whole numbers are everywhere
+            for form in number_forms(value):
+                assert not re.search(rf"(?<![\d.]){re.escape(form)}(?![\d])", html), (n, form)
+
+
+def test_autograde_grades_on_the_students_saved_measurement(course, monkeypatch):
+    """jac-ts depends on the copy bandwidth the student measured: graded against the value the
+    notebook saved on the student's machine (here 7777 MB/s, saved with the notebook's own
+    save_inputs), not the grader's, and the feedback says so."""
+    folder, mine = course["dir"] / "release" / "jacobi", 7777.0
+    student = course["dir"] / "submitted" / "measured" / "jacobi"
+    fill(folder / "jacobi.ipynb", student, {"jac-ts": E.expected("jac-ts", copy_MBps=mine)})
+    assert "save_inputs('jac-ts', copy_MBps=b_copy)" in (folder / "jacobi.ipynb").read_text()
+    monkeypatch.setenv("COMMBOOK_MEASUREMENTS", str(student / "measurements"))
+    grading.save_inputs("jac-ts", copy_MBps=mine)  # what that cell did when the student ran it
+    course["nbgrader"]("autograde", "jacobi")
+    scores = _gradebook_scores(course["dir"], "jacobi")
+    assert scores[("measured", "test-jac-ts")] == (1, 1)
+    assert scores[("measured", "test-jac-orfeo")][0] == 0  # left unanswered
+    said = _sources_outputs(course["dir"] / "autograded" / "measured" / "jacobi" / "jacobi.ipynb")
+    assert "correct; graded against your own measurement (copy_MBps = 7777" in said["test-jac-ts"]
+    assert "0 points: not answered" in said["test-jac-orfeo"]
+
+
+def _sources_outputs(nb_path: Path) -> dict[str, str]:
+    out = {}
+    for c in cells(nb_path):
+        if grade_id(c):
+            out[grade_id(c)] = "\n".join("".join(o.get("text", "")) + str(o.get("evalue", ""))
+                                         for o in c.get("outputs", []))
+    return out
+
+
+SIMULATED = 10
+
+
+# per exercise, what the ten students answer: Right, too High, too Low, Not answered
+PATTERNS = ["RRRRRRHHLN", "RRRHHHHLLN", "RRRRRRRRLH", "RRRRLLLLHN"]
+
+
+def simulated_answers(i: int, names: list[str]) -> dict:
+    """Student i's answers, built from the references: right, too high (by half, or by 10^6,
+    a unit slip), too low, unanswered, or a wrong choice."""
+    answers = {}
+    for j, name in enumerate(names):
+        ex, ref = E.exercise(name), E.expected(name)
+        kind = PATTERNS[j % len(PATTERNS)][(i + j) % 10]
+        if kind == "N":
+            continue
+        if ex.kind == "choice":
+            answers[name] = ref if kind == "R" else "node" if ref != "node" else "core"
+        else:
+            answers[name] = {"R": ref, "H": ref * (1e6 if i % 2 else 1.5), "L": ref * 0.5}[kind]
+    return answers
+
+
+def test_simulated_class_summary(repo, course):
+    folder = course["dir"] / "release" / "topology"
+    names = list(answer_variables(folder / "topology.ipynb"))
+    assert len(names) == 4
+    expected_right = {n: 0 for n in names}
+    for i in range(SIMULATED):
+        answers = simulated_answers(i, names)
+        for n in names:
+            expected_right[n] += n in answers and answers[n] == E.expected(n)
+        fill(folder / "topology.ipynb", course["dir"] / "submitted" / f"simulated-{i:02d}" /
+             "topology", answers)
+    t0 = time.monotonic()
+    course["nbgrader"]("autograde", "topology")
+    print(f"autograde of {SIMULATED} topology submissions: {time.monotonic() - t0:.0f} s")
+    out = repo / "_build" / "course_summary"
+    proc = subprocess.run([str(VENV_BIN / "commbook"), "grades", "summary",
+                           str(course["dir"] / "gradebook.db"), "--out", str(out), "--title",
+                           f"SIMULATED class: {SIMULATED} topology, 2 ring, 1 jacobi submissions "
+                           "made by tests/test_course.py"],
+                          capture_output=True, text=True, timeout=300, env=course["env"])
+    assert proc.returncode == 0, proc.stderr
+    print(proc.stdout)
+    import pandas as pd
+    table = pd.read_csv(out / "class_summary.csv").set_index("exercise")
+    for n in names:
+        assert table.loc[n, "students"] == SIMULATED
+        assert table.loc[n, "success_rate"] == pytest.approx(expected_right[n] / SIMULATED)
+    numbers = [n for n in names if E.exercise(n).kind == "number"]
+    assert (table.loc[numbers, "too high"] > 0).all() and (table.loc[numbers, "too low"] > 0).all()
+    assert table.loc["topo-place", "most_frequent_wrong"] == "wrong choice"
+    png = out / "class_summary.png"
+    assert png.stat().st_size > 10_000
+    print(f"class summary plot: {png}")
