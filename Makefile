@@ -26,12 +26,12 @@ else
 $(error MPI must be openmpi or mpich, not '$(MPI)')
 endif
 
-.PHONY: book test lab doctor clean-book clean benchmark assignments pdf
+.PHONY: book test test-fast lint lint-fix lab doctor clean-book clean benchmark assignments pdf
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --quiet --upgrade "pip>=23"
-	$(PY) -m pip install --quiet "$(MPI_REQ)" "django-static-mathjax>=3.2,<4" -e ".[book,test]"
+	$(PY) -m pip install --quiet "$(MPI_REQ)" -e ".[book,test]"
 	touch $(STAMP)
 
 $(LAB_STAMP): $(STAMP) pyproject.toml etc/jupyterlab/overrides.json etc/jupyter/jupyter_server_config.json
@@ -67,6 +67,19 @@ pdf: $(STAMP)
 # (nbgrader).
 test: $(STAMP) $(LAB_STAMP) $(COURSE_STAMP)
 	$(PY) -m pytest -ra $(PYTEST_ARGS)
+
+# Every test that runs no MPI, builds no book and needs no browser or Slurm (under 2 min).
+test-fast: $(STAMP)
+	$(PY) -m pytest -q -m "(not mpi or pure) and not book and not browser and not slurm" $(PYTEST_ARGS)
+
+# ruff (configured in pyproject.toml): lint checks, lint-fix rewrites (imports sorted, formatted).
+lint: $(STAMP)
+	$(VENV)/bin/ruff check .
+	$(VENV)/bin/ruff format --check .
+
+lint-fix: $(STAMP)
+	$(VENV)/bin/ruff check --fix .
+	$(VENV)/bin/ruff format .
 
 # JupyterLab on this machine's book, chapters opening as notebooks (LAB_PORT=... to change port).
 # On a login node it prints the ssh line that tunnels the port to your own machine.

@@ -4,7 +4,7 @@ One run of the allreduce kernel per P times ring, rabenseifner, the butterfly an
 MPI_Allreduce at 8 B and 1 MiB with the repetitions interleaved (ring, rabenseifner, butterfly,
 library, ring, ...), so a slow spell of the machine hits them all alike. Prints the median
 times and each hand-written algorithm's ratio to the library (of the medians, of the minima,
-and the worst-case range). Goal (issue 13): within 1.3x of the library at 1 MiB for P = 2.
+and the worst-case range). Goal: within 1.3x of the library at 1 MiB for P = 2.
 
     python benchmarks/allreduce_algorithms.py [--np 2] [--repetitions 21] [--out FILE]
 """

@@ -78,6 +78,28 @@ def test_piecewise_fit_lists_segments_and_predicts_by_segment(capsys, tmp_path):
     assert rows[1]["t_us"] == pytest.approx(3.0 + 8192 / 8000, rel=1e-3)
 
 
+def test_predictive_setting_is_the_packages_and_predict_says_which(capsys, tmp_path):
+    from commbook import fit
+    n = np.asarray(SIZES, float)
+    table = tidy(sizes=SIZES, noise=0.0)
+    table["t_us"] = np.where(n <= 4096, 0.3 + n / 3000, 3.0 + n / 8000)
+    f = write_measurements(tmp_path / "switch.csv", table)
+    rc, out, err = run(capsys, "fit", "hockney", f, "--predictive", "--bootstrap", "0")
+    assert rc == 2 and "--piecewise --predictive" in err
+    rc, out, err = run(capsys, "fit", "hockney", f, "--piecewise", "--predictive", "--bootstrap", "0",
+                       "--json", "--out", tmp_path / "pred.json")
+    assert rc == 0, err
+    d = json.loads(out)
+    expect = fit.fit_piecewise(n, table.t_us.to_numpy(), **fit.PREDICTIVE, n_boot=0).to_dict()
+    assert d["setting"] == "predictive" and d["segments"] == expect["segments"]
+    rc, out, err = run(capsys, "predict", "hockney", "--model", tmp_path / "pred.json", "--sizes", "1K")
+    assert rc == 0 and "predictive setting" in out
+    with pytest.raises(SystemExit):
+        main(["fit", "hockney", "--help"])
+    out = capsys.readouterr().out
+    assert "--predictive" in out and "PREDICTING" in out and "DESCRIBES" in out
+
+
 def test_predict_from_parameters(capsys):
     rc, out, err = run(capsys, "predict", "hockney", "--lambda-us", "0.5", "--bandwidth-MBps",
                        "2000", "--sizes", "0,1K", "--json")

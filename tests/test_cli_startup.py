@@ -1,4 +1,4 @@
-"""`commbook --help` stays fast: building the parser imports no heavy library (issue 9).
+"""`commbook --help` stays fast: building the parser imports no heavy library.
 
 A behaviour, not a timing: each command module imports pandas, scipy, numpy, ... inside the
 functions that need them, and choices or descriptions drawn from heavy modules are computed

@@ -63,6 +63,7 @@ def test_context_manager_always_stops():
     assert [p for p in pids if is_alive(p)] == []
 
 
+@pytest.mark.pure  # runs no MPI: part of make test-fast
 def test_refuses_zero_engines():
     with pytest.raises(ValueError, match="at least one engine"):
         MPICluster(n=0)
@@ -92,6 +93,7 @@ def test_engines_dying_at_start_are_tried_twice_then_reported_with_their_words(m
     assert left == []
 
 
+@pytest.mark.pure  # runs no MPI: part of make test-fast
 def test_progress_bar_is_tqdm_in_one_line(capsys):
     """Outside Jupyter tqdm writes to stderr; in Jupyter each state replaces the last in one
     display output (so the executed notebook keeps only the final bar)."""

@@ -1,4 +1,4 @@
-"""commbook.config: the one place for paths and COMMBOOK_* variables (issue 9)."""
+"""commbook.config: the one place for paths and COMMBOOK_* variables."""
 import ast
 import re
 

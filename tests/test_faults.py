@@ -29,12 +29,20 @@ LONG_RING = ["measure", "ring", "--np", "2", "--size", "4", "--iterations", "100
              "--repetitions", "1000", "--quiet"]
 
 
+def _default_sigint():
+    """In the child before exec: SIGINT as a terminal delivers it. Under nohup or in a background
+    job this process inherited SIGINT ignored, an ignored signal stays ignored across exec, and
+    Python then installs no KeyboardInterrupt handler: the Ctrl-C tests would test nothing."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
 class Watched:
     """A subprocess and every process ever seen below it."""
 
     def __init__(self, argv, env=None):
         self.proc = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                                     text=True, env={**os.environ, **(env or {})})
+                                     text=True, env={**os.environ, **(env or {})},
+                                     preexec_fn=_default_sigint)
         self.seen: dict[tuple[int, float], psutil.Process] = {}
         self.root = psutil.Process(self.proc.pid)
         self.out: list[str] = []
@@ -121,6 +129,19 @@ def _name(p):
         return ""
 
 
+@pytest.mark.pure  # runs no MPI: part of make test-fast
+def test_children_answer_ctrl_c_whatever_this_process_inherited():
+    before = signal.signal(signal.SIGINT, signal.SIG_IGN)  # as under nohup
+    try:
+        w = Watched([sys.executable, "-c", "import sys, time; print('up', flush=True); time.sleep(60)"])
+    finally:
+        signal.signal(signal.SIGINT, before)
+    w.wait_for(lambda procs: w.said("up") is not None, timeout=30)
+    w.proc.send_signal(signal.SIGINT)
+    rc, _, err = w.finish(timeout=30)
+    assert rc == -signal.SIGINT and "KeyboardInterrupt" in err
+
+
 # --------------------------------------------------------------- commbook measure (mpiexec)
 
 def test_measure_success_leaves_nothing(tmp_path):
@@ -174,6 +195,7 @@ def test_measure_rank_crash_is_one_error_and_kills_the_rest():
     assert w.leftovers() == []
 
 
+@pytest.mark.pure  # runs no MPI: part of make test-fast
 def test_output_path_checked_before_the_run(tmp_path, capsys):
     from commbook.cli import main
     blocker = tmp_path / "file"
@@ -187,6 +209,7 @@ def test_output_path_checked_before_the_run(tmp_path, capsys):
                    f"commbook: error: --out {tmp_path}: is a directory; give a file name"]
 
 
+@pytest.mark.pure  # runs no MPI: part of make test-fast
 def test_read_only_output_directory_refused_before_the_run(tmp_path, capsys):
     from commbook.cli import main
     if os.geteuid() == 0:  # root writes into any mode-0500 folder: use sysfs, read-only for all
@@ -331,6 +354,7 @@ def test_local_cluster_listens_on_loopback_only(tmp_path, monkeypatch):
     assert wide == []
 
 
+@pytest.mark.pure  # runs no MPI: part of make test-fast
 def test_written_files_follow_the_umask(tmp_path):
     from commbook import data
     old = os.umask(0o027)

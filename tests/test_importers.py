@@ -224,7 +224,7 @@ def test_cli_import(tmp_path, capsys):
 def test_known_orfeo_files():
     def imp(key):
         return im.import_file(MIRROR / key, hints=orfeo.hints_for(orfeo.entry(key)))
-    # the report's 0.99 us (seeds/000 sec. 2, THIN, map by node, ucx) is in the mean table
+    # the report's 0.99 us (Scorcia's report, sec. 2, THIN, map by node, ucx) is in the mean table
     df = imp("matteoscorcia/assignment1/section2/thin/csv/mean/openmpi/node-ucx.csv")
     assert df.set_index("size_bytes").t_us[0] == pytest.approx(0.99, abs=0.01)
     assert set(df.machine) == {"orfeo-thin"} and set(df.transport) == {"ucx"}

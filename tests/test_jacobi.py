@@ -171,7 +171,7 @@ def test_strong_scaling_and_best_decomposition():
 
 
 RAW = "matteoscorcia/assignment1/section3/csv"  # in the ORFEO mirror
-SETUPS = {  # file: (T_s, B/2, T_l) as quoted in seeds/000 sec. 3
+SETUPS = {  # file: (T_s, B/2, T_l) as quoted in Scorcia's report, sec. 3
     "exercise1/map-core.csv": (15.24, 6220, 0.2),
     "exercise1/map-socket.csv": (15.24, 5460, 0.41),
     "exercise2.csv": (15.24, 12060, 0.99),
@@ -198,7 +198,7 @@ def test_report_expected_column_is_reproduced_exactly(orfeo_mirror):
 
 
 def test_seed_figures_agree_with_the_reconstruction():
-    # seeds/000: "overestimating (by 570 MLUPs/sec!!)" at 48 processes on a GPU node
+    # Scorcia's report: "overestimating (by 570 MLUPs/sec!!)" at 48 processes on a GPU node
     gpu48 = jm.report_expected_mlups(1200, 48, 22.07, 6, 12020, 1.39)
     assert gpu48 == pytest.approx(3325.05, abs=0.01)
     # and 2650 MLUP/s measured with 24 processes on 2 THIN nodes: the report's model said 2291

@@ -35,6 +35,7 @@ def test_bad_option_is_one_clear_error():
     assert "prterun" not in str(err.value) and "HYDRA" not in str(err.value)
 
 
+@pytest.mark.pure  # runs no MPI: part of make test-fast
 def test_unknown_kernel_lists_the_known_ones():
     with pytest.raises(kernels.KernelError, match="known: .*pingpong"):
         kernels.source_path("no_such_kernel")
@@ -67,16 +68,19 @@ def test_hanging_job_is_killed_and_reported():
     assert not [p for p in leftover_processes() if "deadlock" in p]
 
 
+@pytest.mark.pure  # runs no MPI: part of make test-fast
 def test_parse_output_rejects_rows_before_columns():
     with pytest.raises(kernels.KernelError, match="line 2"):
         kernels.parse_output("# commbook-kernel: x\n1 2 3\n")
 
 
+@pytest.mark.pure  # runs no MPI: part of make test-fast
 def test_parse_output_rejects_ragged_rows():
     with pytest.raises(kernels.KernelError, match="2 fields for 3 columns"):
         kernels.parse_output("# columns: a b c\n1 2\n")
 
 
+@pytest.mark.pure  # runs no MPI: part of make test-fast
 def test_to_tidy_maps_columns_and_keeps_the_rest_in_params():
     out = kernels.parse_output(
         "# commbook-kernel: pingpong\n# benchmark: pingpong\n# algorithm: blocking\n"

@@ -1,5 +1,5 @@
 """Collective cost models: schedules against closed forms, pipeline optimum, crossovers,
-latency-map models (seeds/002 eqs. 1-3), fits and the `predict collective` command."""
+latency-map models (Loletti's eqs. 1-3), fits and the `predict collective` command."""
 from __future__ import annotations
 
 import json

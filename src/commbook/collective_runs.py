@@ -19,7 +19,7 @@ was asked with what the library reports, so nothing here names an algorithm that
 
 Traces (``--trace 1``) list each hand-written algorithm's sends step by step
 (``# trace: ALG step S: SRC -> DST bytes=B phase=P``); :func:`communication_diagram` prints
-them the way the butterfly homework (seeds/004) does: "Communication from i to j".
+them the way Rappl's butterfly homework does: "Communication from i to j".
 """
 from __future__ import annotations
 

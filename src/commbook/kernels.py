@@ -24,10 +24,13 @@ import threading
 import time
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Callable
+from typing import TYPE_CHECKING, Callable
 
 from . import config, mpi_env
 from .process_tree import ProcessTree, install_signal_handlers
+
+if TYPE_CHECKING:  # pandas: imported when a table is built, not for `commbook --help`
+    import pandas as pd
 # pandas and commbook.data are imported where used: the CLI's registry imports this at start-up
 
 OUTPUT_CAPACITY = 1 << 20  # bytes of text a kernel may return through ctypes

@@ -31,3 +31,12 @@ def save_model(path, obj) -> Path:
     d = obj if isinstance(obj, dict) else obj.to_dict()
     atomic_write_text(path, json.dumps(d, indent=2) + "\n")
     return Path(path)
+
+
+def fit_setting(path) -> str | None:
+    """What a piecewise fit file was fitted for: "descriptive", "predictive", or None."""
+    try:
+        d = json.loads(Path(path).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+    return d.get("setting") if isinstance(d, dict) else None

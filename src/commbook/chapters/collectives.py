@@ -98,7 +98,7 @@ def plot_message_matrices(messages, P: int, algorithms=None, titles=None, ncols=
 
 
 def plot_communication_diagram(trace, algorithm: str, P: int, ax=None, title=None):
-    """The homework's drawing of a butterfly (seeds/004): ranks across, time down; each step
+    """Rappl's homework's drawing of a butterfly: ranks across, time down; each step
     is a row of arrows from sender to receiver (both directions of an exchange show)."""
     t = trace[trace.algorithm == algorithm]
     if t.empty:
@@ -225,7 +225,7 @@ def measured_crossover(table: pd.DataFrame, small: str, large: str, P: int | Non
     return float(r.size_bytes.iloc[first])
 
 
-# The lecture's "Timing - effect of data size" (seeds/003): mpirun -np 20 over a hostfile, an
+# Malakar's lecture, "Timing - effect of data size": mpirun -np 20 over a hostfile, an
 # int buffer of `count` elements, MPI_Bcast against the root's loop of MPI_Send; seconds of the
 # slowest rank, three runs each (the lecture's printout).
 LECTURE_BCAST = {

@@ -31,8 +31,14 @@ def register(sub):
     h.add_argument("--time", default="t_us", choices=TIME_COLUMNS,
                    help="which time column to fit (default %(default)s, the median)")
     h.add_argument("--piecewise", action="store_true",
-                   help="find size ranges with their own λ, b (breakpoints chosen by BIC)")
-    h.add_argument("--max-segments", type=int, default=3, help="most segments tried (default 3)")
+                   help="find size ranges with their own λ, b. Alone it DESCRIBES the sizes "
+                        "measured (breakpoints chosen by BIC: where does the protocol switch?)")
+    h.add_argument("--predictive", action="store_true",
+                   help="with --piecewise: the setting for PREDICTING sizes that were not measured "
+                        "(commbook.fit.PREDICTIVE: AIC, up to 6 segments of 2 sizes, breakpoints "
+                        "where the lines cross); use it for `commbook predict hockney --model`")
+    h.add_argument("--max-segments", type=int, default=None,
+                   help="most segments tried (default 3; 6 with --predictive)")
     h.add_argument("--bootstrap", type=int, default=500, metavar="N",
                    help="bootstrap resamples for the confidence intervals (0: none; default 500)")
     h.add_argument("--seed", type=int, default=0, help="random seed of the bootstrap")
@@ -84,8 +90,14 @@ def run_hockney(args) -> int:
     from .. import fit as fitting  # scipy: imported when a fit runs, not for `commbook --help`
     from ..data import read_measurements
     from ..model_files import save_model
-    if args.max_segments < 1:
-        raise CLIError(f"--max-segments must be at least 1, not {args.max_segments}")
+    if args.predictive and not args.piecewise:
+        raise CLIError("--predictive is a setting of the piecewise fit: give --piecewise --predictive")
+    setting = dict(fitting.PREDICTIVE) if args.predictive else {}
+    if args.max_segments is not None:
+        setting["max_segments"] = args.max_segments
+    setting.setdefault("max_segments", 3)
+    if setting["max_segments"] < 1:
+        raise CLIError(f"--max-segments must be at least 1, not {setting['max_segments']}")
     if args.bootstrap < 0:
         raise CLIError(f"--bootstrap must be 0 or more, not {args.bootstrap}")
     data = read_measurements(args.file)
@@ -93,13 +105,15 @@ def run_hockney(args) -> int:
     sizes, times = fitting.sizes_times(rows, args.time)
     try:
         if args.piecewise:
-            result = fitting.fit_piecewise(sizes, times, args.max_segments,
-                                           n_boot=args.bootstrap, seed=args.seed)
+            result = fitting.fit_piecewise(sizes, times, **setting, n_boot=args.bootstrap,
+                                           seed=args.seed)
         else:
             result = fitting.fit_hockney(sizes, times, n_boot=args.bootstrap, seed=args.seed)
     except ValueError as e:
         raise CLIError(f"{args.file}: cannot fit: {e}") from None
     record = result.to_dict()
+    if args.piecewise:  # what the fit is for: `predict --model` says so
+        record["setting"] = "predictive" if args.predictive else "descriptive"
     record["source"] = {"file": str(Path(args.file)), "benchmark": args.benchmark,
                         "select": parse_select(args.select), "time_column": args.time,
                         "rows": int(len(rows)),
@@ -113,10 +127,20 @@ def run_hockney(args) -> int:
                           if record["source"][k] not in ("", None))
         print(f"Hockney fit of {args.benchmark} in {args.file} ({where}; time column {args.time})")
         print("model: t(n) = λ + n/b, least squares on relative error, λ ≥ 0, b > 0")
+        if args.piecewise:
+            print(SETTING_TEXT[record["setting"]])
         print(result.summary())
     if args.out:
         print(f"commbook: wrote the fit to {args.out}", file=sys.stderr)
     return 0
+
+
+SETTING_TEXT = {
+    "descriptive": "piecewise, descriptive setting (BIC): describes the sizes measured; to predict "
+                   "other sizes fit with --piecewise --predictive",
+    "predictive": "piecewise, predictive setting (commbook.fit.PREDICTIVE: AIC, breakpoints where "
+                  "the lines cross): for predicting sizes that were not measured",
+}
 
 
 def _one(col):

@@ -5,8 +5,12 @@ Either from parameters (--lambda-us, --bandwidth-MBps) or from a fit file writte
 from __future__ import annotations
 
 import json
+from typing import TYPE_CHECKING
 
 from .common import CLIError, parse_sizes
+
+if TYPE_CHECKING:
+    from ..models.hockney import Hockney, PiecewiseHockney
 
 
 def register(models):
@@ -16,7 +20,10 @@ def register(models):
                     "These are model values, not measurements.")
     p.add_argument("--lambda-us", type=float, help="latency λ in microseconds")
     p.add_argument("--bandwidth-MBps", type=float, help="asymptotic bandwidth b in MB/s (1e6 B/s)")
-    p.add_argument("--model", metavar="FIT.json", help="a fit file from `commbook fit hockney --out`")
+    p.add_argument("--model", metavar="FIT.json",
+                   help="a fit file from `commbook fit hockney --out`; to predict sizes that were "
+                        "not measured, fit with --piecewise --predictive (a descriptive fit is "
+                        "made to describe the measured sizes)")
     p.add_argument("--sizes", default="0:64M",
                    help="sizes: '0,8,1K', '0:64M' (powers of two) or '1K:1M:4' (default %(default)s)")
     p.add_argument("--json", action="store_true", help="print JSON")
@@ -56,6 +63,12 @@ def run(args) -> int:
         return 0
     print(model)
     print("(model values, not measurements)")
+    if args.model:
+        from ..model_files import fit_setting
+        from .fit import SETTING_TEXT
+        setting = fit_setting(args.model)
+        if setting in SETTING_TEXT:
+            print(f"fit: {SETTING_TEXT[setting]}")
     head = f"{'size_bytes':>12} {'t_us':>12} {'bandwidth_MBps':>15}"
     if isinstance(model, PiecewiseHockney):
         head += f" {'segment':>8}"

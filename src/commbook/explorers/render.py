@@ -17,11 +17,10 @@ import json
 import os
 import uuid
 from dataclasses import dataclass, field
+from pathlib import Path
 
 from .layout import EMBED_CSS, EMBED_JS, accessible
 
-VEGA_LITE_VERSION = "6.4"  # what altair 6.3 writes; vl-convert 1.9 bundles it
-BUNDLE_NAME = f"vega-explorers-vl{VEGA_LITE_VERSION}.js"
 PAGE_SCRIPT_NAME = "commbook-explorers.js"  # layout.EMBED_JS and its styles, beside the bundle
 STATIC_SUBDIR = "explorers"
 # Set by the Sphinx extension before notebooks execute: the page loads the vendored file.
@@ -30,12 +29,29 @@ ENV_STATIC = "CB_EXPLORER_JS_STATIC"  # an inherited marker, not a user setting
 _inlined = {"done": False}
 
 
+def vega_lite_version() -> str:
+    """The Vega-Lite version Altair writes ('major.minor' of altair.SCHEMA_VERSION): the bundle
+    vl-convert serves is that version, so the two agree by construction."""
+    import altair as alt
+
+    return ".".join(alt.SCHEMA_VERSION.lstrip("v").split(".")[:2])
+
+
+def __getattr__(name: str):
+    # VEGA_LITE_VERSION and BUNDLE_NAME follow the installed Altair (read when first asked for)
+    if name == "VEGA_LITE_VERSION":
+        return vega_lite_version()
+    if name == "BUNDLE_NAME":
+        return f"vega-explorers-vl{vega_lite_version()}.js"
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
 def javascript_bundle() -> str:
     """Vega + Vega-Lite + vega-embed as one script defining window.vegaEmbed, in its own scope
     (its top-level names must not clash with the page's other scripts)."""
     import vl_convert
 
-    return "(function(){\n" + vl_convert.javascript_bundle(vl_version=VEGA_LITE_VERSION) + "\n})();\n"
+    return "(function(){\n" + vl_convert.javascript_bundle(vl_version=vega_lite_version()) + "\n})();\n"
 
 
 def page_script() -> str:
@@ -153,3 +169,19 @@ def records(df) -> list[dict]:
             clean[k] = v
         out.append(clean)
     return out
+
+
+def vendor_bundle(book_dir: Path) -> Path:
+    """The live explorers' JavaScript (Vega, Vega-Lite, vega-embed from the pinned vl-convert)
+    into <book>/_static/explorers; the explorers' Sphinx extension adds it to the pages using it."""
+    dest = Path(book_dir) / "_static" / STATIC_SUBDIR / f"vega-explorers-vl{vega_lite_version()}.js"
+    if not dest.exists():
+        dest.parent.mkdir(parents=True, exist_ok=True)
+        tmp = dest.with_suffix(".tmp")
+        tmp.write_text(javascript_bundle(), encoding="utf-8")
+        tmp.replace(dest)
+    page = dest.with_name(PAGE_SCRIPT_NAME)  # small, and changes with the package
+    tmp = page.with_suffix(".tmp")
+    tmp.write_text(page_script(), encoding="utf-8")
+    tmp.replace(page)
+    return dest

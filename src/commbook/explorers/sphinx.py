@@ -1,7 +1,7 @@
 """Sphinx extension: serve the explorers' JavaScript from the book, only on pages that use it.
 
 At builder start it vendors vl-convert's bundle into the book's static folder (see
-:func:`commbook.booktools.vendor_explorer_js`) and tells the kernels that execute the notebooks
+:func:`commbook.explorers.render.vendor_bundle`) and tells the kernels that execute the notebooks
 not to inline it; each page whose body holds an explorer gets the script added to its head.
 """
 from __future__ import annotations
@@ -13,9 +13,7 @@ from . import render
 
 
 def _vendor(app):
-    from ..booktools import vendor_explorer_js
-
-    vendor_explorer_js(Path(app.srcdir))
+    render.vendor_bundle(Path(app.srcdir) / "book")
 
 
 def _add_to_page(app, pagename, templatename, context, doctree):

@@ -1,6 +1,6 @@
 """Performance models of a domain-decomposed 3-D Jacobi solver, and the roofline behind T_s.
 
-**The report's model** (seeds/000 sec. 3; the domain-decomposition model discussed by Hager &
+**The report's model** (Scorcia's report, sec. 3; the domain-decomposition model discussed by Hager &
 Wellein, *Introduction to High Performance Computing for Scientists and Engineers*), for N
 processes that each own an L^3 sub-domain (weak scaling):
 

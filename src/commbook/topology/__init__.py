@@ -7,7 +7,7 @@ runs. ``G.graph`` holds ``kind``, ``p`` and the construction parameters; node at
 is a drawing position; edge attribute ``link`` is the link class (``"net"``, or for a cluster
 ``"core"`` core-socket, ``"socket"`` socket-node, ``"node"`` node-switch).
 
-Closed forms are those of the lecture (seeds/003, after Grama et al., *Introduction to Parallel
+Closed forms are those of Malakar's lecture (after Grama et al., *Introduction to Parallel
 Computing*, ch. 2): "cost" there is the number of links, which is what :func:`link_count` counts.
 
 Units: times in microseconds, message sizes in bytes, bandwidth t_w in MB/s (1e6 B/s), so
