@@ -13,8 +13,9 @@ from __future__ import annotations
 import argparse
 
 from benchreport import RATIO_HEADER, load_average, provenance, publish, ratio_cells, run
-from commbook.chapters import collectives as collectives_chapter
+
 from commbook import mpi_env
+from commbook.chapters import collectives as collectives_chapter
 
 SIZES = {"8 B": 8, "1 MiB": 1 << 20}
 HAND = ("ring", "rabenseifner", "butterfly-lh")

@@ -14,9 +14,10 @@ from __future__ import annotations
 import argparse
 
 from benchreport import RATIO_HEADER, provenance, publish, ratio_cells, run
+
 from commbook import collective_runs as coll
-from commbook.chapters import collectives as collectives_chapter
 from commbook import mpi_env
+from commbook.chapters import collectives as collectives_chapter
 
 SIZES = {"8 B": 8, "1 MiB": 1 << 20}
 

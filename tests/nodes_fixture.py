@@ -16,7 +16,6 @@ import sys
 from pathlib import Path
 
 import pytest
-
 from slurm_fixture import _missing_reason as _slurm_missing
 
 NODES = 3

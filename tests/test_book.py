@@ -264,7 +264,6 @@ def test_pdf_of_the_book(built_book, browser):
     print figures (matplotlib PNGs and the explorers' pictures), no explorer picture wider than
     the paper, every page numbered."""
     import json
-
     import unicodedata
 
     from pypdf import PdfReader

@@ -68,8 +68,8 @@ def test_process_count_ranges():
 
 
 def test_chain_verdict_on_the_orfeo_data():
-    from commbook.chapters import collectives as chapter
     from commbook import fit
+    from commbook.chapters import collectives as chapter
     bcast, _ = chapter.orfeo_or_empty("giuliofantuzzi/bcast")
     if not len(bcast):
         pytest.skip("the derived ORFEO broadcast table is not in this checkout")

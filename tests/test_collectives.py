@@ -9,12 +9,11 @@ import pandas as pd
 import pytest
 
 from commbook import collective_runs as coll
-from commbook import exercises
+from commbook import config, exercises, fit, kernels, mpi_env
 from commbook.chapters import collectives as collectives_chapter
-from commbook.models import link_classes
-from commbook import config, fit, kernels, mpi_env
 from commbook.models import collective_costs as costs
 from commbook.models import collective_schedules as schedules
+from commbook.models import link_classes
 
 OPENMPI = mpi_env.detect().flavour == "openmpi"
 MIB3 = (1 << 20) + 3

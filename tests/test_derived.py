@@ -12,10 +12,10 @@ import pandas as pd  # noqa: E402
 import pytest  # noqa: E402
 
 from commbook import orfeo  # noqa: E402
-from commbook.orfeo import derived, fetching, loading, rebuild  # noqa: E402
 from commbook.chapters import pingpong as pingpong_chapter
 from commbook.chapters import topology as topology_chapter
 from commbook.cli import main  # noqa: E402
+from commbook.orfeo import derived, fetching, loading, rebuild  # noqa: E402
 
 BUDGET_BYTES = 3_000_000
 # what the chapters and the data page load (book/*.md)
@@ -171,6 +171,7 @@ def assert_same_figure(a, b):
 
 def test_chapter_figures_same_from_raw_and_derived(raw_available):
     import matplotlib.pyplot as plt
+
     from commbook.models import jacobi as jm
     raw, _ = orfeo.load("pingpong", raw=True)
     derived, _ = orfeo.load("pingpong")

@@ -5,8 +5,8 @@ import re
 
 import pytest
 
-from commbook import exercises as E
 from commbook import config
+from commbook import exercises as E
 from commbook.booktools import split_solutions
 
 CHAPTERS = ["pingpong", "ring", "matrix_add", "topology", "collectives_algorithms",

@@ -2,7 +2,6 @@
 page weight stays small, and the static figures refuse impossible values. The browser side is
 in test_explorers_browser.py (the model the browser computes equals these Python models)."""
 import importlib
-import json
 
 import matplotlib
 import pytest

@@ -3,11 +3,10 @@ the browser computes equals the commbook.models function at a grid of parameter 
 every control moves the figure. The pages here are standalone (the explorer's HTML plus the
 vendored bundle), so this runs without building the book; test_book.py checks the book's pages."""
 
+import explorer_browser as eb
 import pytest
 
 from commbook.explorers import ALL, render
-
-import explorer_browser as eb
 
 pytestmark = pytest.mark.browser
 

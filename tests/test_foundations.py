@@ -1,12 +1,14 @@
 """The foundation pages' package code: the MPI primer's examples, the statistics and experiments
 of "Measuring well", the scaling laws and the ORFEO Jacobi runs, the course map."""
-from pathlib import Path
 
 import numpy as np
 import pytest
 
 from commbook import kernels
-from commbook.chapters import course_map as course, measuring as M, mpi_primer as primer, scaling as S
+from commbook.chapters import course_map as course
+from commbook.chapters import measuring as M
+from commbook.chapters import mpi_primer as primer
+from commbook.chapters import scaling as S
 from commbook.exercises.foundations import dims_create
 
 mpi = pytest.mark.mpi

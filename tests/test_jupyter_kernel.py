@@ -64,8 +64,8 @@ def test_bad_requests_say_one_line(jupyter_dirs, args, words):
 
 
 def test_doctor_reports_the_kernel(jupyter_dirs):
-    from commbook.cli import doctor
     from commbook import jupyter_kernel
+    from commbook.cli import doctor
     jupyter_kernel.install("cb-doctor", user=True)
     try:
         import contextlib

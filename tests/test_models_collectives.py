@@ -9,9 +9,9 @@ import numpy as np
 import pandas as pd
 import pytest
 
+from commbook import orfeo
 from commbook import topology as T
 from commbook.cli import main
-from commbook import orfeo
 from commbook.models import collective_costs as costs
 from commbook.models import collective_schedules as schedules
 from commbook.models import latency_maps

@@ -12,9 +12,9 @@ import time
 from pathlib import Path
 
 import pytest
+from nodes_fixture import leftovers, require
 
 from commbook import machine, mpi_env
-from nodes_fixture import leftovers, require
 
 pytestmark = [pytest.mark.timeout(300)]
 

@@ -4,8 +4,8 @@ from __future__ import annotations
 import pytest
 
 from commbook import config, orfeo
-from commbook.orfeo import fetching, loading, raw_catalog
 from commbook.data import DataFormatError
+from commbook.orfeo import fetching, loading, raw_catalog
 
 
 def test_pingpong_seed_table_has_quoted_figures():

@@ -9,11 +9,11 @@ import pytest
 
 from commbook import data
 from commbook.cluster import MPICluster, RunStopped
-from commbook.process_tree import is_alive
 from commbook.panels import chapters, specs
 from commbook.panels import explorers as with_your_runs
 from commbook.panels.runner import Session, error_line
 from commbook.panels.widget import RunPanel
+from commbook.process_tree import is_alive
 
 
 @pytest.mark.parametrize("chapter", sorted(chapters.SPECS))
@@ -179,7 +179,10 @@ SMALL = {
 @pytest.mark.mpi
 @pytest.mark.parametrize("chapter", sorted(SMALL))
 def test_each_chapter_panel_runs_on_the_chapters_cluster_and_feeds_its_explorer(chapter, mpi_cluster):
-    from commbook.explorers import collectives as ce, jacobi as je, matrix as me, ring as re_
+    from commbook.explorers import collectives as ce
+    from commbook.explorers import jacobi as je
+    from commbook.explorers import matrix as me
+    from commbook.explorers import ring as re_
     change, rows = SMALL[chapter]
     spec = chapters.spec(chapter)
     session = Session(spec, mpi_cluster)
@@ -203,6 +206,7 @@ def test_the_html_book_shows_the_command_and_no_controls(repo, tmp_path):
     import re
     import subprocess
     import sys
+
     import yaml
     config = yaml.safe_load((repo / "_config.yml").read_text())
     config["sphinx"]["config"]["html_static_path"] = []

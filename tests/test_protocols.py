@@ -8,7 +8,6 @@ from commbook import kernels, protocols
 from commbook.algorithms import EAGER_LIMIT_VARIABLES
 
 
-
 def test_eager_env_names_the_librarys_variable_and_refuses_nonsense():
     assert protocols.eager_env(None) == {}
     assert protocols.eager_env(16384, "openmpi") == {"OMPI_MCA_btl_sm_eager_limit": "16384"}
@@ -92,6 +91,7 @@ def test_pingpong_reply_buffer_both_ways_validates(echo):
 
 def test_echo_comparison_alternates_and_takes_the_fastest():
     import pandas as pd
+
     from commbook.kernels import KernelOutput
 
     calls = []

@@ -2,7 +2,6 @@
 failure path, and the placement-driven model."""
 from __future__ import annotations
 
-
 import numpy as np
 import pandas as pd
 import pytest

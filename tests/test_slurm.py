@@ -7,12 +7,12 @@ import time
 from pathlib import Path
 
 import pytest
+from slurm_fixture import LocalSlurm
 
 from commbook import data, kernels, mpi_env, scheduler
 from commbook.cli import main as commbook
 from commbook.cluster import MPICluster
 from commbook.process_tree import is_alive
-from slurm_fixture import LocalSlurm
 
 pytestmark = [pytest.mark.mpi, pytest.mark.slurm, pytest.mark.timeout(300)]
 

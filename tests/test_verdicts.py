@@ -6,7 +6,10 @@ import pandas as pd
 import pytest
 
 from commbook import glued
-from commbook.chapters import matrix_add as madd, pingpong as pp, ring, topology as topo
+from commbook.chapters import matrix_add as madd
+from commbook.chapters import pingpong as pp
+from commbook.chapters import ring
+from commbook.chapters import topology as topo
 
 
 def _moved(eager_8k, rdv_8k):

@@ -154,6 +154,7 @@ def build_student(root: Path, strict: bool = True, execute: str = "cache") -> in
     # the pages' C excerpts (literalinclude); no solution file in what students may be given
     shutil.copytree(root / "kernels_c", stage / "kernels_c",
                     ignore=shutil.ignore_patterns("*_solution.c"))
+    shutil.copy2(root / "references.bib", stage / "references.bib")  # the {cite} roles' entries
     toc = student_toc(yaml.safe_load((root / "_toc.yml").read_text()))
     (stage / "_toc.yml").write_text(yaml.safe_dump(toc, sort_keys=False, allow_unicode=True))
     book_config = yaml.safe_load((root / "_config.yml").read_text())

@@ -30,8 +30,7 @@ import numpy as np
 import pandas as pd
 
 from . import algorithms, kernels, mpi_env
-from .algorithms import (MPICH_ALGORITHMS, OMPI_COLL_TUNED, OMPI_PARAMETERS,
-                         mpich_variable, ompi_variable)
+from .algorithms import MPICH_ALGORITHMS, OMPI_COLL_TUNED, OMPI_PARAMETERS, mpich_variable, ompi_variable
 
 OPS = ("bcast", "gather", "allreduce")
 

@@ -48,6 +48,7 @@ VARIABLES = {v.name: v for v in [
     Variable("COMMBOOK_NODES_REFERENCE", "", "book: draw the node-boundary sections from data/reference"),
     Variable("COMMBOOK_DEBUG", "", "the CLI shows tracebacks instead of one line"),
     Variable("COMMBOOK_REQUIRE_BROWSER", "", "tests: fail instead of skip without chromium"),
+    Variable("COMMBOOK_LAB_CHAPTERS", "", "tests: the chapters the JupyterLab test runs (comma list; default every page)"),
     Variable("COMMBOOK_REQUIRE_SLURM", "", "tests: fail instead of skip without Slurm or root"),
 ]}
 if __doc__:  # None under python -OO

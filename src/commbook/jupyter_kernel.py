@@ -92,6 +92,7 @@ def remove(name: str = DEFAULT_NAME, prefix: str | None = None) -> str:
     returns where it was."""
     import json
     import shutil
+
     from jupyter_client.kernelspec import KernelSpecManager
     if prefix:
         path = os.path.join(prefix, "share", "jupyter", "kernels", name)

@@ -161,6 +161,7 @@ class KernelOutput:
                 source: str = "") -> pd.DataFrame:
         """Rows in the book's tidy schema (see commbook.data)."""
         import pandas as pd
+
         from .data import dict_to_params, normalise
         records = []
         bench = self.meta.get("benchmark") or self.meta.get("commbook-kernel", "")

@@ -10,14 +10,13 @@ import numpy as np
 from cycler import cycler
 
 from . import figure_alt
+from .units import format_bytes
 
 # 'tableau-colorblind10' (matplotlib's style of the Tableau colour-blind palette) as the C0..C9
 # colours every chapter's figures use
 plt.rcParams["axes.prop_cycle"] = cycler(color=plt.style.library["tableau-colorblind10"]
                                          ["axes.prop_cycle"].by_key()["color"])
 figure_alt.install()
-
-from .units import format_bytes
 
 MEASURED_STYLE = dict(marker="o", ms=4, lw=0, capsize=2, elinewidth=1)
 MARKERS = ("o", "s", "^", "D", "v", "P", "X", "<", ">", "*")

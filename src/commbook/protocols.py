@@ -16,7 +16,6 @@ import pandas as pd
 from . import kernels, mpi_env
 from .algorithms import EAGER_LIMIT_VARIABLES
 
-
 MPICH_DEFAULT_CELL = 16384  # MPIR_CVAR_CH4_SHM_POSIX_IQUEUE_CELL_SIZE's default
 
 

@@ -2,7 +2,6 @@
 the models' predictions and crossovers, the lecture's and ORFEO's data against the models."""
 from __future__ import annotations
 
-
 import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
@@ -24,6 +23,7 @@ from ..models.link_classes import (
     rank_finish_times,
 )
 from ..plotting import measured, model_line, size_axis
+
 
 def collective_color(algorithm: str, i: int = 0, op: str | None = None) -> str:
     """One colour per algorithm across its kernel, model and library names (commbook.algorithms)."""

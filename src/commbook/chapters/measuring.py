@@ -202,6 +202,7 @@ def percent(x: float) -> str:
 def plot_distribution(t_us, title="1,000 repetitions of an 8-byte ping-pong", ax=None):
     """Histogram of repetition times (log x) with min, median and mean marked."""
     import matplotlib.pyplot as plt
+
     from ..plotting import label_axes
     t = np.asarray(t_us, float)
     if ax is None:
@@ -227,6 +228,7 @@ def plot_distribution(t_us, title="1,000 repetitions of an 8-byte ping-pong", ax
 def plot_first_repetitions(series: dict, n: int = 30, title="The first repetitions"):
     """Each run's first n repetition times: {label: times}."""
     import matplotlib.pyplot as plt
+
     from ..plotting import SERIES_COLORS, label_axes
     fig, ax = plt.subplots(figsize=(6.4, 3.6))
     for i, (label, t) in enumerate(series.items()):
@@ -241,6 +243,7 @@ def plot_first_repetitions(series: dict, n: int = 30, title="The first repetitio
 def plot_samples(samples: dict, title: str, ylabel: str = "time of one repetition (µs)"):
     """Box plots of several samples side by side (log y): {label: times}."""
     import matplotlib.pyplot as plt
+
     from ..plotting import label_axes
     fig, ax = plt.subplots(figsize=(6.4, 3.8))
     ax.boxplot([np.asarray(v, float) for v in samples.values()], whis=(1, 99), showfliers=True,

@@ -94,6 +94,7 @@ def local_runs(nps=(1, 2), L: int = 96, sweeps: int = 10):
     """Strong (the same L^3 cube) and weak (L^3 per rank) Jacobi runs on this machine: a table
     with np, variant, t_us (the median sweep of the slowest rank)."""
     import pandas as pd
+
     from .. import kernels
     rows = []
     for weak in (0, 1):

@@ -13,7 +13,6 @@ DERIVED = "data/orfeo/derived/"
 
 
 def _load(dataset):
-    from .. import orfeo
     return _load_in(str(tables_dir()), dataset)
 
 
@@ -31,7 +30,6 @@ def _():
 
 
 def _rule_text(dataset, field):
-    from .. import orfeo
     text = (tables_dir() / "catalog_rules.toml").read_text(encoding="utf-8")
     block = text.split(f'dataset = "{dataset}"', 1)[1].split("[[rules]]", 1)[0]
     return re.search(rf'^{field} = "(.*)"$', block, re.M).group(1)

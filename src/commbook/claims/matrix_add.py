@@ -7,7 +7,8 @@ import inspect
 import re
 
 from . import claim
-from .sources import tables_dir, pingpong as pp
+from .sources import pingpong as pp
+from .sources import tables_dir
 
 GRIDS = "data/orfeo/derived matrix_add tables (matteoscorcia, francesc0rtu)"
 SEED = "data/orfeo/pingpong_seed.csv (Scorcia report, sec. 2)"
@@ -25,7 +26,6 @@ def _grids(tables_dir: str):
 
 
 def _times(student):
-    from .. import orfeo
     g = _grids(str(tables_dir()))
     return g[g.source_label == student].t_us
 

@@ -7,7 +7,8 @@ import inspect
 import math
 
 from . import claim
-from .sources import tables_dir, pingpong as pp, seed_value
+from .sources import pingpong as pp
+from .sources import seed_value, tables_dir
 
 SEED = "data/orfeo/pingpong_seed.csv (Scorcia report, sec. 2)"
 HW = "data/orfeo/hardware_seed.csv (Loletti report sec. 1.2; Scorcia report sec. 2)"
@@ -104,7 +105,6 @@ for _name, _machine, _conf, _q, _unit in [
 
 
 def _compared():
-    from .. import orfeo
     return _compared_in(str(tables_dir()))
 
 

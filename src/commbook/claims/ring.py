@@ -5,7 +5,7 @@ from __future__ import annotations
 import functools
 
 from . import claim
-from .sources import tables_dir, seed_value
+from .sources import seed_value, tables_dir
 
 RINGS = "data/orfeo/derived ring tables (matteoscorcia/ring, francesc0rtu/ring)"
 SEED = "data/orfeo/pingpong_seed.csv (Scorcia report, sec. 2), UCX, the report's fitted b"
@@ -28,7 +28,6 @@ def _rings(tables_dir: str, dataset: str):
 
 
 def _ring(dataset, algorithm):
-    from .. import orfeo
     raw = _rings(str(tables_dir()), dataset)
     return raw[raw.algorithm == algorithm]
 
@@ -78,7 +77,6 @@ def _():
 
 
 def _blocking_ratio():
-    from .. import orfeo
     raw = _rings(str(tables_dir()), "francesc0rtu/ring")
     p = raw.pivot_table(index="np", columns="algorithm", values="t_us")
     return (p["blocking"] / p["nonblocking"]).dropna()

@@ -7,7 +7,8 @@ import inspect
 import re
 
 from . import claim
-from .sources import tables_dir, pingpong as pp
+from .sources import pingpong as pp
+from .sources import tables_dir
 
 SEED = "data/orfeo/pingpong_seed.csv (Scorcia report, sec. 2), UCX by node"
 T_H = 0.1  # the chapter's assumed time per switch hop, µs (glued on the page from its cell)
@@ -72,7 +73,6 @@ def _socket_ratio(tables_dir):
 @claim("topo-upi-over-socket", page="topology", unit="times",
        source="data/orfeo/derived mzampar/latency: osu_latency at 1 B, other socket over same socket")
 def _():
-    from .. import orfeo
     return _socket_ratio(str(tables_dir()))
 
 

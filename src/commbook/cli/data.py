@@ -102,6 +102,7 @@ def _user_hints(args) -> dict:
 
 def run_import(args) -> int:
     import pandas as pd
+
     from .. import importers, orfeo
     from ..data import normalise, write_measurements
     user = _user_hints(args)
@@ -172,6 +173,7 @@ def run_fetch(args) -> int:
 
 def run_list(args) -> int:
     import pandas as pd
+
     from .. import orfeo
     cat = orfeo.catalog()
     cache = orfeo.cache_dir(args.cache)

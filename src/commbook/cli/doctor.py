@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import time
 
-
 from .. import config, mpi_env, scheduler
 
 

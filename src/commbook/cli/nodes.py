@@ -92,7 +92,7 @@ def run_status(args) -> int:
 
 def run_exec(args) -> int:
     nodes = _nodes()
-    from ..nodes import lifecycle, netns, launch
+    from ..nodes import launch, lifecycle, netns
     record, problems = lifecycle.status()
     if record is None:
         raise CLIError("no emulated cluster is up: `commbook nodes up` first")

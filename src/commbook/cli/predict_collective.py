@@ -85,6 +85,7 @@ def _topology(args):
 
 def run(args) -> int:
     import numpy as np
+
     from ..models import collective_costs, collective_schedules
     op = args.op
     if op not in collective_schedules.ALGORITHMS:

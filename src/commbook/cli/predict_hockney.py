@@ -48,6 +48,7 @@ def model_from_args(args) -> Hockney | PiecewiseHockney:
 
 def run(args) -> int:
     import numpy as np
+
     from ..models.hockney import PiecewiseHockney
     model = model_from_args(args)
     sizes = np.array(parse_sizes(args.sizes), dtype=float)

@@ -1,9 +1,6 @@
 """The references of the chapters' exercises, computed from the shipped data and the models."""
 from __future__ import annotations
 
-import functools
-import math
-
 from .core import _exercise
 
 # ---------------------------------------------------------------------------------------
@@ -70,6 +67,7 @@ def _data_gather():
     """Which operation the files labelled "gather" measured: the one whose medians at 16, 32
     and 48 processes they are closest to (mean |log ratio|), from the raw ORFEO files."""
     import numpy as np
+
     from .. import orfeo
 
     def medians(dataset, algorithm=None):

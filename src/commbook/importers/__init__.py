@@ -39,12 +39,10 @@ from ..data import DataFormatError
 from .collector import Collector
 from .imb import parse_imb
 from .osu import parse_osu
-from .small_formats import (parse_jacobi, parse_matrix_text, parse_pairs, parse_rank_times,
-                            parse_time_line, parse_values)
+from .small_formats import parse_jacobi, parse_matrix_text, parse_pairs, parse_rank_times, parse_time_line, parse_values
 from .sniffing import MAX_BYTES, detect_format, infer_machine, read_text
 from .tables import parse_table
-from .vocabulary import (COLL_TUNED, TIME_FACTORS, Refused, canonical_algorithm, canonical_benchmark,
-                         canonical_mapping)
+from .vocabulary import COLL_TUNED, TIME_FACTORS, Refused, canonical_algorithm, canonical_benchmark, canonical_mapping
 
 __all__ = ["COLL_TUNED", "FORMATS", "FORMAT_ALIASES", "MAX_BYTES", "TIME_FACTORS", "Refused",
            "canonical_algorithm", "canonical_benchmark", "canonical_mapping", "describe",

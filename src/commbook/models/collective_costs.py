@@ -26,10 +26,10 @@ from .collective_schedules import (
     Schedule,
     cached_schedule,
     ceil_log2,
+    check_algorithm,
     check_P,
     check_params,
     check_segments,
-    check_algorithm,
     schedule,
 )
 

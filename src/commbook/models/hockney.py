@@ -25,7 +25,6 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-
 KIND_SINGLE = "hockney"
 KIND_PIECEWISE = "hockney-piecewise"
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from .collective_schedules import check_P, check_algorithm, schedule
+from .collective_schedules import check_algorithm, check_P, schedule
 
 # ---------------------------------------------------------------------------------------
 # Latency maps (Loletti's report, eqs. 1-3)

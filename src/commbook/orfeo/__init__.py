@@ -17,9 +17,21 @@ from ..data import DataFormatError
 from .derived import CONFIG_KEY, DERIVED_DIR, derived_table, per_configuration
 from .fetching import FetchError, cache_dir, fetch, fetch_one, raw_dataset, raw_url
 from .loading import load
+from .raw_catalog import (
+                          CATALOG,
+                          CATALOG_COLUMNS,
+                          build_catalog,
+                          catalog,
+                          catalog_rules,
+                          entry,
+                          hints_for,
+                          import_entry,
+                          lookup,
+                          sha256_of,
+                          source_of,
+                          write_catalog,
+)
 from .seed_facts import Link, Node, link, link_parameters, node
-from .raw_catalog import (CATALOG, CATALOG_COLUMNS, build_catalog, catalog, catalog_rules, entry,
-                          hints_for, import_entry, lookup, sha256_of, source_of, write_catalog)
 from .tables import TABLES_DIR, DataUnavailable, read_table, summary_table, table_names
 from .views import coverage, known_problems, overview
 

@@ -5,7 +5,8 @@ from __future__ import annotations
 import pandas as pd
 
 from .. import data
-from ..explorers import collectives as collectives_explorer, jacobi as jacobi_explorer
+from ..explorers import collectives as collectives_explorer
+from ..explorers import jacobi as jacobi_explorer
 from ..explorers import matrix as matrix_explorer
 
 

@@ -37,8 +37,8 @@ from .graphs import (
     torus,
 )
 from .metrics import (
-    Bisection,
     CLOSED_FORM_TEXT,
+    Bisection,
     bisection,
     bisection_width,
     closed_form,
