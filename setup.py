@@ -3,6 +3,7 @@
 They stay at the repository top level, where the book and the kernels' own builds use them;
 commbook.config finds the checkout first and this packaged copy otherwise. Everything else
 about the package is in pyproject.toml."""
+
 import ast
 import shutil
 from pathlib import Path
@@ -30,8 +31,7 @@ class BuildPyWithResources(build_py):
         for name in resources():
             dest = Path(self.build_lib) / "commbook" / "_resources" / name
             shutil.rmtree(dest, ignore_errors=True)
-            shutil.copytree(HERE / name, dest,
-                            ignore=shutil.ignore_patterns("__pycache__", "*.so", "*.o", "*.pyc"))
+            shutil.copytree(HERE / name, dest, ignore=shutil.ignore_patterns("__pycache__", "*.so", "*.o", "*.pyc"))
 
 
 setup(cmdclass={"build_py": BuildPyWithResources})

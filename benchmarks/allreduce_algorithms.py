@@ -8,6 +8,7 @@ and the worst-case range). Goal: within 1.3x of the library at 1 MiB for P = 2.
 
     python benchmarks/allreduce_algorithms.py [--np 2] [--repetitions 21] [--out FILE]
 """
+
 from __future__ import annotations
 
 import argparse
@@ -35,18 +36,25 @@ def main(argv=None) -> int:
         f"call = mean of back-to-back calls on the slowest rank; ratio = algorithm / library "
         f"of the medians; of minima = of the fastest repetitions",
         "",
-        f"{'P':>2} {'size':>6} {'algorithm':>13} {'t us':>9} {'library us':>11} {RATIO_HEADER}"]
+        f"{'P':>2} {'size':>6} {'algorithm':>13} {'t us':>9} {'library us':>11} {RATIO_HEADER}",
+    ]
     for P in nps:
-        out = collectives_chapter.measure("allreduce", ",".join(HAND) + ",library", np=P,
-                           sizes=",".join(str(s) for s in SIZES.values()),
-                           repetitions=args.repetitions, iterations=args.iterations)
+        out = collectives_chapter.measure(
+            "allreduce",
+            ",".join(HAND) + ",library",
+            np=P,
+            sizes=",".join(str(s) for s in SIZES.values()),
+            repetitions=args.repetitions,
+            iterations=args.iterations,
+        )
         table = collectives_chapter.tidy(out)
         for alg in HAND:
             ratios = collectives_chapter.ratio_table(table, alg, "library")
             for label, size in SIZES.items():
                 r = ratios[ratios.size_bytes == size].iloc[0]
-                lines.append(f"{P:>2} {label:>6} {alg:>13} {r[f'{alg}_us']:>9.2f} "
-                             f"{r['library_us']:>11.2f} {ratio_cells(r)}")
+                lines.append(
+                    f"{P:>2} {label:>6} {alg:>13} {r[f'{alg}_us']:>9.2f} {r['library_us']:>11.2f} {ratio_cells(r)}"
+                )
         if P > mpi_env.cores():
             lines.append(f"   (P = {P} > {mpi_env.cores()} cores: ranks share cores, oversubscribed)")
     lines.append(f"# load average (1/5/15 min) at end {load_average()}")

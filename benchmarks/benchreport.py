@@ -2,6 +2,7 @@
 ending (printed, and written atomically with --out), and the exit on a kernel's failure.
 
 The scripts run as ``python benchmarks/<script>.py``, so this folder is on sys.path."""
+
 from __future__ import annotations
 
 import shlex
@@ -23,6 +24,7 @@ def publish(lines: list[str], out: str | None) -> int:
     print(report)
     if out:
         from commbook.data import atomic_write_text
+
         atomic_write_text(out, report + "\n")
     return 0
 

@@ -9,6 +9,7 @@ ratio.
 
     python benchmarks/butterfly_vs_allreduce.py [--repetitions 15] [--out FILE]
 """
+
 from __future__ import annotations
 
 import argparse
@@ -26,12 +27,12 @@ def library_pattern(P: int, size: int) -> str:
     """Messages the library's allreduce sent in one call (Open MPI pml monitoring)."""
     if mpi_env.detect().flavour != "openmpi":
         return "(message counts need Open MPI)"
-    out = collectives_chapter.measure("allreduce", "library", np=P, sizes=str(size), repetitions=1,
-                       iterations=1, monitor=True)
+    out = collectives_chapter.measure(
+        "allreduce", "library", np=P, sizes=str(size), repetitions=1, iterations=1, monitor=True
+    )
     m = coll.parse_messages(out)
     m = m[m["count"] > 0]
-    per_pair = ", ".join(f"{r.src}->{r.dst}" + (f"x{r.count}" if r.count > 1 else "")
-                         for r in m.itertuples())
+    per_pair = ", ".join(f"{r.src}->{r.dst}" + (f"x{r.count}" if r.count > 1 else "") for r in m.itertuples())
     total = int(m["bytes"].sum())
     return f"{len(m)} pairs, {int(m['count'].sum())} messages, {total / size:.2f} x n bytes: {per_pair}"
 
@@ -48,25 +49,32 @@ def main(argv=None) -> int:
         f"mean of back-to-back calls on the slowest rank; ratio = butterfly / library of "
         f"the medians; of minima = of the fastest repetitions",
         "",
-        f"{'P':>2} {'size':>6} {'butterfly us':>13} {'library us':>11} {RATIO_HEADER}"]
+        f"{'P':>2} {'size':>6} {'butterfly us':>13} {'library us':>11} {RATIO_HEADER}",
+    ]
     patterns = []
     for P in (2, 4):
-        out = collectives_chapter.measure("allreduce", "butterfly-lh,library", np=P,
-                           sizes=",".join(str(s) for s in SIZES.values()),
-                           repetitions=args.repetitions, iterations=args.iterations)
+        out = collectives_chapter.measure(
+            "allreduce",
+            "butterfly-lh,library",
+            np=P,
+            sizes=",".join(str(s) for s in SIZES.values()),
+            repetitions=args.repetitions,
+            iterations=args.iterations,
+        )
         table = collectives_chapter.tidy(out)
         ratios = collectives_chapter.ratio_table(table, "butterfly-lh", "library")
         for label, size in SIZES.items():
             r = ratios[ratios.size_bytes == size].iloc[0]
-            lines.append(f"{P:>2} {label:>6} {r['butterfly-lh_us']:>13.2f} {r['library_us']:>11.2f} "
-                         f"{ratio_cells(r)}")
+            lines.append(f"{P:>2} {label:>6} {r['butterfly-lh_us']:>13.2f} {r['library_us']:>11.2f} {ratio_cells(r)}")
             patterns.append(f"P={P} {label}: library sent {library_pattern(P, size)}")
         if P > mpi_env.cores():
             lines.append(f"   (P = {P} > {mpi_env.cores()} cores: ranks share cores)")
     lines += ["", "# what the library's MPI_Allreduce sent in one call (untimed run):"]
     lines += [f"#   {p}" for p in patterns]
-    lines.append(f"# butterfly sends log2(P) messages of n bytes per rank: "
-                 f"{', '.join(f'P={P}: {P.bit_length() - 1} x n' for P in (2, 4))}")
+    lines.append(
+        f"# butterfly sends log2(P) messages of n bytes per rank: "
+        f"{', '.join(f'P={P}: {P.bit_length() - 1} x n' for P in (2, 4))}"
+    )
     return publish(lines, args.out)
 
 

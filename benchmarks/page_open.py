@@ -8,6 +8,7 @@ Goal: first explorer usable within 1 s of load on this machine; page weight <= 1
 
 Run `make book` first. Reports the median over --repeat cold loads (a new browser context each).
 """
+
 from __future__ import annotations
 
 import argparse
@@ -24,13 +25,13 @@ from commbook import booktools
 
 def measure(browser, url: str) -> dict:
     context = browser.new_context(viewport={"width": 1280, "height": 900})
-    context.route("**/*", lambda r: r.continue_() if r.request.url.startswith(("file:", "data:"))
-                  else r.abort())
+    context.route("**/*", lambda r: r.continue_() if r.request.url.startswith(("file:", "data:")) else r.abort())
     sizes = []
     tab = context.new_page()
     # a web server sends gzip: the compressed size is the weight that counts (raw size beside)
-    tab.on("response", lambda resp: sizes.append((len(b := resp.body()), len(gzip.compress(b, 6))))
-           if resp.ok else None)
+    tab.on(
+        "response", lambda resp: sizes.append((len(b := resp.body()), len(gzip.compress(b, 6)))) if resp.ok else None
+    )
     tab.goto(url, wait_until="load")
     n = tab.evaluate("() => document.querySelectorAll('.commbook-explorer').length")
     if n:
@@ -38,8 +39,13 @@ def measure(browser, url: str) -> dict:
     t = tab.evaluate("""() => ({load: performance.getEntriesByType('navigation')[0].loadEventEnd,
                                ready: window.commbookFirstReadyMs || null})""")
     context.close()
-    return {"load_ms": t["load"], "ready_ms": t["ready"], "bytes": sum(r for r, _ in sizes),
-            "gzip": sum(g for _, g in sizes), "explorers": n}
+    return {
+        "load_ms": t["load"],
+        "ready_ms": t["ready"],
+        "bytes": sum(r for r, _ in sizes),
+        "gzip": sum(g for _, g in sizes),
+        "explorers": n,
+    }
 
 
 def main(argv=None) -> int:
@@ -51,10 +57,12 @@ def main(argv=None) -> int:
     root = booktools.repo_root()
     html = args.html or root / "_build" / "html"
     from playwright.sync_api import sync_playwright
+
     lines = provenance("page_open.py", argv) + [
-             f"# {args.repeat} cold loads of each page (median), headless chromium, 1280 px",
-             "| page | explorers | load (ms) | first explorer usable (ms) | after load (ms) | weight raw (KB) | weight gzip (KB) |",
-             "|---|---|---|---|---|---|---|"]
+        f"# {args.repeat} cold loads of each page (median), headless chromium, 1280 px",
+        "| page | explorers | load (ms) | first explorer usable (ms) | after load (ms) | weight raw (KB) | weight gzip (KB) |",
+        "|---|---|---|---|---|---|---|",
+    ]
     worst = 0.0
     with sync_playwright() as p:
         b = p.chromium.launch(executable_path=shutil.which("chromium"), args=["--no-sandbox"])
@@ -67,9 +75,11 @@ def main(argv=None) -> int:
             after = f"{ready_ms - load:.0f}" if ready_ms is not None else "-"
             if ready_ms is not None:
                 worst = max(worst, ready_ms - load)
-            lines.append(f"| {page} | {runs[0]['explorers']} | {load:.0f} | "
-                         f"{f'{ready_ms:.0f}' if ready_ms is not None else '-'} | {after} | "
-                         f"{max(r['bytes'] for r in runs) / 1000:.0f} | {max(r['gzip'] for r in runs) / 1000:.0f} |")
+            lines.append(
+                f"| {page} | {runs[0]['explorers']} | {load:.0f} | "
+                f"{f'{ready_ms:.0f}' if ready_ms is not None else '-'} | {after} | "
+                f"{max(r['bytes'] for r in runs) / 1000:.0f} | {max(r['gzip'] for r in runs) / 1000:.0f} |"
+            )
         b.close()
     lines.append(f"\nworst first-explorer time after the load event: {worst:.0f} ms (goal: 1000 ms)")
     return publish(lines, args.out)

@@ -10,6 +10,7 @@ with --hugepages 1 against numpy arrays, and our default page-aligned buffers ag
 (`-a none`). mpi4py.bench times every round trip separately and reports the mean; our kernel
 times batches and reports the median of repetitions: both are printed as half round trips.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -23,16 +24,34 @@ SMALL, LARGE = 8, 4 * 2**20
 
 
 def ours(size: int, hugepages: int) -> float:
-    out = kernels.run_mpiexec("pingpong", 2, {"sizes": f"{size}:{size}", "repetitions": 5,
-                                              "hugepages": hugepages, "validate": 0})
+    out = kernels.run_mpiexec(
+        "pingpong", 2, {"sizes": f"{size}:{size}", "repetitions": 5, "hugepages": hugepages, "validate": 0}
+    )
     return float(out.table["t_median_us"].iloc[0])
 
 
 def mpi4py_bench(size: int, array: str) -> float:
     loop = "10000" if size <= 1024 else "100"
-    proc = kernels.mpiexec_raw(2, [sys.executable, "-m", "mpi4py.bench", "pingpong",
-                                   "-m", str(size), "-n", str(size), "-l", loop,
-                                   "--loop-large", loop, "-a", array], timeout=300)
+    proc = kernels.mpiexec_raw(
+        2,
+        [
+            sys.executable,
+            "-m",
+            "mpi4py.bench",
+            "pingpong",
+            "-m",
+            str(size),
+            "-n",
+            str(size),
+            "-l",
+            loop,
+            "--loop-large",
+            loop,
+            "-a",
+            array,
+        ],
+        timeout=300,
+    )
     m = re.search(rf"^\s*{size}\s+\S+\s+\|\s+(\S+)", proc.stdout, re.M)
     if proc.returncode or not m:
         raise SystemExit(f"mpi4py.bench failed:\n{proc.stdout}\n{proc.stderr}")

@@ -8,6 +8,7 @@ must restart the cluster by itself. At the end every run is accounted for (ok, f
 expected, or unexpected) and every process ever seen in the cluster's tree must be gone.
 Not a test: it records what happened, with the load average, in the output file.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -70,8 +71,7 @@ def main() -> int:
             was_running = cluster.running
             t0 = time.perf_counter()
             try:
-                out = cluster.run("pingpong", {"sizes": "0:1K", "repetitions": 2,
-                                               "iterations": 100}, timeout=120)
+                out = cluster.run("pingpong", {"sizes": "0:1K", "repetitions": 2, "iterations": 100}, timeout=120)
                 ok += out.ok
                 if not out.ok:
                     unexpected.append(f"run {i}: result {out.result}")
@@ -110,7 +110,9 @@ def main() -> int:
         *[f"  {u}" for u in unexpected[:20]],
         f"all runs accounted for: {ok + len([u for u in unexpected if u.startswith('run')]) == args.runs}",
         f"time per run on a running cluster: median {statistics.median(times) * 1e3:.0f} ms, "
-        f"max {max(times) * 1e3:.0f} ms" if times else "no timed runs",
+        f"max {max(times) * 1e3:.0f} ms"
+        if times
+        else "no timed runs",
         f"total {total:.0f} s",
         f"processes seen in the cluster's trees: {len(seen)}; still alive after stop: {len(left)}",
         *[f"  {x}" for x in left],
@@ -119,8 +121,7 @@ def main() -> int:
     Path(args.out).parent.mkdir(parents=True, exist_ok=True)
     Path(args.out).write_text(text)
     print(text)
-    good = (ok == args.runs and expected_failures == kills and not unexpected and not left
-            and restarts == kills)
+    good = ok == args.runs and expected_failures == kills and not unexpected and not left and restarts == kills
     return 0 if good else 1
 
 

@@ -8,6 +8,7 @@ be scored, to <out>.txt. The committed result tables in data/validation/ are wha
 
     COMMBOOK_ORFEO_MIRROR=../shared/orfeo python benchmarks/validation.py [--out benchmarks/results/validation]
 """
+
 from __future__ import annotations
 
 import argparse
@@ -28,8 +29,10 @@ def main(argv=None) -> int:
     args = ap.parse_args(argv)
     pd.set_option("display.width", 250)
     pd.set_option("display.max_colwidth", 70)
-    lines = ["# out-of-sample validation of the commbook models on the ORFEO data",
-             *machine.provenance(" ".join(["python"] + sys.argv))]
+    lines = [
+        "# out-of-sample validation of the commbook models on the ORFEO data",
+        *machine.provenance(" ".join(["python"] + sys.argv)),
+    ]
     tables = {}
     for part in validate.SPLITS:
         t0 = time.perf_counter()
@@ -38,23 +41,35 @@ def main(argv=None) -> int:
     with tempfile.TemporaryDirectory() as tmp:
         validate.write_tables(tables, tmp, command="benchmarks/validation.py")
         s = validate.summary(tmp)
-        show = s.assign(median_error=s.median_error.map("{:.1%}".format),
-                        share_within=s.share_within.map("{:.1%}".format),
-                        goal=s.goal.map(lambda g: "" if pd.isna(g) else f"{g:.0%}"))
-        lines += ["", "## summary (share_within: curves / choices / runs within the band)",
-                  show.to_string(index=False)]
+        show = s.assign(
+            median_error=s.median_error.map("{:.1%}".format),
+            share_within=s.share_within.map("{:.1%}".format),
+            goal=s.goal.map(lambda g: "" if pd.isna(g) else f"{g:.0%}"),
+        )
+        lines += ["", "## summary (share_within: curves / choices / runs within the band)", show.to_string(index=False)]
         for name in ("pingpong", "collectives", "jacobi"):
             lines.append(f"# {validate.headline(name, tmp)}")
     pp = tables["pingpong_sizes"]
     bad = pp[pp.err_piecewise_predictive > validate.WITHIN]
-    lines += ["", f"## ping-pong curves above 10 % with the predictive fit ({len(bad)} of {len(pp)})",
-              bad.groupby(["machine", "mapping", "transport"]).size().rename("curves").to_string()]
+    lines += [
+        "",
+        f"## ping-pong curves above 10 % with the predictive fit ({len(bad)} of {len(pp)})",
+        bad.groupby(["machine", "mapping", "transport"]).size().rename("curves").to_string(),
+    ]
     co = tables["collectives"]
-    lines += ["", "## collective datasets not scored", co[co.status != "ok"][
-        ["op", "dataset", "machine", "mapping", "status"]].to_string(index=False)]
+    lines += [
+        "",
+        "## collective datasets not scored",
+        co[co.status != "ok"][["op", "dataset", "machine", "mapping", "status"]].to_string(index=False),
+    ]
     ja = tables["jacobi"]
-    lines += ["", "## Jacobi runs outside 15 %", ja[~ja.within_15][
-        ["machine", "mapping", "np", "scaling", "grid", "measured_mlups", "model_mlups"]].round(1).to_string(index=False)]
+    lines += [
+        "",
+        "## Jacobi runs outside 15 %",
+        ja[~ja.within_15][["machine", "mapping", "np", "scaling", "grid", "measured_mlups", "model_mlups"]]
+        .round(1)
+        .to_string(index=False),
+    ]
     out = Path(args.out).with_suffix(".txt")
     atomic_write_text(out, "\n".join(lines) + "\n")
     print("\n".join(lines))

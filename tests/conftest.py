@@ -1,4 +1,5 @@
 """Shared fixtures. MPI tests use the environment's own mpiexec (commbook.mpi_env)."""
+
 import os
 import shutil
 from pathlib import Path
@@ -42,10 +43,10 @@ def orfeo_mirror() -> Path:
     """The raw ORFEO files: $COMMBOOK_ORFEO_MIRROR, or shared/orfeo beside the checkout
     (commbook.config.orfeo_mirror; 'none' = offline, so the tests that need them skip)."""
     from commbook import config
+
     found = config.orfeo_mirror(beside=REPO)
     if found is None or not Path(found).is_dir():
-        pytest.skip(f"no ORFEO mirror directory ({found or 'none beside the checkout'}; "
-                    f"set COMMBOOK_ORFEO_MIRROR)")
+        pytest.skip(f"no ORFEO mirror directory ({found or 'none beside the checkout'}; set COMMBOOK_ORFEO_MIRROR)")
     return Path(found)
 
 
@@ -53,6 +54,7 @@ def orfeo_mirror() -> Path:
 def mpi_cluster():
     """One 2-engine MPI cluster for the session, always stopped (as ipyparallel's own tests do)."""
     from commbook.cluster import MPICluster
+
     cluster = MPICluster(n=2)
     try:
         yield cluster.start()
@@ -72,10 +74,19 @@ def browser():
             pytest.fail("chromium is required here (COMMBOOK_REQUIRE_BROWSER) but not installed")
         pytest.skip("Debian's chromium is not installed (apt-get install chromium)")
     from playwright.sync_api import sync_playwright
+
     with sync_playwright() as p:
-        b = p.chromium.launch(executable_path=CHROMIUM, args=[
-            "--no-sandbox", "--disable-gpu", "--disable-background-networking",
-            "--disable-component-update", "--disable-sync", "--no-first-run"])
+        b = p.chromium.launch(
+            executable_path=CHROMIUM,
+            args=[
+                "--no-sandbox",
+                "--disable-gpu",
+                "--disable-background-networking",
+                "--disable-component-update",
+                "--disable-sync",
+                "--no-first-run",
+            ],
+        )
         try:
             yield b
         finally:

@@ -1,5 +1,6 @@
 """Helpers to drive live explorers in a real browser (used by test_explorers_browser.py and
 test_book.py): read the model the browser computed, move every control."""
+
 import importlib
 import math
 
@@ -22,8 +23,7 @@ EXPLORERS = "() => Object.keys(window.commbookExplorers || {})"
 
 
 def wait_for_explorers(tab, expected: int, timeout_ms: int = 20000) -> list[str]:
-    tab.wait_for_function(f"Object.keys(window.commbookExplorers || {{}}).length >= {expected}",
-                          timeout=timeout_ms)
+    tab.wait_for_function(f"Object.keys(window.commbookExplorers || {{}}).length >= {expected}", timeout=timeout_ms)
     return tab.evaluate(EXPLORERS)
 
 
@@ -48,15 +48,17 @@ def compare_models(tab, div_id: str, rel: float = 1e-9) -> int:
                 assert got is None or (isinstance(got, float) and math.isnan(got)), (row, params)
                 continue
             assert got is not None, f"{mod.NAME}: browser gave no value for {row} at {params}"
-            assert abs(got - want) <= rel * max(abs(want), 1e-300), \
+            assert abs(got - want) <= rel * max(abs(want), 1e-300), (
                 f"{mod.NAME}: browser {got!r} != python {want!r} for {row} at {params}"
+            )
             compared += 1
     return compared
 
 
 def controls(tab, div_id: str) -> list[dict]:
     """Every input of the explorer's bindings: its kind, label and bounds or options."""
-    return tab.evaluate("""id => Array.from(document.querySelectorAll(
+    return tab.evaluate(
+        """id => Array.from(document.querySelectorAll(
         '#' + id + ' .vega-bindings input, #' + id + ' .vega-bindings select'))
         .filter(e => e.type !== 'hidden' && !(e.type === 'text' && e.previousElementSibling
                      && e.previousElementSibling.type === 'range'))
@@ -64,7 +66,8 @@ def controls(tab, div_id: str) -> list[dict]:
                          value: e.value, name: e.closest('.vega-bind').querySelector('.vega-bind-name')
                          .textContent.trim(),
                          options: e.tagName === 'SELECT' ? Array.from(e.options).map(o => o.value) : []}))""",
-                        div_id)
+        div_id,
+    )
 
 
 def move(tab, div_id: str, control: dict) -> str:
@@ -81,7 +84,8 @@ def move(tab, div_id: str, control: dict) -> str:
 
 def set_value(tab, div_id: str, control: dict, value: str) -> None:
     """Value set, then the input and change events a user's input fires."""
-    tab.evaluate("""([id, index, value]) => {
+    tab.evaluate(
+        """([id, index, value]) => {
         const e = Array.from(document.querySelectorAll(
           '#' + id + ' .vega-bindings input, #' + id + ' .vega-bindings select'))
           .filter(e => e.type !== 'hidden' && !(e.type === 'text' && e.previousElementSibling
@@ -89,7 +93,9 @@ def set_value(tab, div_id: str, control: dict, value: str) -> None:
         e.value = value;
         e.dispatchEvent(new Event('input', {bubbles: true}));
         e.dispatchEvent(new Event('change', {bubbles: true}));
-    }""", [div_id, control["index"], value])
+    }""",
+        [div_id, control["index"], value],
+    )
 
 
 def figure(tab, div_id: str) -> str:

@@ -7,6 +7,7 @@ on a real login node. Started once per session, removed afterwards (and by its k
 watchdog if pytest is killed). Needs root and Debian's iproute2, util-linux, Slurm and munge;
 without them the tests skip and say why, under COMMBOOK_REQUIRE_SLURM=1 they fail instead.
 """
+
 from __future__ import annotations
 
 import json
@@ -23,6 +24,7 @@ NODES = 3
 
 def missing_reason() -> str | None:
     from commbook import nodes
+
     if os.geteuid() != 0:
         return "emulated nodes with Slurm need root"
     return nodes.available() or _slurm_missing()
@@ -39,10 +41,10 @@ def require():
 def leftovers(record) -> list[str]:
     """What of a cluster's record is still on the machine: namespaces, mounts, processes, files."""
     from commbook.nodes import netns
+
     found = [f"netns {x}" for x in record.netns if (netns.NETNS_DIR / x).exists()]
     mounts = Path("/proc/self/mountinfo").read_text()
-    found += [f"mount {line.split()[4]}" for line in mounts.splitlines()
-              if record.run_dir in line.split()[4]]
+    found += [f"mount {line.split()[4]}" for line in mounts.splitlines() if record.run_dir in line.split()[4]]
     found += [f"process {pid}" for pid in netns.processes_inside(record.ns_inodes)]
     found += [f"file {p}" for p in record.files + record.dirs if os.path.exists(p)]
     return found
@@ -54,13 +56,14 @@ class NodesSession:
     def __init__(self, cluster, scratch: Path):
         self.cluster, self.scratch = cluster, scratch
 
-    def run(self, argv, timeout: float = 120, env: dict | None = None, check: bool = True,
-            cwd: Path | None = None) -> subprocess.CompletedProcess:
-        proc = self.cluster.run(list(map(str, argv)), timeout=timeout, env=env,
-                                cwd=str(cwd or self.scratch))
+    def run(
+        self, argv, timeout: float = 120, env: dict | None = None, check: bool = True, cwd: Path | None = None
+    ) -> subprocess.CompletedProcess:
+        proc = self.cluster.run(list(map(str, argv)), timeout=timeout, env=env, cwd=str(cwd or self.scratch))
         if check and proc.returncode != 0:
-            raise AssertionError(f"{' '.join(map(str, argv))} exited {proc.returncode}:\n"
-                                 f"{proc.stdout[-2000:]}\n{proc.stderr[-3000:]}")
+            raise AssertionError(
+                f"{' '.join(map(str, argv))} exited {proc.returncode}:\n{proc.stdout[-2000:]}\n{proc.stderr[-3000:]}"
+            )
         return proc
 
     def python(self, code: str, timeout: float = 180, env: dict | None = None) -> dict:
@@ -72,6 +75,7 @@ class NodesSession:
         """`commbook measure ...` on the login node (inside `salloc ALLOCATION` if given);
         returns the measurement file read back."""
         from commbook import data
+
         out = self.scratch / f"m{len(os.listdir(self.scratch))}.csv"
         cmd = [sys.executable, "-m", "commbook.cli", "measure", *args, "--quiet", "--out", out]
         if allocation is not None:
@@ -88,6 +92,7 @@ def emulated_cluster(tmp_path_factory, ipython_dir):
     """3 emulated nodes with Slurm, for the whole session."""
     require()
     from commbook.nodes import EmulatedCluster
+
     base = tmp_path_factory.mktemp("nodes")
     scratch = tmp_path_factory.mktemp("on-nodes")
     scratch.chmod(0o755)

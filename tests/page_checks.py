@@ -62,8 +62,9 @@ EXPLORER_COUNT = "() => document.querySelectorAll('.commbook-explorer').length"
 
 def set_theme(tab, theme: str) -> str:
     """The theme's own switch does this: data-theme/data-mode on <html> (styles follow at once)."""
-    tab.evaluate("t => { document.documentElement.dataset.theme = t; document.documentElement.dataset.mode = t; }",
-                 theme)
+    tab.evaluate(
+        "t => { document.documentElement.dataset.theme = t; document.documentElement.dataset.mode = t; }", theme
+    )
     tab.wait_for_timeout(100)
     return tab.evaluate("() => getComputedStyle(document.body).backgroundColor")
 
@@ -73,16 +74,17 @@ def open_page(browser, url: str, width: int, sizes: list | None = None):
     (url, bytes, gzip-compressed bytes) of every response (the page weight: a web server sends
     the compressed bytes)."""
     context = browser.new_context(viewport={"width": width, "height": 900})
-    context.route("**/*", lambda r: r.continue_() if r.request.url.startswith(("file:", "data:"))
-                  else r.abort())
+    context.route("**/*", lambda r: r.continue_() if r.request.url.startswith(("file:", "data:")) else r.abort())
     tab = context.new_page()
     if sizes is not None:
+
         def _size(resp):
             try:
                 body = resp.body()
                 sizes.append((resp.url, len(body), len(gzip.compress(body, 6))))
             except Exception:  # a redirect or aborted request has no body
                 pass
+
         tab.on("response", _size)
     tab.goto(url, wait_until="load", timeout=120000)  # a loaded machine (CI: 2 shared cores)
     n = tab.evaluate(EXPLORER_COUNT)
@@ -99,6 +101,13 @@ def axe_violations(tab) -> list[dict]:
     from axe_playwright_python.sync_playwright import Axe
 
     result = Axe().run(tab)
-    return [{"id": v["id"], "impact": v["impact"], "nodes": len(v["nodes"]),
-             "help": v["help"], "targets": [n["target"] for n in v["nodes"][:5]]}
-            for v in result.response["violations"]]
+    return [
+        {
+            "id": v["id"],
+            "impact": v["impact"],
+            "nodes": len(v["nodes"]),
+            "help": v["help"],
+            "targets": [n["target"] for n in v["nodes"][:5]],
+        }
+        for v in result.response["violations"]
+    ]

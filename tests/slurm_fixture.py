@@ -10,6 +10,7 @@ Needs root (slurmd runs jobs as their user) and Debian's packages slurmctld slur
 munge (and libpmix-dev for Open MPI's `srun --mpi=pmix`). Without them the tests skip and say
 why; with COMMBOOK_REQUIRE_SLURM=1 (set by .ci/run) they fail instead.
 """
+
 from __future__ import annotations
 
 import os
@@ -30,11 +31,12 @@ CPUS = 2
 
 
 def _missing_reason() -> str | None:
-    missing = [p for p in DAEMONS + CLIENTS
-               if shutil.which(p) is None and not os.path.exists(f"/usr/sbin/{p}")]
+    missing = [p for p in DAEMONS + CLIENTS if shutil.which(p) is None and not os.path.exists(f"/usr/sbin/{p}")]
     if missing:
-        return (f"Slurm is not installed ({', '.join(missing)} missing): apt-get install "
-                f"slurmctld slurmd slurm-client munge libpmix-dev")
+        return (
+            f"Slurm is not installed ({', '.join(missing)} missing): apt-get install "
+            f"slurmctld slurmd slurm-client munge libpmix-dev"
+        )
     if os.geteuid() != 0:
         return "a test Slurm needs root (slurmd starts jobs as their user)"
     return None
@@ -67,11 +69,11 @@ class LocalSlurm:
         return {**os.environ, "SLURM_CONF": str(self.conf)}
 
     def cmd(self, *args, timeout: float = 30, check: bool = True) -> subprocess.CompletedProcess:
-        proc = subprocess.run(list(args), env=self.env, capture_output=True, text=True,
-                              timeout=timeout)
+        proc = subprocess.run(list(args), env=self.env, capture_output=True, text=True, timeout=timeout)
         if check and proc.returncode != 0:
-            raise RuntimeError(f"{' '.join(args)} exited {proc.returncode}: "
-                               f"{(proc.stderr or proc.stdout).strip()}\n{self.logs()}")
+            raise RuntimeError(
+                f"{' '.join(args)} exited {proc.returncode}: {(proc.stderr or proc.stdout).strip()}\n{self.logs()}"
+            )
         return proc
 
     def jobs(self) -> list[str]:
@@ -145,17 +147,25 @@ PartitionName={PARTITION} Nodes=ALL Default=YES MaxTime=INFINITE State=UP OverSu
         self.write_config()
         d = self.root
         commands = {
-            "munged": [_exe("munged"), "-F", "--force", "--num-threads=1",
-                       f"--key-file={d}/munge.key", f"--socket={d}/munge.socket",
-                       f"--pid-file={d}/munged.pid", f"--seed-file={d}/munged.seed",
-                       f"--log-file={d}/munged.log"],
+            "munged": [
+                _exe("munged"),
+                "-F",
+                "--force",
+                "--num-threads=1",
+                f"--key-file={d}/munge.key",
+                f"--socket={d}/munge.socket",
+                f"--pid-file={d}/munged.pid",
+                f"--seed-file={d}/munged.seed",
+                f"--log-file={d}/munged.log",
+            ],
             "slurmctld": [_exe("slurmctld"), "-D", "-i", "-f", str(self.conf)],
             "slurmd": [_exe("slurmd"), "-D", "-f", str(self.conf), "-N", self.node],
         }
         for name in DAEMONS:
             log = open(d / f"{name}.out", "w")
-            self.procs[name] = subprocess.Popen(commands[name], env=self.env, stdout=log,
-                                                stderr=subprocess.STDOUT, cwd=d)
+            self.procs[name] = subprocess.Popen(
+                commands[name], env=self.env, stdout=log, stderr=subprocess.STDOUT, cwd=d
+            )
             log.close()
             if name == "munged":
                 self._wait(lambda: (d / "munge.socket").exists(), 10, "munged socket")

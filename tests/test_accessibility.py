@@ -1,6 +1,7 @@
 """What a reader who cannot see colour or the figure gets: every matplotlib figure carries a
 description (its alt text), colours come from colour-blind-safe palettes, and colour is never the
 only difference between series. The browser audit (axe-core) is in test_book.py."""
+
 import base64
 import importlib
 import io
@@ -15,8 +16,9 @@ from commbook.explorers import ALL, layout  # noqa: E402
 
 
 def _figure():
-    fig, ax = plotting.new_axes("Ping-pong time on this machine", "message size n (bytes)",
-                                "time t (µs)", logx=True, logy=True)
+    fig, ax = plotting.new_axes(
+        "Ping-pong time on this machine", "message size n (bytes)", "time t (µs)", logx=True, logy=True
+    )
     plotting.measured(ax, [1, 2, 4], [1.0, 1.1, 1.3], [0.9, 1.0, 1.2], [1.1, 1.2, 1.4], label="core")
     plotting.measured(ax, [1, 2, 4], [2.0, 2.1, 2.3], label="node")
     plotting.model_line(ax, [1, 4], [1.0, 1.3], label="Hockney")
@@ -28,8 +30,16 @@ def _figure():
 def test_description_says_what_the_figure_shows():
     fig, _ = _figure()
     text = figure_alt.describe(fig)
-    for part in ("Ping-pong time on this machine", "time t (µs)", "message size n (bytes)",
-                 "logarithmic", "core", "node", "Hockney (model)", "LogGP (model)"):
+    for part in (
+        "Ping-pong time on this machine",
+        "time t (µs)",
+        "message size n (bytes)",
+        "logarithmic",
+        "core",
+        "node",
+        "Hockney (model)",
+        "LogGP (model)",
+    ):
         assert part in text, (part, text)
     assert len(text) <= figure_alt.MAX_CHARS
 
@@ -56,7 +66,9 @@ def test_series_differ_by_more_than_colour():
     fig, ax = _figure()
     lines = ax.get_lines()
     markers = {ln.get_marker() for ln in lines if ln.get_linewidth() == 0} - {"_", "|"}  # caps
-    dashes = {str(ln.get_linestyle()) for ln in lines if ln.get_linewidth() > 0 and ln.get_marker() in ("None", None, "")}
+    dashes = {
+        str(ln.get_linestyle()) for ln in lines if ln.get_linewidth() > 0 and ln.get_marker() in ("None", None, "")
+    }
     assert len(markers) == 2 and len(dashes) == 2, (markers, dashes)
     cycle = matplotlib.rcParams["axes.prop_cycle"].by_key()["color"]
     assert cycle == matplotlib.style.library["tableau-colorblind10"]["axes.prop_cycle"].by_key()["color"]

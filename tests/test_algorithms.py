@@ -1,4 +1,5 @@
 """commbook.algorithms: the one table of what the MPI libraries call their algorithms."""
+
 from __future__ import annotations
 
 from commbook import algorithms, c_tables, collective_runs, config, importers
@@ -12,8 +13,7 @@ def test_coll_tuned_numbers_are_open_mpis():
     assert t["bcast"][6] == "binomial" and t["bcast"][9] == "scatter_allgather_ring"
     assert t["allreduce"][4] == "ring" and t["allreduce"][6] == "rabenseifner"
     assert t["reduce"][6] == "in-order_binary" and t["barrier"][5] == "two_proc"
-    assert all(table[0] == "ignore" and sorted(table) == list(range(len(table)))
-               for table in t.values())
+    assert all(table[0] == "ignore" and sorted(table) == list(range(len(table))) for table in t.values())
 
 
 def test_importers_and_selection_read_the_same_table():
@@ -45,15 +45,15 @@ def test_records_name_each_algorithm_once_per_scheme():
             assert len(values) == len(set(values)), (op, field)
         # MPICH reports its variable as the position in its list: 1, 2, ... without gaps
         assert sorted(a.mpich_index for a in records if a.mpich) == list(
-            range(1, len(algorithms.MPICH_ALGORITHMS.get(op, ())) + 1)), op
+            range(1, len(algorithms.MPICH_ALGORITHMS.get(op, ())) + 1)
+        ), op
         aliases = [w for a in records for w in a.aliases]
         assert len(aliases) == len(set(aliases)), op
 
 
 def test_kernel_labels_are_the_c_tables():
     for op, (file, table) in algorithms.KERNEL_TABLES.items():
-        rows = c_tables.string_rows(config.kernels_dir() / file, "cc_algo", table,
-                                    ("name", "description"), "algorithm")
+        rows = c_tables.string_rows(config.kernels_dir() / file, "cc_algo", table, ("name", "description"), "algorithm")
         in_c = [name for name, _ in rows if name != "mine"]  # "mine": the reader's exercise
         assert list(algorithms.kernel_algorithms(op)) == in_c, op
         assert {a.kernel for a in algorithms.of(op) if a.kernel} == set(in_c), op

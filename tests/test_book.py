@@ -1,6 +1,7 @@
 """The rendered book: every chapter executes (the build), and its pages look right in a real
 headless browser (Debian's chromium driven by Playwright): figures loaded, formulas typeset,
 no error output, no request leaving the machine."""
+
 import os
 import re
 import shutil
@@ -32,10 +33,17 @@ def built_book(tmp_path_factory):
     """Build the book as `make book` does (execution cached in _build/.jupyter_cache), offline:
     no ORFEO mirror and an empty fetch cache, so every ORFEO figure must come from the derived
     tables shipped in data/orfeo/derived/."""
-    env = dict(os.environ, COMMBOOK_ORFEO_MIRROR="none",
-               COMMBOOK_DATA_CACHE=str(tmp_path_factory.mktemp("empty-orfeo-cache")))
-    proc = subprocess.run([sys.executable, "-m", "commbook.booktools", "build"], cwd=REPO,
-                          capture_output=True, text=True, timeout=3000, env=env)
+    env = dict(
+        os.environ, COMMBOOK_ORFEO_MIRROR="none", COMMBOOK_DATA_CACHE=str(tmp_path_factory.mktemp("empty-orfeo-cache"))
+    )
+    proc = subprocess.run(
+        [sys.executable, "-m", "commbook.booktools", "build"],
+        cwd=REPO,
+        capture_output=True,
+        text=True,
+        timeout=3000,
+        env=env,
+    )
     log = proc.stdout + proc.stderr
     (REPO / "_build").mkdir(exist_ok=True)
     (REPO / "_build" / "test-build.log").write_text(log)
@@ -52,7 +60,9 @@ def test_page_built_without_errors(built_book, page):
     assert "not fetched" not in html and "not available here" not in html  # offline build
 
 
-@pytest.mark.parametrize("page", ["pingpong", "ring", "matrix_add", "topology", "collectives_library", "collectives_orfeo", "jacobi"])
+@pytest.mark.parametrize(
+    "page", ["pingpong", "ring", "matrix_add", "topology", "collectives_library", "collectives_orfeo", "jacobi"]
+)
 def test_orfeo_figures_drawn_from_derived_tables(built_book, page):
     html = (built_book / "book" / f"{page}.html").read_text()
     assert "rows derived from" in html and "data/orfeo/derived/" in html
@@ -71,6 +81,7 @@ def test_node_boundary_sections_say_where_their_numbers_come_from(built_book, pa
     """Live on emulated nodes where the build can make them (root, CI), else the shipped
     reference run, said in the text (tests/test_nodes.py checks the reference path itself)."""
     from commbook.nodes import boundary
+
     html = (built_book / "book" / f"{page}.html").read_text()
     if boundary.reference_reason():
         assert "not measured while this page was built" in html
@@ -81,6 +92,7 @@ def test_node_boundary_sections_say_where_their_numbers_come_from(built_book, pa
 @pytest.mark.parametrize("page", ["pingpong", "ring", "matrix_add", "data"])
 def test_measuring_page_says_which_mpi_measured_it(built_book, page):
     from commbook import mpi_env
+
     html = (built_book / "book" / f"{page}.html").read_text()
     text = re.sub(r"<[^>]+>", "", html)
     assert f"Measured while this page was built, with {mpi_env.detect().version}" in text
@@ -88,15 +100,14 @@ def test_measuring_page_says_which_mpi_measured_it(built_book, page):
 
 def test_claims_and_citations_render(built_book):
     html = (built_book / "book" / "pingpong.html").read_text()
-    assert re.search(r'<span class="claim">0\.99 µs</span>', html)   # the text before <name>
+    assert re.search(r'<span class="claim">0\.99 µs</span>', html)  # the text before <name>
     assert "&lt;pp-ucx-node-latency&gt;" not in html
     refs = (built_book / "book" / "references.html").read_text()
     assert "Hockney" in refs and "Scorcia" in refs and "Loletti" in refs
 
 
 # Jupyter Book 1 pages always log these two; they are the theme's, not ours.
-HARMLESS_CONSOLE = ("THEBE_JS_URL", "Identifier 'THEBE_JS_URL' has already been declared",
-                    "mode", "favicon")
+HARMLESS_CONSOLE = ("THEBE_JS_URL", "Identifier 'THEBE_JS_URL' has already been declared", "mode", "favicon")
 
 
 @pytest.mark.browser
@@ -106,8 +117,10 @@ def test_page_in_browser(built_book, browser, page):
     context = browser.new_context(viewport={"width": 1280, "height": 900})
     tab = context.new_page()
     external, console_errors = [], []
-    tab.on("request", lambda r: external.append(r.url)
-           if not r.url.startswith(("file://", "data:", "blob:", "about:")) else None)
+    tab.on(
+        "request",
+        lambda r: external.append(r.url) if not r.url.startswith(("file://", "data:", "blob:", "about:")) else None,
+    )
     tab.on("console", lambda m: console_errors.append(m.text) if m.type == "error" else None)
     tab.goto(url, wait_until="load")
     tab.wait_for_timeout(1500)  # MathJax typesets after load
@@ -131,8 +144,14 @@ def test_page_in_browser(built_book, browser, page):
 
 
 # Every chapter's live explorer, in the built book, offline (helpers in explorer_browser.py).
-EXPLORER_PAGES = {"book/pingpong": 1, "book/ring": 1, "book/matrix_add": 1, "book/topology": 1,
-                  "book/collectives_library": 1, "book/jacobi": 1}
+EXPLORER_PAGES = {
+    "book/pingpong": 1,
+    "book/ring": 1,
+    "book/matrix_add": 1,
+    "book/topology": 1,
+    "book/collectives_library": 1,
+    "book/jacobi": 1,
+}
 
 
 @pytest.mark.browser
@@ -144,18 +163,20 @@ def test_explorers_live_in_book(built_book, browser, page):
     import explorer_browser as eb
 
     from commbook.explorers import render
+
     html_text = (built_book / f"{page}.html").read_text()
     assert render.BUNDLE_NAME in html_text, "the page does not load the vendored explorer script"
     for other in toc_pages():
         if other not in EXPLORER_PAGES:  # loaded only where used
             assert render.BUNDLE_NAME not in (built_book / f"{other}.html").read_text(), other
     context = browser.new_context(viewport={"width": 1280, "height": 1000})
-    context.route("**/*", lambda route: route.continue_() if route.request.url.startswith("file://")
-                  else route.abort())
+    context.route("**/*", lambda route: route.continue_() if route.request.url.startswith("file://") else route.abort())
     tab = context.new_page()
     external, console_errors = [], []
-    tab.on("request", lambda r: external.append(r.url)
-           if not r.url.startswith(("file://", "data:", "blob:", "about:")) else None)
+    tab.on(
+        "request",
+        lambda r: external.append(r.url) if not r.url.startswith(("file://", "data:", "blob:", "about:")) else None,
+    )
     tab.on("console", lambda m: console_errors.append(m.text) if m.type == "error" else None)
     tab.on("pageerror", lambda e: console_errors.append(str(e)))
     tab.goto((built_book / f"{page}.html").as_uri(), wait_until="load")
@@ -196,6 +217,7 @@ def test_page_fits_every_width(built_book, browser, page):
     formula) sticks out of the text column; the explorers at 390 px are kept as screenshots in
     _build/explorer-shots-390."""
     import page_checks as pc
+
     problems = []
     shots = REPO / "_build" / "explorer-shots-390"
     shots.mkdir(parents=True, exist_ok=True)
@@ -213,14 +235,18 @@ def test_page_fits_every_width(built_book, browser, page):
 
 
 @pytest.mark.browser
-@pytest.mark.xfail(strict=False, reason="not met yet: the theme's fontawesome.js (1.49 MB raw) and "
-                   "MathJax's tex-chtml.js (1.16 MB) alone weigh 2.6 MB raw, 1.1-2.3 MB gzip per page "
-                   "(benchmarks/page_open.py)")
+@pytest.mark.xfail(
+    strict=False,
+    reason="not met yet: the theme's fontawesome.js (1.49 MB raw) and "
+    "MathJax's tex-chtml.js (1.16 MB) alone weigh 2.6 MB raw, 1.1-2.3 MB gzip per page "
+    "(benchmarks/page_open.py)",
+)
 @pytest.mark.parametrize("page", toc_pages())
 def test_page_weight(built_book, browser, page):
     """Everything the page loads (HTML, scripts, styles, fonts, figures) stays under 1.5 MB as
     a web server sends it (gzip); the uncompressed size is in the message."""
     import page_checks as pc
+
     sizes = []
     context, _ = pc.open_page(browser, (built_book / f"{page}.html").as_uri(), 1280, sizes=sizes)
     context.close()
@@ -238,6 +264,7 @@ def test_page_has_no_serious_accessibility_violation(built_book, browser, page):
     import json
 
     import page_checks as pc
+
     out = REPO / "_build" / "a11y"
     out.mkdir(parents=True, exist_ok=True)
     bad, backgrounds = [], set()
@@ -248,8 +275,11 @@ def test_page_has_no_serious_accessibility_violation(built_book, browser, page):
             backgrounds.add(pc.set_theme(tab, theme))
             found = pc.axe_violations(tab)
             (out / f"{page.replace('/', '_')}-{theme}.json").write_text(json.dumps(found, indent=1))
-            bad += [f"{theme}: {v['impact']} {v['id']} ({v['nodes']}x): {v['help']} {v['targets']}"
-                    for v in found if v["impact"] in ("critical", "serious")]
+            bad += [
+                f"{theme}: {v['impact']} {v['id']} ({v['nodes']}x): {v['help']} {v['targets']}"
+                for v in found
+                if v["impact"] in ("critical", "serious")
+            ]
     finally:
         context.close()
     assert len(backgrounds) == 2, "the dark theme did not apply"
@@ -269,6 +299,7 @@ def test_pdf_of_the_book(built_book, browser):
     from pypdf import PdfReader
 
     from commbook import pdf
+
     out = pdf.build_pdf(REPO, browser=browser)
     prints = json.loads(out.with_suffix(".json").read_text())
     reader = PdfReader(out)

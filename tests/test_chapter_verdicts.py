@@ -1,5 +1,6 @@
 """The verdicts the collectives and Jacobi chapters glue into their prose: each sentence must
 follow the numbers it is given, both ways."""
+
 import math
 
 import pandas as pd
@@ -28,8 +29,7 @@ def test_bit_order_verdict_says_what_the_ratio_says():
 
 def _p2_table(library_8=0.30, seg_cost=4.0):
     sizes = [0, 8, 1 << 22]
-    by = pd.DataFrame({a: [0.1, 0.3, 400.0] for a in ["linear", "chain", "binary", "binomial"]},
-                      index=sizes)
+    by = pd.DataFrame({a: [0.1, 0.3, 400.0] for a in ["linear", "chain", "binary", "binomial"]}, index=sizes)
     by["library"] = [0.05, library_8, 400.0]
     by["pipeline"] = [0.5, 0.5, 400.0 + 255 * seg_cost]
     by["scatter-allgather"] = [0.6, 0.6, 450.0]
@@ -70,6 +70,7 @@ def test_process_count_ranges():
 def test_chain_verdict_on_the_orfeo_data():
     from commbook import fit
     from commbook.chapters import collectives as chapter
+
     bcast, _ = chapter.orfeo_or_empty("giuliofantuzzi/bcast")
     if not len(bcast):
         pytest.skip("the derived ORFEO broadcast table is not in this checkout")
@@ -89,9 +90,15 @@ def test_write_allocate_verdict_both_ways():
 
 
 def test_report_check_facts_sets_the_worst_point_apart():
-    runs = pd.DataFrame({"np": [4, 24, 48], "machine": ["orfeo-thin", "orfeo-thin", "orfeo-gpu"],
-                         "measured_mlups": [100.0, 100.0, 100.0], "report_mlups": [90.0, 80.0, 120.0],
-                         "model_mlups": [101.0, 104.0, 136.0]})
+    runs = pd.DataFrame(
+        {
+            "np": [4, 24, 48],
+            "machine": ["orfeo-thin", "orfeo-thin", "orfeo-gpu"],
+            "measured_mlups": [100.0, 100.0, 100.0],
+            "report_mlups": [90.0, 80.0, 120.0],
+            "model_mlups": [101.0, 104.0, 136.0],
+        }
+    )
     f = jac.report_check_facts(runs)
     assert (f["worst_np"], f["worst_machine"]) == (48, "orfeo-gpu")
     assert f["report_under"] == pytest.approx((10.0, 20.0))

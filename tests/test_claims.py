@@ -1,6 +1,7 @@
 """Every {claim} in the book holds against its source; breaking a source or the prose fails.
 
 Fast, no MPI: the claims compute from data/, the models and the code."""
+
 from __future__ import annotations
 
 import shutil
@@ -33,9 +34,18 @@ def test_every_claim_computes(book):
         assert isinstance(value, (int, float, str)), f"{name} returned {type(value).__name__}"
 
 
-@pytest.mark.parametrize("text, value, half", [
-    ("12 060", 12060, 5), ("0.20", 0.2, 0.005), ("200", 200, 50), ("4096", 4096, 0.5),
-    ("12,060", 12060, 5), ("1.5e3", 1500, 50), ("0", 0, 0.5)])
+@pytest.mark.parametrize(
+    "text, value, half",
+    [
+        ("12 060", 12060, 5),
+        ("0.20", 0.2, 0.005),
+        ("200", 200, 50),
+        ("4096", 4096, 0.5),
+        ("12,060", 12060, 5),
+        ("1.5e3", 1500, 50),
+        ("0", 0, 0.5),
+    ],
+)
 def test_number_and_its_digits(text, value, half):
     v, h = parse_number(text)
     assert v == pytest.approx(value) and h == pytest.approx(half)
@@ -96,9 +106,13 @@ def test_a_changed_data_file_makes_its_claims_fail(book, repo, tmp_path, monkeyp
     target = tables / "pingpong_seed.csv"
     lines = target.read_text().splitlines(keepends=True)
     import re
-    scaled = [ln if ln.startswith("#") or ln.startswith("machine,") else
-              re.sub(r"(?<=,)(\d+(?:\.\d+)?)(?=,)", lambda m: f"{float(m.group(1)) * 3:g}", ln)
-              for ln in lines]
+
+    scaled = [
+        ln
+        if ln.startswith("#") or ln.startswith("machine,")
+        else re.sub(r"(?<=,)(\d+(?:\.\d+)?)(?=,)", lambda m: f"{float(m.group(1)) * 3:g}", ln)
+        for ln in lines
+    ]
     target.write_text("".join(scaled))
     before = {(r.use.page, r.use.line) for r in check.check_book(book) if r.ok}
     monkeypatch.setattr(orfeo, "TABLES_DIR", tables)
@@ -111,6 +125,7 @@ def test_a_changed_data_file_makes_its_claims_fail(book, repo, tmp_path, monkeyp
 
 def test_each_mpi_family_has_its_own_execution_cache(tmp_path):
     from commbook.claims.mpi_cache import select
+
     build = tmp_path / "_build"
     (build / ".jupyter_cache").mkdir(parents=True)  # an older build's cache: family unknown
     (build / ".jupyter_cache" / "old").write_text("x")

@@ -2,6 +2,7 @@
 
 The measurement files here are synthetic test inputs (model + noise), written in the tidy
 schema with source "synthetic test data"."""
+
 import json
 
 import numpy as np
@@ -11,16 +12,25 @@ import pytest
 from commbook.cli import main
 from commbook.data import write_measurements
 
-SIZES = [0] + [2 ** k for k in range(25)]
+SIZES = [0] + [2**k for k in range(25)]
 
 
 def tidy(lam=0.4, bw=6000.0, sizes=SIZES, noise=0.02, seed=0, **cols):
     rng = np.random.default_rng(seed)
     n = np.asarray(sizes, float)
     t = (lam + n / bw) * (1 + noise * rng.standard_normal(n.size))
-    return pd.DataFrame({"benchmark": "pingpong", "np": 2, "size_bytes": n.astype(int),
-                         "t_us": t, "mapping": "core", "machine": "test",
-                         "source": "synthetic test data", **cols})
+    return pd.DataFrame(
+        {
+            "benchmark": "pingpong",
+            "np": 2,
+            "size_bytes": n.astype(int),
+            "t_us": t,
+            "mapping": "core",
+            "machine": "test",
+            "source": "synthetic test data",
+            **cols,
+        }
+    )
 
 
 @pytest.fixture
@@ -45,8 +55,7 @@ def test_fit_prints_latency_and_bandwidth_with_ci(capsys, csv):
 
 def test_fit_json_out_then_predict_from_file(capsys, csv, tmp_path):
     out_file = tmp_path / "fit.json"
-    rc, out, err = run(capsys, "fit", "hockney", csv, "--json", "--bootstrap", "30",
-                       "--out", out_file)
+    rc, out, err = run(capsys, "fit", "hockney", csv, "--json", "--bootstrap", "30", "--out", out_file)
     assert rc == 0, err
     d = json.loads(out)
     assert d["model"] == "hockney" and d["fit"]["ci"]["n_boot"] == 30
@@ -63,16 +72,14 @@ def test_fit_json_out_then_predict_from_file(capsys, csv, tmp_path):
 
 def test_piecewise_fit_lists_segments_and_predicts_by_segment(capsys, tmp_path):
     n = np.asarray(SIZES, float)
-    t = np.where(n <= 4096, 0.3 + n / 3000, 3.0 + n / 8000)      # synthetic protocol switch
+    t = np.where(n <= 4096, 0.3 + n / 3000, 3.0 + n / 8000)  # synthetic protocol switch
     table = tidy(sizes=SIZES, noise=0.0)
     table["t_us"] = t
     f = write_measurements(tmp_path / "switch.csv", table)
-    rc, out, err = run(capsys, "fit", "hockney", f, "--piecewise", "--bootstrap", "0",
-                       "--out", tmp_path / "pw.json")
+    rc, out, err = run(capsys, "fit", "hockney", f, "--piecewise", "--bootstrap", "0", "--out", tmp_path / "pw.json")
     assert rc == 0, err
     assert "2 segment(s)" in out and "segment 1: 0 B to 4 KiB" in out and "segment 2: 4097 B and up" in out
-    rc, out, err = run(capsys, "predict", "hockney", "--model", tmp_path / "pw.json",
-                       "--sizes", "4K,8K", "--json")
+    rc, out, err = run(capsys, "predict", "hockney", "--model", tmp_path / "pw.json", "--sizes", "4K,8K", "--json")
     rows = json.loads(out)["predictions"]
     assert [r["segment"] for r in rows] == [1, 2]
     assert rows[1]["t_us"] == pytest.approx(3.0 + 8192 / 8000, rel=1e-3)
@@ -80,14 +87,26 @@ def test_piecewise_fit_lists_segments_and_predicts_by_segment(capsys, tmp_path):
 
 def test_predictive_setting_is_the_packages_and_predict_says_which(capsys, tmp_path):
     from commbook import fit
+
     n = np.asarray(SIZES, float)
     table = tidy(sizes=SIZES, noise=0.0)
     table["t_us"] = np.where(n <= 4096, 0.3 + n / 3000, 3.0 + n / 8000)
     f = write_measurements(tmp_path / "switch.csv", table)
     rc, out, err = run(capsys, "fit", "hockney", f, "--predictive", "--bootstrap", "0")
     assert rc == 2 and "--piecewise --predictive" in err
-    rc, out, err = run(capsys, "fit", "hockney", f, "--piecewise", "--predictive", "--bootstrap", "0",
-                       "--json", "--out", tmp_path / "pred.json")
+    rc, out, err = run(
+        capsys,
+        "fit",
+        "hockney",
+        f,
+        "--piecewise",
+        "--predictive",
+        "--bootstrap",
+        "0",
+        "--json",
+        "--out",
+        tmp_path / "pred.json",
+    )
     assert rc == 0, err
     d = json.loads(out)
     expect = fit.fit_piecewise(n, table.t_us.to_numpy(), **fit.PREDICTIVE, n_boot=0).to_dict()
@@ -101,14 +120,14 @@ def test_predictive_setting_is_the_packages_and_predict_says_which(capsys, tmp_p
 
 
 def test_predict_from_parameters(capsys):
-    rc, out, err = run(capsys, "predict", "hockney", "--lambda-us", "0.5", "--bandwidth-MBps",
-                       "2000", "--sizes", "0,1K", "--json")
+    rc, out, err = run(
+        capsys, "predict", "hockney", "--lambda-us", "0.5", "--bandwidth-MBps", "2000", "--sizes", "0,1K", "--json"
+    )
     assert rc == 0, err
     d = json.loads(out)
     assert d["model"]["n_half_bytes"] == pytest.approx(1000)
     assert [r["t_us"] for r in d["predictions"]] == pytest.approx([0.5, 0.5 + 1024 / 2000])
-    rc, out, err = run(capsys, "predict", "hockney", "--lambda-us", "0.5", "--bandwidth-MBps",
-                       "2000", "--sizes", "1K")
+    rc, out, err = run(capsys, "predict", "hockney", "--lambda-us", "0.5", "--bandwidth-MBps", "2000", "--sizes", "1K")
     assert rc == 0 and "model values, not measurements" in out and "1024" in out
 
 
@@ -117,8 +136,7 @@ def test_select_narrows_a_mixed_file(capsys, tmp_path):
     f = write_measurements(tmp_path / "mixed.csv", table)
     rc, out, err = run(capsys, "fit", "hockney", f, "--bootstrap", "0")
     assert rc == 2 and "mix 2 values of mapping (core, node)" in err and "--select mapping=" in err
-    rc, out, err = run(capsys, "fit", "hockney", f, "--bootstrap", "0", "--select", "mapping=node",
-                       "--json")
+    rc, out, err = run(capsys, "fit", "hockney", f, "--bootstrap", "0", "--select", "mapping=node", "--json")
     assert rc == 0, err
     assert json.loads(out)["lambda_us"] == pytest.approx(5.0, rel=0.1)
 
@@ -152,8 +170,10 @@ def test_every_bad_input_gives_one_clear_line(capsys, csv, tmp_path):
         (["predict", "hockney", "--lambda-us", "1", "--bandwidth-MBps", "0"], "bandwidth must be > 0"),
         (["predict", "hockney", "--lambda-us", "1", "--bandwidth-MBps", "nan"], "must be finite"),
         (["predict", "hockney", "--model", csv, "--lambda-us", "1"], "not both"),
-        (["predict", "hockney", "--lambda-us", "1", "--bandwidth-MBps", "9", "--sizes", "8,big"],
-         "'big' is not a size"),
+        (
+            ["predict", "hockney", "--lambda-us", "1", "--bandwidth-MBps", "9", "--sizes", "8,big"],
+            "'big' is not a size",
+        ),
         (["predict", "hockney", "--model", model_junk], "bad.json:2: not valid JSON"),
         (["predict", "hockney", "--model", model_kind], "kind.json: not a Hockney model"),
         (["predict", "hockney", "--model", tmp_path / "none.json"], "none.json: no such file"),

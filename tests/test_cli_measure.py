@@ -1,4 +1,5 @@
 """`commbook measure` and `commbook doctor` from the command line."""
+
 import pytest
 
 from commbook import data, kernels
@@ -9,8 +10,9 @@ pytestmark = pytest.mark.mpi
 
 def test_measure_pingpong_writes_tidy_file(tmp_path, capsys):
     out = tmp_path / "pp.csv"
-    rc = main(["measure", "pingpong", "--np", "2", "--sizes", "0:256", "--repetitions", "2",
-               "--quiet", "--out", str(out)])
+    rc = main(
+        ["measure", "pingpong", "--np", "2", "--sizes", "0:256", "--repetitions", "2", "--quiet", "--out", str(out)]
+    )
     assert rc == 0
     m = data.read_measurements(out)
     assert len(m.table) == 10 and set(m.table["np"]) == {2}
@@ -20,8 +22,9 @@ def test_measure_pingpong_writes_tidy_file(tmp_path, capsys):
 
 def test_measure_validation_failure_exits_nonzero(tmp_path, capsys):
     out = tmp_path / "x.csv"
-    rc = main(["measure", "pingpong", "--np", "2", "--sizes", "8:8", "--inject-error", "1",
-               "--quiet", "--out", str(out)])
+    rc = main(
+        ["measure", "pingpong", "--np", "2", "--sizes", "8:8", "--inject-error", "1", "--quiet", "--out", str(out)]
+    )
     assert rc == 3
     err = capsys.readouterr().err
     assert "commbook: pingpong: VALIDATION FAILED" in err
@@ -33,6 +36,7 @@ def test_measure_validation_failure_exits_nonzero(tmp_path, capsys):
 def main_help(kernel: str) -> str:
     import contextlib
     import io
+
     buf = io.StringIO()
     with contextlib.redirect_stdout(buf), pytest.raises(SystemExit):
         main(["measure", kernel, "--help"])
@@ -42,8 +46,9 @@ def main_help(kernel: str) -> str:
 def test_measure_bad_arguments_one_line(capsys):
     assert main(["measure", "pingpong", "--np", "0"]) == 2
     assert main(["measure", "pingpong", "--sizes", "lots", "--quiet"]) == 1
-    err = [line for line in capsys.readouterr().err.strip().splitlines()
-           if not line.startswith(kernels.RETRY_NOTICE)]  # Open MPI's launcher flake, retried
+    err = [
+        line for line in capsys.readouterr().err.strip().splitlines() if not line.startswith(kernels.RETRY_NOTICE)
+    ]  # Open MPI's launcher flake, retried
     assert err[0] == "commbook: error: --np must be at least 1, not 0"
     assert err[1].startswith("commbook: error: kernel pingpong failed: ERROR: --sizes 'lots'")
 

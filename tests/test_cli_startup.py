@@ -3,6 +3,7 @@
 A behaviour, not a timing: each command module imports pandas, scipy, numpy, ... inside the
 functions that need them, and choices or descriptions drawn from heavy modules are computed
 only when a command's own help or a check needs them."""
+
 import subprocess
 import sys
 
@@ -10,14 +11,12 @@ import pytest
 
 from commbook import cli
 
-HEAVY = ("pandas", "scipy", "numpy", "matplotlib", "ipyparallel", "networkx", "mpi4py",
-         "ipywidgets", "pooch")
+HEAVY = ("pandas", "scipy", "numpy", "matplotlib", "ipyparallel", "networkx", "mpi4py", "ipywidgets", "pooch")
 
 
 def _loaded_after(code: str) -> list[str]:
     probe = code + f"\nimport sys\nprint(' '.join(m for m in {HEAVY!r} if m in sys.modules))"
-    proc = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True,
-                          timeout=120)
+    proc = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, timeout=120)
     assert proc.returncode == 0, proc.stderr
     return proc.stdout.split()
 
@@ -27,10 +26,12 @@ def test_building_the_parser_imports_no_heavy_library():
 
 
 def test_commbook_help_imports_no_heavy_library():
-    code = ("import contextlib, io\nfrom commbook.cli import main\n"
-            "with contextlib.redirect_stdout(io.StringIO()) as out:\n"
-            "    try:\n        main(['--help'])\n    except SystemExit:\n        pass\n"
-            "assert 'measure' in out.getvalue()")
+    code = (
+        "import contextlib, io\nfrom commbook.cli import main\n"
+        "with contextlib.redirect_stdout(io.StringIO()) as out:\n"
+        "    try:\n        main(['--help'])\n    except SystemExit:\n        pass\n"
+        "assert 'measure' in out.getvalue()"
+    )
     assert _loaded_after(code) == []
 
 
@@ -38,12 +39,15 @@ def test_the_probe_sees_a_heavy_import():  # the tests above must be able to fai
     assert "pandas" in _loaded_after("import commbook.data")
 
 
-@pytest.mark.parametrize("argv, shown", [
-    (["import", "--help"], "osu"),                       # --format choices, from importers
-    (["import", "--help"], "time-unit UNIT"),
-    (["predict", "collective", "--help"], "binomial"),  # description, from models.collective_schedules
-    (["measure", "pingpong", "--help"], "--sizes"),     # options, from the kernel registry
-])
+@pytest.mark.parametrize(
+    "argv, shown",
+    [
+        (["import", "--help"], "osu"),  # --format choices, from importers
+        (["import", "--help"], "time-unit UNIT"),
+        (["predict", "collective", "--help"], "binomial"),  # description, from models.collective_schedules
+        (["measure", "pingpong", "--help"], "--sizes"),  # options, from the kernel registry
+    ],
+)
 def test_command_help_still_shows_what_heavy_modules_know(argv, shown, capsys):
     with pytest.raises(SystemExit) as e:
         cli.main(argv)

@@ -1,4 +1,5 @@
 """The ipyparallel MPI cluster: kernels through ctypes on every engine, timeouts, clean stop."""
+
 import sys
 import time
 
@@ -71,11 +72,11 @@ def test_refuses_zero_engines():
 
 def test_engines_dying_at_start_are_tried_twice_then_reported_with_their_words(monkeypatch, capfd):
     from traitlets import List
+
     real = cluster_module._mpi_engines_keeping_output()
 
     class GivingUp(real):
-        engine_cmd = List([sys.executable, "-c",
-                           "print('engine gave up at start', flush=True); raise SystemExit(3)"])
+        engine_cmd = List([sys.executable, "-c", "print('engine gave up at start', flush=True); raise SystemExit(3)"])
 
     monkeypatch.setattr(cluster_module, "_mpi_engines_keeping_output", lambda: GivingUp)
     before = {p.pid for p in psutil.Process().children(recursive=True)}
@@ -88,8 +89,7 @@ def test_engines_dying_at_start_are_tried_twice_then_reported_with_their_words(m
     assert "did not start" in capfd.readouterr().err  # the first try, then once more
     assert not cluster.running
     time.sleep(2)
-    left = [p for p in psutil.Process().children(recursive=True)
-            if p.pid not in before and is_alive(p.pid)]
+    left = [p for p in psutil.Process().children(recursive=True) if p.pid not in before and is_alive(p.pid)]
     assert left == []
 
 

@@ -1,5 +1,6 @@
 """Collectives: hand-written algorithms against the library, library algorithm selection,
 traces, the butterfly exercise, and the CLI."""
+
 from __future__ import annotations
 
 import re
@@ -38,8 +39,7 @@ def monkeypatch_module():
 
 
 def test_hand_algorithms_match_the_c_tables():
-    for op, source in (("bcast", "bcast.c"), ("gather", "gather.c"),
-                       ("allreduce", "collectives_algos.h")):
+    for op, source in (("bcast", "bcast.c"), ("gather", "gather.c"), ("allreduce", "collectives_algos.h")):
         text = (config.kernels_dir() / source).read_text()
         names = re.findall(r'^\s*\{"([a-z-]+)", "[^"]*"\},?\s*$', text, re.M)
         names = [n for n in names if n != "mine"]
@@ -66,17 +66,18 @@ def test_library_env_open_mpi():
     assert c.env["OMPI_MCA_coll_tuned_bcast_algorithm_chain_fanout"] == "1"
     assert c.label == "library:2:chain_fanout=1"
     assert coll.library_env("gather", "library", "openmpi").env == {}
-    for bad in ("library:12", "library:chain:depth=3", "library:2:chain_fanout=x", "library:",
-                "libry:2"):
+    for bad in ("library:12", "library:chain:depth=3", "library:2:chain_fanout=x", "library:", "libry:2"):
         with pytest.raises(coll.SelectionError):
             coll.library_env("bcast", bad, "openmpi")
 
 
 def test_library_env_mpich():
     c = coll.library_env("allreduce", "library:ring", "mpich")
-    assert c.env == {"MPIR_CVAR_ALLREDUCE_INTRA_ALGORITHM": "ring",
-                     "MPIR_CVAR_DEVICE_COLLECTIVES": "none",
-                     "MPIR_CVAR_COLLECTIVE_FALLBACK": "error"}
+    assert c.env == {
+        "MPIR_CVAR_ALLREDUCE_INTRA_ALGORITHM": "ring",
+        "MPIR_CVAR_DEVICE_COLLECTIVES": "none",
+        "MPIR_CVAR_COLLECTIVE_FALLBACK": "error",
+    }
     with pytest.raises(coll.SelectionError, match="names, not numbers"):
         coll.library_env("bcast", "library:6", "mpich")
 
@@ -124,8 +125,7 @@ def test_check_selection_catches_a_selection_that_did_not_take_effect():
         coll.check_selection(SAMPLE, "bcast", one)
     ring = coll.library_env("allreduce", "library:ring", "mpich")
     # MPICH reports enum variables by index: ring is 8th after auto; DEVICE_COLLECTIVES none = 1
-    good = ("# library_cvar: MPIR_CVAR_DEVICE_COLLECTIVES = 1\n"
-            "# library_cvar: MPIR_CVAR_ALLREDUCE_INTRA_ALGORITHM = 8\n")
+    good = "# library_cvar: MPIR_CVAR_DEVICE_COLLECTIVES = 1\n# library_cvar: MPIR_CVAR_ALLREDUCE_INTRA_ALGORITHM = 8\n"
     assert "ring" in coll.check_selection(good, "allreduce", ring)
     ignored = good.replace("COLLECTIVES = 1", "COLLECTIVES = 2")  # percoll: variable ignored
     with pytest.raises(coll.SelectionError):
@@ -143,8 +143,16 @@ def test_crossover_of_pipeline_and_binomial_agrees_with_the_models():
 
 
 def test_ratio_table():
-    t = pd.DataFrame({"algorithm": ["a", "b"], "np": [2, 2], "size_bytes": [8, 8],
-                      "t_us": [2.0, 1.0], "t_min_us": [1.5, 0.5], "t_max_us": [3.0, 2.0]})
+    t = pd.DataFrame(
+        {
+            "algorithm": ["a", "b"],
+            "np": [2, 2],
+            "size_bytes": [8, 8],
+            "t_us": [2.0, 1.0],
+            "t_min_us": [1.5, 0.5],
+            "t_max_us": [3.0, 2.0],
+        }
+    )
     r = collectives_chapter.ratio_table(t, "a", "b")
     assert r.ratio.iloc[0] == 2.0 and r.ratio_low.iloc[0] == 0.75 and r.ratio_high.iloc[0] == 6.0
     assert r.ratio_of_minima.iloc[0] == 3.0
@@ -157,7 +165,7 @@ def test_open_mpi_chain_schedule_and_depth():
     edges = {(m.src, m.dst) for step in steps for m in step}
     assert edges == {(0, 1), (1, 2), (2, 3), (0, 4), (4, 5), (0, 6), (6, 7), (0, 8), (8, 9)}
     assert schedules.tree_depth(steps) == 3
-    assert schedules.tree_depth(schedules.ompi_chain_schedule(48)) == 12       # chains of 12, 12, 12, 11
+    assert schedules.tree_depth(schedules.ompi_chain_schedule(48)) == 12  # chains of 12, 12, 12, 11
     assert schedules.tree_depth(schedules.ompi_chain_schedule(48, fanout=1)) == 47
     assert schedules.ompi_chain_schedule(1) == []
     with pytest.raises(ValueError):
@@ -166,6 +174,7 @@ def test_open_mpi_chain_schedule_and_depth():
 
 def test_link_class_models_on_a_cluster():
     from commbook import topology as topo
+
     G = topo.cluster(2, 2, 2)
     params = {"core": (1.0, 1000.0), "socket": (2.0, 500.0), "node": (5.0, 100.0)}
     place = topo.place(G, 8, "core")
@@ -174,11 +183,18 @@ def test_link_class_models_on_a_cluster():
     t = link_classes.link_class_time(steps, 1000, G, place, params)
     assert t == pytest.approx((1 + 1) + 2 * (2 + 2) + 4 * (5 + 10))
     finish = link_classes.rank_finish_times(steps, 1000, G, place, params, send_overhead=0.5)
-    assert finish[0] == pytest.approx(t) and (finish[1:] == 0.5).all()   # leaves: one eager send
-    big = link_classes.rank_finish_times(steps, 10**6, G, place, params)          # rendezvous: wait for it
+    assert finish[0] == pytest.approx(t) and (finish[1:] == 0.5).all()  # leaves: one eager send
+    big = link_classes.rank_finish_times(steps, 10**6, G, place, params)  # rendezvous: wait for it
     assert big[7] == pytest.approx(link_classes.link_class_time(steps, 10**6, G, place, params))
-    mean = collectives_chapter.orfeo_predictions("gather", ["basic_linear"], [8], 1000, params=params,
-                                  cluster=dict(nodes=2, sockets=2, cores=2), statistic="mean")
+    mean = collectives_chapter.orfeo_predictions(
+        "gather",
+        ["basic_linear"],
+        [8],
+        1000,
+        params=params,
+        cluster=dict(nodes=2, sockets=2, cores=2),
+        statistic="mean",
+    )
     assert mean.t_us.iloc[0] == pytest.approx((t + 7 * 1.0) / 8)
     with pytest.raises(ValueError):
         collectives_chapter.orfeo_predictions("gather", ["basic_linear"], [8], 1, params=params, statistic="median")
@@ -202,6 +218,7 @@ def test_orfeo_or_empty_falls_back_to_models_only(monkeypatch):
 
     def unavailable(key, *a, **k):
         raise orfeo.DataUnavailable(f"no raw ORFEO data for '{key}'")
+
     monkeypatch.setattr(orfeo, "load", unavailable)
     table, caption = collectives_chapter.orfeo_or_empty("giuliofantuzzi/bcast")
     assert table.empty and "only the models" in caption
@@ -215,8 +232,10 @@ def test_orfeo_or_empty_falls_back_to_models_only(monkeypatch):
 def test_measured_crossover_is_where_the_large_message_algorithm_stays_ahead():
     rows = []
     for n, (a, b) in {8: (1, 2), 64: (1, 0.5), 512: (1, 3), 4096: (5, 4), 32768: (50, 30)}.items():
-        rows += [dict(algorithm="tree", np=2, size_bytes=n, t_us=a, t_min_us=a, t_max_us=a),
-                 dict(algorithm="ring", np=2, size_bytes=n, t_us=b, t_min_us=b, t_max_us=b)]
+        rows += [
+            dict(algorithm="tree", np=2, size_bytes=n, t_us=a, t_min_us=a, t_max_us=a),
+            dict(algorithm="ring", np=2, size_bytes=n, t_us=b, t_min_us=b, t_max_us=b),
+        ]
     t = pd.DataFrame(rows)
     assert collectives_chapter.measured_crossover(t, "tree", "ring") == 4096  # 64 B was a fluke: 512 B loses
     assert collectives_chapter.measured_crossover(t, "ring", "tree") == float("inf")
@@ -245,14 +264,14 @@ def _run(op, P, **opts):
 def test_every_algorithm_equals_the_library(P):
     root = P // 2
     sizes = f"0,1,7,{MIB3}"
-    out = _run("bcast", P, sizes=sizes, root=root, segment="4K",
-               algorithm=",".join(coll.HAND_ALGORITHMS["bcast"]) + ",library")
+    out = _run(
+        "bcast", P, sizes=sizes, root=root, segment="4K", algorithm=",".join(coll.HAND_ALGORITHMS["bcast"]) + ",library"
+    )
     assert out.ok and len(out.table) == 4 * (len(coll.HAND_ALGORITHMS["bcast"]) + 1)
     out = _run("gather", P, sizes=sizes, root=root, algorithm="linear,binomial,library")
     assert out.ok and len(out.table) == 4 * 3
     # doubles: 1 and 7 elements, and 1 MiB + 3 elements (odd counts)
-    out = _run("allreduce", P, sizes=f"0,8,56,{8 * ((1 << 17) + 3)}",
-               algorithm="butterfly-lh,butterfly-hl,library")
+    out = _run("allreduce", P, sizes=f"0,8,56,{8 * ((1 << 17) + 3)}", algorithm="butterfly-lh,butterfly-hl,library")
     assert out.ok and set(out.table.algorithm) == {"butterfly-lh", "butterfly-hl", "library"}
     assert (out.table.t_median_us >= 0).all()
 
@@ -262,17 +281,18 @@ def test_every_algorithm_equals_the_library(P):
 def test_bandwidth_optimal_algorithms_equal_the_library(P):
     # sizes that P does not divide, blocks that come out empty (fewer elements than ranks),
     # and size 0; every root for the broadcast's relative ranks
-    out = _run("allreduce", P, sizes=f"0,8,24,56,{8 * 1001},{8 * ((1 << 15) + 5)}",
-               algorithm="ring,rabenseifner,library")
+    out = _run(
+        "allreduce", P, sizes=f"0,8,24,56,{8 * 1001},{8 * ((1 << 15) + 5)}", algorithm="ring,rabenseifner,library"
+    )
     assert out.ok and len(out.table) == 6 * 3
-    out = _run("bcast", P, sizes="0,1,5,13,1001,65541", root=P - 1,
-               algorithm="scatter-allgather,binomial,library")
+    out = _run("bcast", P, sizes="0,1,5,13,1001,65541", root=P - 1, algorithm="scatter-allgather,binomial,library")
     assert out.ok and len(out.table) == 6 * 3
 
 
 @pytest.mark.mpi
-@pytest.mark.parametrize("op,alg", [("allreduce", "ring"), ("allreduce", "rabenseifner"),
-                                    ("bcast", "scatter-allgather")])
+@pytest.mark.parametrize(
+    "op,alg", [("allreduce", "ring"), ("allreduce", "rabenseifner"), ("bcast", "scatter-allgather")]
+)
 def test_injected_error_in_a_bandwidth_optimal_algorithm_fails(op, alg):
     with pytest.raises(kernels.ValidationFailed, match=f"{alg} at 8 bytes on 5 ranks"):
         _run(op, 5, sizes="0,8", algorithm=alg, **{"inject-error": 1})
@@ -280,8 +300,9 @@ def test_injected_error_in_a_bandwidth_optimal_algorithm_fails(op, alg):
 
 @pytest.mark.mpi
 def test_bandwidth_optimal_traces_move_n_over_P_per_message():
-    out = collectives_chapter.measure("allreduce", "ring,rabenseifner", np=4, sizes="8K", repetitions=1,
-                       iterations=1, trace=True)
+    out = collectives_chapter.measure(
+        "allreduce", "ring,rabenseifner", np=4, sizes="8K", repetitions=1, iterations=1, trace=True
+    )
     t = coll.parse_trace(out)
     ring = t[t.algorithm == "ring"]
     assert len(ring) == 4 * 2 * 3 and set(ring.bytes) == {2048}
@@ -292,12 +313,12 @@ def test_bandwidth_optimal_traces_move_n_over_P_per_message():
         got = rab[rab.step == step]
         assert {(r.src, r.dst) for r in got.itertuples()} == {(i, i ^ dist) for i in range(4)}
         assert set(got.bytes) == {size}
-    out = collectives_chapter.measure("bcast", "scatter-allgather", np=4, sizes="4K", repetitions=1,
-                       iterations=1, trace=True)
+    out = collectives_chapter.measure(
+        "bcast", "scatter-allgather", np=4, sizes="4K", repetitions=1, iterations=1, trace=True
+    )
     t = coll.parse_trace(out)
     scatter = t[t.phase == "scatter"].sort_values("step", kind="stable")
-    assert [(r.src, r.dst, r.bytes) for r in scatter.itertuples()] == \
-        [(0, 2, 2048), (0, 1, 1024), (2, 3, 1024)]
+    assert [(r.src, r.dst, r.bytes) for r in scatter.itertuples()] == [(0, 2, 2048), (0, 1, 1024), (2, 3, 1024)]
     assert set(t[t.phase == "allgather"].bytes) == {1024} and (t.phase == "allgather").sum() == 12
 
 
@@ -323,13 +344,20 @@ def test_bad_options_are_refused_with_one_line():
 @pytest.mark.mpi
 @pytest.mark.skipif(not OPENMPI, reason="message counts need Open MPI's pml monitoring")
 def test_trace_agrees_with_the_messages_the_library_counted():
-    for op, algs in (("bcast", "linear,chain,pipeline,binary,binomial,scatter-allgather"),
-                     ("gather", "linear,binomial"),
-                     ("allreduce", "butterfly-lh,butterfly-hl,ring,rabenseifner")):
-        out = collectives_chapter.measure(op, algs, np=5, sizes="0,1K", repetitions=1, iterations=1,
-                           trace=True, monitor=True, root=2) if op != "allreduce" else \
-            collectives_chapter.measure(op, algs, np=5, sizes="0,1K", repetitions=1, iterations=1,
-                         trace=True, monitor=True)
+    for op, algs in (
+        ("bcast", "linear,chain,pipeline,binary,binomial,scatter-allgather"),
+        ("gather", "linear,binomial"),
+        ("allreduce", "butterfly-lh,butterfly-hl,ring,rabenseifner"),
+    ):
+        out = (
+            collectives_chapter.measure(
+                op, algs, np=5, sizes="0,1K", repetitions=1, iterations=1, trace=True, monitor=True, root=2
+            )
+            if op != "allreduce"
+            else collectives_chapter.measure(
+                op, algs, np=5, sizes="0,1K", repetitions=1, iterations=1, trace=True, monitor=True
+            )
+        )
         trace, msgs = coll.parse_trace(out), coll.parse_messages(out)
         for alg in algs.split(","):
             T = np.zeros((5, 5), int)
@@ -344,20 +372,20 @@ def test_trace_agrees_with_the_messages_the_library_counted():
 def test_forced_library_algorithms_send_their_own_messages():
     P = 6
     expected = {
-        "library:1": {(0, r) for r in range(1, P)},                     # basic linear
+        "library:1": {(0, r) for r in range(1, P)},  # basic linear
         "library:2:chain_fanout=1": {(r, r + 1) for r in range(P - 1)},  # one chain
         # Open MPI's binomial tree: parent of r is r minus its highest set bit
         "library:6": {(r - (1 << (r.bit_length() - 1)), r) for r in range(1, P)},
     }
     for label, edges in expected.items():
-        out = collectives_chapter.measure("bcast", label, np=P, sizes="64K", repetitions=1, iterations=1,
-                           monitor=True)
+        out = collectives_chapter.measure("bcast", label, np=P, sizes="64K", repetitions=1, iterations=1, monitor=True)
         M = coll.message_matrix(coll.parse_messages(out), label, P)
         assert {(int(i), int(j)) for i, j in zip(*np.nonzero(M))} == edges, label
         assert coll.library_cvars(out)["coll_tuned_bcast_algorithm"][0] == label.split(":")[1]
     # Open MPI's default chain: four chains, as ompi_chain_schedule models it
-    out = collectives_chapter.measure("bcast", "library:2", np=10, sizes="1K", repetitions=1, iterations=1,
-                       monitor=True)
+    out = collectives_chapter.measure(
+        "bcast", "library:2", np=10, sizes="1K", repetitions=1, iterations=1, monitor=True
+    )
     M = coll.message_matrix(coll.parse_messages(out), "library:2", 10)
     model = {(m.src, m.dst) for step in schedules.ompi_chain_schedule(10) for m in step}
     assert {(int(i), int(j)) for i, j in zip(*np.nonzero(M))} == model
@@ -365,8 +393,9 @@ def test_forced_library_algorithms_send_their_own_messages():
 
 @pytest.mark.mpi
 def test_butterfly_diagram_is_the_homeworks():
-    out = collectives_chapter.measure("allreduce", "butterfly-lh,butterfly-hl", np=8, sizes="8",
-                       repetitions=1, iterations=1, trace=True)
+    out = collectives_chapter.measure(
+        "allreduce", "butterfly-lh,butterfly-hl", np=8, sizes="8", repetitions=1, iterations=1, trace=True
+    )
     t = coll.parse_trace(out)
     for alg, masks in (("butterfly-lh", [1, 2, 4]), ("butterfly-hl", [4, 2, 1])):
         for step, mask in enumerate(masks, start=1):
@@ -383,15 +412,18 @@ def test_exercise_skeleton_fails_and_the_packages_butterfly_is_refused(tmp_path,
     printed = capsys.readouterr().out
     assert "P = 1: equals MPI_Allreduce" in printed and "P = 2: WRONG" in printed
     skeleton = exercises.exercise_path().read_text()
-    body = skeleton[skeleton.index("static void my_allreduce"):skeleton.index("static int cb_kernel")]
-    borrowed = skeleton.replace(body, """static void my_allreduce(const double *s, double *r, int n, MPI_Comm comm)
+    body = skeleton[skeleton.index("static void my_allreduce") : skeleton.index("static int cb_kernel")]
+    borrowed = skeleton.replace(
+        body,
+        """static void my_allreduce(const double *s, double *r, int n, MPI_Comm comm)
 {
     double *tmp = malloc((size_t)(n > 0 ? n : 1) * sizeof(double));
     cc_allreduce_butterfly(s, r, tmp, n, 1, comm, NULL);
     free(tmp);
 }
 
-""")
+""",
+    )
     mine = tmp_path / "my_butterfly.c"
     mine.write_text(borrowed)
     assert exercises.check_exercise(mine, nps=[3, 8]) is False
@@ -401,14 +433,32 @@ def test_exercise_skeleton_fails_and_the_packages_butterfly_is_refused(tmp_path,
 @pytest.mark.mpi
 def test_cli_measure_trace_and_validation(tmp_path, capsys):
     from commbook.cli import main
+
     out_csv = tmp_path / "ar.csv"
-    rc = main(["measure", "allreduce", "--np", "4", "--sizes", "8,64", "--repetitions", "2",
-               "--iterations", "5", "--trace", "--quiet", "--out", str(out_csv)])
+    rc = main(
+        [
+            "measure",
+            "allreduce",
+            "--np",
+            "4",
+            "--sizes",
+            "8,64",
+            "--repetitions",
+            "2",
+            "--iterations",
+            "5",
+            "--trace",
+            "--quiet",
+            "--out",
+            str(out_csv),
+        ]
+    )
     printed = capsys.readouterr().out
     assert rc == 0
     assert "communication diagram of butterfly-lh (P = 4)" in printed
     assert "Communication from 3 to 1" in printed
     from commbook.data import read_measurements
+
     m = read_measurements(out_csv)
     assert set(m.table.algorithm) == {"butterfly-lh", "butterfly-hl", "library"}
     assert (m.table.np == 4).all() and set(m.table.size_bytes) == {8, 64}

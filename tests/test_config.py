@@ -1,4 +1,5 @@
 """commbook.config: the one place for paths and COMMBOOK_* variables."""
+
 import ast
 import re
 
@@ -13,8 +14,12 @@ def _texts(repo):
     """Every file that may name a variable: package, tests, book, docs, build and CI files."""
     for folder in ("src", "tests", "book", "benchmarks", ".ci"):
         for path in sorted((repo / folder).rglob("*")):
-            if (path.is_file() and path.suffix in (".py", ".md", "") and "egg-info" not in str(path)
-                    and path.name != "test_config.py"):
+            if (
+                path.is_file()
+                and path.suffix in (".py", ".md", "")
+                and "egg-info" not in str(path)
+                and path.name != "test_config.py"
+            ):
                 yield path
     for name in ("README.md", "CONTRIBUTING.md", "Makefile", "_config.yml"):
         yield repo / name
@@ -37,8 +42,11 @@ def _environ_reads(tree):
             f = ast.unparse(node.func)
             if f in ("os.environ.get", "os.getenv", "environ.get", "getenv", "os.environ.setdefault"):
                 key = node.args[0].value
-        elif (isinstance(node, ast.Subscript) and isinstance(node.ctx, ast.Load)
-              and ast.unparse(node.value) in ("os.environ", "environ")):
+        elif (
+            isinstance(node, ast.Subscript)
+            and isinstance(node.ctx, ast.Load)
+            and ast.unparse(node.value) in ("os.environ", "environ")
+        ):
             key = node.slice.value if isinstance(node.slice, ast.Constant) else None
         if isinstance(key, str) and key.startswith("COMMBOOK_"):
             yield node.lineno, key
@@ -48,14 +56,16 @@ def test_only_config_reads_the_environment(repo):
     found = []
     for path in sorted((repo / "src" / "commbook").rglob("*.py")):
         if path.name != "config.py":
-            found += [f"{path.relative_to(repo)}:{line} {key}"
-                      for line, key in _environ_reads(ast.parse(path.read_text()))]
+            found += [
+                f"{path.relative_to(repo)}:{line} {key}" for line, key in _environ_reads(ast.parse(path.read_text()))
+            ]
     assert not found, "read these through commbook.config.get:\n" + "\n".join(found)
 
 
 def test_the_read_finder_finds_reads():  # the test above must be able to fail
-    tree = ast.parse('import os\nos.environ.get("COMMBOOK_X")\nos.environ["COMMBOOK_Y"]\n'
-                     'os.environ["COMMBOOK_Z"] = "1"\n')
+    tree = ast.parse(
+        'import os\nos.environ.get("COMMBOOK_X")\nos.environ["COMMBOOK_Y"]\nos.environ["COMMBOOK_Z"] = "1"\n'
+    )
     assert list(_environ_reads(tree)) == [(2, "COMMBOOK_X"), (3, "COMMBOOK_Y")]
 
 

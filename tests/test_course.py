@@ -4,6 +4,7 @@ temporary too), and the class summary read from nbgrader's gradebook.
 
 Answers are computed here from the references (`commbook.exercises.expected`), never typed; the
 simulated class is labelled as simulated in its chart."""
+
 import json
 import os
 import re
@@ -75,8 +76,7 @@ def fill(nb_path: Path, out_dir: Path, answers: dict, c_files: dict | None = Non
         if cell.get("metadata", {}).get("nbgrader", {}).get("solution"):
             src = "".join(cell["source"])
             for name, value in answers.items():
-                src = re.sub(rf"^{variables[name]} = \.\.\.", f"{variables[name]} = {value!r}",
-                             src, flags=re.M)
+                src = re.sub(rf"^{variables[name]} = \.\.\.", f"{variables[name]} = {value!r}", src, flags=re.M)
             cell["source"] = src
     (out_dir / nb_path.name).write_text(json.dumps(nb))
     for rel, src in (c_files or {}).items():
@@ -86,6 +86,7 @@ def fill(nb_path: Path, out_dir: Path, answers: dict, c_files: dict | None = Non
 
 def our_leftovers() -> list[str]:
     from commbook.cluster import leftover_processes
+
     return [p for p in leftover_processes() if sys.prefix in p]
 
 
@@ -93,6 +94,7 @@ def processes_under(folder: Path) -> list[str]:
     """Live processes whose command line or working directory is inside `folder` (kernels,
     the C programs built there, the grading children)."""
     import psutil
+
     found = []
     for p in psutil.process_iter(["pid", "cmdline", "cwd", "status"]):
         if p.info["status"] == psutil.STATUS_ZOMBIE or p.info["pid"] == os.getpid():
@@ -105,6 +107,7 @@ def processes_under(folder: Path) -> list[str]:
 
 # ------------------------------------------------------------------ without nbgrader running
 
+
 def test_source_notebooks_have_an_answer_and_a_test_cell_per_exercise(repo, tmp_path):
     manifest = assignments.build(tmp_path, repo, time_limit=TIME_LIMIT)
     chapters = manifest["assignments"]
@@ -114,8 +117,9 @@ def test_source_notebooks_have_an_answer_and_a_test_cell_per_exercise(repo, tmp_
     for chapter, names in by_chapter.items():
         graded = {e["name"] for e in chapters[chapter]["exercises"] if e["kind"] != "c"}
         assert graded == names, chapter
-    assert {"ring", "gather", "eager"} <= {e["name"] for a in chapters.values()
-                                           for e in a["exercises"] if e["kind"] == "c"}
+    assert {"ring", "gather", "eager"} <= {
+        e["name"] for a in chapters.values() for e in a["exercises"] if e["kind"] == "c"
+    }
     ring = tmp_path / "source" / "ring" / "ring.ipynb"
     ids = [grade_id(c) for c in cells(ring)]
     assert ids[0] == "setup" and "test-c-ring" in ids
@@ -127,8 +131,9 @@ def test_source_notebooks_have_an_answer_and_a_test_cell_per_exercise(repo, tmp_
     assert "literalinclude" not in text and "MPI_Sendrecv" in text  # the kernel's C code, shown
     assert "{exercise}" not in text  # questions as Markdown, one per exercise of the page
     assert text.count("**Exercise: ") == (REPO_BOOK / "ring.md").read_text().count("{exercise}")
-    assert (tmp_path / "source" / "ring" / "kernels_c" / "exercises" / "ring_skeleton.c").read_text() \
-        == E.c_exercise_path("ring").read_text()
+    assert (
+        tmp_path / "source" / "ring" / "kernels_c" / "exercises" / "ring_skeleton.c"
+    ).read_text() == E.c_exercise_path("ring").read_text()
     assert (tmp_path / "nbgrader_config.py").exists()
 
 
@@ -173,11 +178,10 @@ def test_grade_c_stops_a_check_at_its_time_limit_and_leaves_no_process(tmp_path,
 
 
 def test_reason_is_the_harness_line():
-    assert grading._reason("[ring] P = 1: correct.\n[ring] P = 2: DEADLOCK (rank 0, rank 1):\n"
-                           "    still inside your ring shift.\n") == \
-        ("deadlock", "[ring] P = 2: DEADLOCK (rank 0, rank 1): still inside your ring shift.")
-    assert grading._reason("[gather] does not compile:\nx.c:3:9: error: expected ';'\n")[0] == \
-        "does not compile"
+    assert grading._reason(
+        "[ring] P = 1: correct.\n[ring] P = 2: DEADLOCK (rank 0, rank 1):\n    still inside your ring shift.\n"
+    ) == ("deadlock", "[ring] P = 2: DEADLOCK (rank 0, rank 1): still inside your ring shift.")
+    assert grading._reason("[gather] does not compile:\nx.c:3:9: error: expected ';'\n")[0] == "does not compile"
     assert grading._reason("[gather] P = 3: WRONG: root got 2")[0] == "wrong result"
 
 
@@ -188,6 +192,7 @@ def test_instructor_page_commands_exist(repo):
 
     from commbook.booktools import chapter_files
     from commbook.cli import build_parser
+
     page = repo / "book" / "instructor.md"
     lines = [l.strip() for l in page.read_text().splitlines()]
     ours = [shlex.split(l, comments=True) for l in lines if l.startswith("commbook ")]
@@ -196,39 +201,67 @@ def test_instructor_page_commands_exist(repo):
     for argv in ours:
         build_parser().parse_args(argv[1:])
     assert set(theirs) <= set(NbGraderApp.subcommands)
-    assert {"generate_assignment", "release_assignment", "collect", "autograde",
-            "generate_feedback"} <= set(theirs)
+    assert {"generate_assignment", "release_assignment", "collect", "autograde", "generate_feedback"} <= set(theirs)
     assert page in chapter_files(repo) and page not in chapter_files(repo, student=True)
     # the figures it states are the code's
     text = " ".join(page.read_text().split())
     assert f"({grading.DEFAULT_TIME_LIMIT:g} s by default)" in text
-    assert (f"({assignments.POINTS['number']} for a number or a choice, {assignments.POINTS['c']} "
-            "for a C exercise)") in text and assignments.POINTS["choice"] == assignments.POINTS["number"]
+    assert (
+        f"({assignments.POINTS['number']} for a number or a choice, {assignments.POINTS['c']} for a C exercise)"
+    ) in text and assignments.POINTS["choice"] == assignments.POINTS["number"]
 
 
 # ------------------------------------------------------------------ nbgrader's own commands
+
 
 @pytest.fixture(scope="module")
 def course(repo, tmp_path_factory):
     """A course directory with the ring and topology assignments generated, and the ring
     released through a temporary exchange; HOME and Jupyter's folders are temporary."""
     top = tmp_path_factory.mktemp("course")
-    env = dict(os.environ, HOME=str(top / "home"), JUPYTER_CONFIG_DIR=str(top / "jupyter-config"),
-               JUPYTER_DATA_DIR=str(top / "jupyter-data"),
-               JUPYTER_RUNTIME_DIR=str(top / "jupyter-runtime"),
-               PATH=f"{VENV_BIN}{os.pathsep}{os.environ['PATH']}")
+    env = dict(
+        os.environ,
+        HOME=str(top / "home"),
+        JUPYTER_CONFIG_DIR=str(top / "jupyter-config"),
+        JUPYTER_DATA_DIR=str(top / "jupyter-data"),
+        JUPYTER_RUNTIME_DIR=str(top / "jupyter-runtime"),
+        PATH=f"{VENV_BIN}{os.pathsep}{os.environ['PATH']}",
+    )
     (top / "home").mkdir()
     course_dir = top / "course"
     from commbook.cli import main
-    assert main(["assignments", "build", "--course-dir", str(course_dir), "--chapter", "ring",
-                 "--chapter", "topology", "--chapter", "jacobi", "--time-limit", f"{TIME_LIMIT:g}"]) == 0
+
+    assert (
+        main(
+            [
+                "assignments",
+                "build",
+                "--course-dir",
+                str(course_dir),
+                "--chapter",
+                "ring",
+                "--chapter",
+                "topology",
+                "--chapter",
+                "jacobi",
+                "--time-limit",
+                f"{TIME_LIMIT:g}",
+            ]
+        )
+        == 0
+    )
 
     def nbgrader(*args, timeout=600):
         tree = ProcessTree("nbgrader")
         try:
-            proc = subprocess.Popen([str(VENV_BIN / "nbgrader"), *args], cwd=course_dir,
-                                    env={**env, **tree.env()}, stdout=subprocess.PIPE,
-                                    stderr=subprocess.STDOUT, text=True)
+            proc = subprocess.Popen(
+                [str(VENV_BIN / "nbgrader"), *args],
+                cwd=course_dir,
+                env={**env, **tree.env()},
+                stdout=subprocess.PIPE,
+                stderr=subprocess.STDOUT,
+                text=True,
+            )
             tree.adopt(proc.pid)
             out, _ = proc.communicate(timeout=timeout)
         finally:
@@ -262,8 +295,9 @@ def test_released_notebooks_hold_no_solution_and_no_reference(repo, course):
                 value = E.expected(name)
                 if not (float(value) == int(value) and abs(value) < 1000):
                     for form in number_forms(value):
-                        assert not re.search(rf"(?<![\d.]){re.escape(form)}(?![\d])", text), \
+                        assert not re.search(rf"(?<![\d.]){re.escape(form)}(?![\d])", text), (
                             f"{chapter}: the reference of {name} shows as {form}"
+                        )
         for f in folder.rglob("*.c"):
             assert f.read_text() == E.c_exercise_path(f.stem.removesuffix("_skeleton")).read_text()
     released = " ".join(course["released"].read_text().split())
@@ -272,6 +306,7 @@ def test_released_notebooks_hold_no_solution_and_no_reference(repo, course):
 
 def _gradebook_scores(course_dir: Path, assignment: str) -> dict:
     from nbgrader.api import Gradebook
+
     scores = {}
     with Gradebook(f"sqlite:///{course_dir / 'gradebook.db'}") as gb:
         for sub in gb.assignment_submissions(assignment):
@@ -287,10 +322,17 @@ def test_autograde_full_marks_and_zero_with_the_reason(course):
     names = answer_variables(released)
     assert set(names) == {"ring-p25", "ring-epyc", "ring-1ms"}
     ring_c = "kernels_c/exercises/ring_skeleton.c"
-    fill(released, sub / "right" / "ring", {n: E.expected(n) for n in names},
-         {ring_c: E.c_exercise_path("ring", solution=True)})
-    wrong = {"ring-p25": 3 * E.expected("ring-p25"), "ring-epyc": E.expected("ring-epyc") - 1,
-             "ring-1ms": E.expected("ring-1ms") / 2}
+    fill(
+        released,
+        sub / "right" / "ring",
+        {n: E.expected(n) for n in names},
+        {ring_c: E.c_exercise_path("ring", solution=True)},
+    )
+    wrong = {
+        "ring-p25": 3 * E.expected("ring-p25"),
+        "ring-epyc": E.expected("ring-epyc") - 1,
+        "ring-1ms": E.expected("ring-1ms") / 2,
+    }
     fill(released, sub / "wrong" / "ring", wrong)  # and the skeleton: deadlocks at 1 MiB
     before = set(our_leftovers())
     t0 = time.monotonic()
@@ -345,8 +387,9 @@ def _sources_outputs(nb_path: Path) -> dict[str, str]:
     out = {}
     for c in cells(nb_path):
         if grade_id(c):
-            out[grade_id(c)] = "\n".join("".join(o.get("text", "")) + str(o.get("evalue", ""))
-                                         for o in c.get("outputs", []))
+            out[grade_id(c)] = "\n".join(
+                "".join(o.get("text", "")) + str(o.get("evalue", "")) for o in c.get("outputs", [])
+            )
     return out
 
 
@@ -382,20 +425,31 @@ def test_simulated_class_summary(repo, course):
         answers = simulated_answers(i, names)
         for n in names:
             expected_right[n] += n in answers and answers[n] == E.expected(n)
-        fill(folder / "topology.ipynb", course["dir"] / "submitted" / f"simulated-{i:02d}" /
-             "topology", answers)
+        fill(folder / "topology.ipynb", course["dir"] / "submitted" / f"simulated-{i:02d}" / "topology", answers)
     t0 = time.monotonic()
     course["nbgrader"]("autograde", "topology")
     print(f"autograde of {SIMULATED} topology submissions: {time.monotonic() - t0:.0f} s")
     out = repo / "_build" / "course_summary"
-    proc = subprocess.run([str(VENV_BIN / "commbook"), "grades", "summary",
-                           str(course["dir"] / "gradebook.db"), "--out", str(out), "--title",
-                           f"SIMULATED class: {SIMULATED} topology, 2 ring, 1 jacobi submissions "
-                           "made by tests/test_course.py"],
-                          capture_output=True, text=True, timeout=300, env=course["env"])
+    proc = subprocess.run(
+        [
+            str(VENV_BIN / "commbook"),
+            "grades",
+            "summary",
+            str(course["dir"] / "gradebook.db"),
+            "--out",
+            str(out),
+            "--title",
+            f"SIMULATED class: {SIMULATED} topology, 2 ring, 1 jacobi submissions made by tests/test_course.py",
+        ],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        env=course["env"],
+    )
     assert proc.returncode == 0, proc.stderr
     print(proc.stdout)
     import pandas as pd
+
     table = pd.read_csv(out / "class_summary.csv").set_index("exercise")
     for n in names:
         assert table.loc[n, "students"] == SIMULATED

@@ -1,4 +1,5 @@
 """The tidy schema: normalising, atomic writes, and clear errors for malformed files."""
+
 import os
 import re
 
@@ -58,6 +59,7 @@ def test_atomic_write_leaves_old_file_when_interrupted(tmp_path, monkeypatch):
 
     def boom(*a, **k):
         raise OSError("disk full")
+
     monkeypatch.setattr(data.os, "replace", boom)
     with pytest.raises(OSError, match="disk full"):
         data.write_measurements(path, table(t_us=9.0), {"machine": "new"})
@@ -83,9 +85,11 @@ def test_failed_write_keeps_rows_beside_the_path_or_in_a_temp_file(tmp_path, mon
     wanted = tmp_path / "out.csv"
     real = data.atomic_write_text
     refused = {str(wanted)}
-    monkeypatch.setattr(data, "atomic_write_text", lambda p, t: (
-        (_ for _ in ()).throw(OSError(28, "No space left on device")) if str(p) in refused
-        else real(p, t)))
+    monkeypatch.setattr(
+        data,
+        "atomic_write_text",
+        lambda p, t: (_ for _ in ()).throw(OSError(28, "No space left on device")) if str(p) in refused else real(p, t),
+    )
     with pytest.raises(data.SavedElsewhere) as err:
         data.write_measurements_keeping(wanted, table(), {"machine": "m"})
     assert err.value.saved.parent == tmp_path and "No space left" in str(err.value)
@@ -111,12 +115,16 @@ def test_output_path_check(tmp_path):
 def test_hostile_measurement_files_refused_at_once(tmp_path, capsys):
     """`commbook fit` and every reader of tidy files: one line, never a hang or a traceback."""
     from commbook.cli import main
+
     fifo = tmp_path / "pp.csv"
     os.mkfifo(fifo)
     long_field = tmp_path / "long.csv"
     long_field.write_text("benchmark,np,t_us\n" + '"' + "x" * 200_000 + '",2,1\n')
-    cases = [(fifo, "not a regular file (a FIFO)"), ("/dev/zero", "not a regular file (a device)"),
-             (long_field, "not a CSV table")]
+    cases = [
+        (fifo, "not a regular file (a FIFO)"),
+        ("/dev/zero", "not a regular file (a device)"),
+        (long_field, "not a CSV table"),
+    ]
     for path, said in cases:
         with pytest.raises(data.DataFormatError, match=re.escape(said)):
             data.read_measurements(path)

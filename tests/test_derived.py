@@ -1,6 +1,7 @@
 """The derived ORFEO tables (data/orfeo/derived/): within budget, traceable to their raw files,
 regenerated identically from the raw files, and drawing the same chapter figures as the raw
 files do."""
+
 from __future__ import annotations
 
 import matplotlib
@@ -19,10 +20,21 @@ from commbook.orfeo import derived, fetching, loading, rebuild  # noqa: E402
 
 BUDGET_BYTES = 3_000_000
 # what the chapters and the data page load (book/*.md)
-CHAPTER_DATASETS = ["pingpong", "jacobi", "matteoscorcia/ring", "francesc0rtu/ring",
-                    "matteoscorcia/matrix_add", "francesc0rtu/matrix_add", "mzampar/latency",
-                    "giuliofantuzzi/bcast", "marcotallone/latency", "matteoscorcia/pingpong_mean",
-                    "barbaralol/barrier", "giuliofantuzzi/barrier", "marcobarrasso1/gather"]
+CHAPTER_DATASETS = [
+    "pingpong",
+    "jacobi",
+    "matteoscorcia/ring",
+    "francesc0rtu/ring",
+    "matteoscorcia/matrix_add",
+    "francesc0rtu/matrix_add",
+    "mzampar/latency",
+    "giuliofantuzzi/bcast",
+    "marcotallone/latency",
+    "matteoscorcia/pingpong_mean",
+    "barbaralol/barrier",
+    "giuliofantuzzi/barrier",
+    "marcobarrasso1/gather",
+]
 
 
 def all_derived() -> pd.DataFrame:
@@ -72,12 +84,25 @@ def test_merging_again_changes_nothing():
 
 
 def test_per_configuration_merges_runs_only():
-    rows = pd.DataFrame({
-        "dataset": "d", "benchmark": "pingpong", "algorithm": "", "mapping": "core",
-        "transport": "ucx", "machine": "orfeo-thin", "mpi_library": "Open MPI", "np": 2,
-        "size_bytes": [8, 8, 8, 16], "params": ["run=1;bw_MBps=4", "run=2;bw_MBps=2", "run=3", "run=1"],
-        "t_us": [2.0, 4.0, 9.0, 3.0], "t_min_us": [1.5, 3.0, 8.0, 3.0], "t_max_us": [2.5, 5.0, 9.5, 3.0],
-        "reps": 1000, "source": ["r@abc:a.csv", "r@abc:b.csv", "r@abc:c.csv", "r@abc:a.csv"]})
+    rows = pd.DataFrame(
+        {
+            "dataset": "d",
+            "benchmark": "pingpong",
+            "algorithm": "",
+            "mapping": "core",
+            "transport": "ucx",
+            "machine": "orfeo-thin",
+            "mpi_library": "Open MPI",
+            "np": 2,
+            "size_bytes": [8, 8, 8, 16],
+            "params": ["run=1;bw_MBps=4", "run=2;bw_MBps=2", "run=3", "run=1"],
+            "t_us": [2.0, 4.0, 9.0, 3.0],
+            "t_min_us": [1.5, 3.0, 8.0, 3.0],
+            "t_max_us": [2.5, 5.0, 9.5, 3.0],
+            "reps": 1000,
+            "source": ["r@abc:a.csv", "r@abc:b.csv", "r@abc:c.csv", "r@abc:a.csv"],
+        }
+    )
     out = orfeo.per_configuration(rows)
     assert list(out.size_bytes) == [8, 16]
     eight = out.iloc[0]
@@ -133,8 +158,9 @@ def test_committed_tables_equal_the_regenerated_ones(regenerated):
     committed = {p.name for p in orfeo.DERIVED_DIR.iterdir()}
     assert set(regenerated) == committed
     for name, text in regenerated.items():
-        assert rebuild.read_text(orfeo.DERIVED_DIR / name) == text, \
+        assert rebuild.read_text(orfeo.DERIVED_DIR / name) == text, (
             f"{name} drifted from the raw files: run `commbook data derive`"
+        )
 
 
 @pytest.fixture
@@ -153,8 +179,9 @@ def test_chapter_data_from_raw_files_equals_derived(raw_available, name):
     raw, _ = orfeo.load(name, raw=True)
     derived, caption = orfeo.load(name)
     assert "rows derived from" in caption
-    pd.testing.assert_frame_equal(orfeo.per_configuration(raw), derived[orfeo.per_configuration(raw).columns],
-                                  check_dtype=False, rtol=1e-9)
+    pd.testing.assert_frame_equal(
+        orfeo.per_configuration(raw), derived[orfeo.per_configuration(raw).columns], check_dtype=False, rtol=1e-9
+    )
 
 
 def line_data(fig) -> list:
@@ -173,13 +200,16 @@ def test_chapter_figures_same_from_raw_and_derived(raw_available):
     import matplotlib.pyplot as plt
 
     from commbook.models import jacobi as jm
+
     raw, _ = orfeo.load("pingpong", raw=True)
     derived, _ = orfeo.load("pingpong")
     assert_same_figure(pingpong_chapter.plot_orfeo_pingpong(raw), pingpong_chapter.plot_orfeo_pingpong(derived))
     assert_same_figure(pingpong_chapter.plot_orfeo_machines(raw), pingpong_chapter.plot_orfeo_machines(derived))
     lat_raw, _ = orfeo.load("marcotallone/latency", raw=True)
     lat, _ = orfeo.load("marcotallone/latency")
-    assert_same_figure(topology_chapter.plot_core_latency(lat_raw, size_bytes=1), topology_chapter.plot_core_latency(lat, size_bytes=1))
+    assert_same_figure(
+        topology_chapter.plot_core_latency(lat_raw, size_bytes=1), topology_chapter.plot_core_latency(lat, size_bytes=1)
+    )
     seed = orfeo.summary_table("jacobi_seed")
     runs_raw, _ = orfeo.load("jacobi", raw=True)
     runs, _ = orfeo.load("jacobi")

@@ -1,5 +1,6 @@
 """The exercises: self-checks that hold no answer on the page, and C exercises whose checks
 really compile and run the reader's file under MPI (and fail on wrong or deadlocking code)."""
+
 import ast
 import re
 
@@ -9,17 +10,30 @@ from commbook import config
 from commbook import exercises as E
 from commbook.booktools import split_solutions
 
-CHAPTERS = ["pingpong", "ring", "matrix_add", "topology", "collectives_algorithms",
-            "collectives_library", "jacobi", "data", "mpi_primer", "measuring", "scaling",
-            "validation", "cluster"]
+CHAPTERS = [
+    "pingpong",
+    "ring",
+    "matrix_add",
+    "topology",
+    "collectives_algorithms",
+    "collectives_library",
+    "jacobi",
+    "data",
+    "mpi_primer",
+    "measuring",
+    "scaling",
+    "validation",
+    "cluster",
+]
 
 
 def student_visible(repo, chapter):
     """(code cells, the text outside solution directives) of a chapter's source."""
     text = split_solutions((repo / "book" / f"{chapter}.md").read_text())[0]
     cells = re.findall(r"```\{code-cell\}[^\n]*\n(.*?)```", text, flags=re.S)
-    code = ["\n".join(l for l in c.splitlines() if not l.startswith(":")) for c in cells
-            if not c.lstrip().startswith("%%")]  # cell magics (%%writefile) hold no Python
+    code = [
+        "\n".join(l for l in c.splitlines() if not l.startswith(":")) for c in cells if not c.lstrip().startswith("%%")
+    ]  # cell magics (%%writefile) hold no Python
     return code, text
 
 
@@ -62,12 +76,14 @@ def test_check_cells_name_only_the_exercise_and_the_answer(repo, chapter):
         ex = E.exercise(name)
         assert ex.chapter == chapter, f"{name} is registered for {ex.chapter}, used in {chapter}"
         assert len(call.args) == 2, f"{chapter}: check({name!r}, ...) passes more than the answer"
-        assert {k.arg for k in call.keywords} <= set(ex.inputs), \
+        assert {k.arg for k in call.keywords} <= set(ex.inputs), (
             f"{chapter}: check({name!r}) passes {[k.arg for k in call.keywords]}; allowed {ex.inputs}"
+        )
     used = {c.args[0].value for c in calls}
     registered = {n for n, e in E.REGISTRY.items() if e.chapter == chapter}
-    assert used == registered, f"{chapter}: registered but unchecked {registered - used}, " \
-                               f"checked but unregistered {used - registered}"
+    assert used == registered, (
+        f"{chapter}: registered but unchecked {registered - used}, checked but unregistered {used - registered}"
+    )
 
 
 @pytest.mark.parametrize("chapter", CHAPTERS)
@@ -87,18 +103,21 @@ def test_no_expected_value_or_formula_in_student_visible_text(repo, chapter):
             continue  # small whole numbers (hops, links) are everywhere in a chapter's text
         for form in number_forms(value):
             hit = re.search(rf"(?<![\d.]){re.escape(form)}(?![\d])", text)
-            assert hit is None, f"{chapter}: the answer of {name} ({value:.6g}) shows as '{form}': " \
-                                f"...{text[max(0, hit.start() - 80):hit.end() + 40]}..."
+            assert hit is None, (
+                f"{chapter}: the answer of {name} ({value:.6g}) shows as '{form}': "
+                f"...{text[max(0, hit.start() - 80) : hit.end() + 40]}..."
+            )
 
 
 def test_the_leak_scan_can_fail():
     """A chapter that prints the answer in its check cell is caught by both scans."""
-    leaky = "```{code-cell} ipython3\ncheck(\"pp-nhalf\", n_half_answer, 0.99e-6 * 12060e6)\n```\n" \
-            "The answer is 11\\,940 bytes.\n"
+    leaky = (
+        '```{code-cell} ipython3\ncheck("pp-nhalf", n_half_answer, 0.99e-6 * 12060e6)\n```\n'
+        "The answer is 11\\,940 bytes.\n"
+    )
     cells = re.findall(r"```\{code-cell\}[^\n]*\n(.*?)```", leaky, flags=re.S)
     assert len(next(check_calls(cells)).args) == 3
-    assert any(re.search(rf"(?<![\d.]){re.escape(f)}(?![\d])", leaky)
-               for f in number_forms(E.expected("pp-nhalf")))
+    assert any(re.search(rf"(?<![\d.]){re.escape(f)}(?![\d])", leaky) for f in number_forms(E.expected("pp-nhalf")))
 
 
 def test_check_prints_a_verdict_without_the_reference_when_wrong(capsys):
@@ -120,6 +139,7 @@ def test_ring_exercise_expects_the_slowest_link():
     """The 1 ms ring: at tens of kB the dearest class is the socket link (lowest b), not the
     node link the old exercise used; the reference puts the model ring at 1 ms."""
     from commbook.models.ring import ring_time
+
     links, thin = E._thin_ring()
     n = E.expected("ring-1ms")
     assert ring_time([48], n, links, thin)[0] == pytest.approx(1000, rel=1e-6)
@@ -140,8 +160,9 @@ def test_ring_check_passes_the_solution_and_reports_the_skeletons_deadlock(capsy
     assert E.check_ring(E.c_exercise_path("ring"), nps=(2, 3), sizes="4")
     capsys.readouterr()
     # ... and deadlocks at 1 MiB: the check says so, and stops
-    assert not E.check_ring(E.c_exercise_path("ring"), nps=(3, 4), sizes="4,1M", watchdog_s=5,
-                            timeout=300)  # the watchdog, not the timeout, must catch it
+    assert not E.check_ring(
+        E.c_exercise_path("ring"), nps=(3, 4), sizes="4,1M", watchdog_s=5, timeout=300
+    )  # the watchdog, not the timeout, must catch it
     out = capsys.readouterr().out
     assert "P = 3: DEADLOCK" in out and "P = 4" not in out and "1048576-byte messages" in out
 
@@ -149,28 +170,51 @@ def test_ring_check_passes_the_solution_and_reports_the_skeletons_deadlock(capsy
 # A reader's file that is wrong in one way: (exercise, start from the solution?, edits, the
 # check's arguments, what its report must say). Each edit must apply, or the test proves nothing.
 WRONG_FILES = [
-    pytest.param("ring", True, {"MPI_Send(sendbuf, n, MPI_CHAR, right": "MPI_Send(sendbuf, n, MPI_CHAR, left",
-                                "MPI_Recv(recvbuf, n, MPI_CHAR, left": "MPI_Recv(recvbuf, n, MPI_CHAR, right"},
-                 dict(nps=(3,), sizes="4"), ["WRONG"], id="ring-wrong-direction"),
-    pytest.param("ring", False, {
-        "    MPI_Send(sendbuf, n, MPI_CHAR, right, 0, comm);\n"
-        "    MPI_Recv(recvbuf, n, MPI_CHAR, left, 0, comm, MPI_STATUS_IGNORE);":
-        "    MPI_Sendrecv(sendbuf, n, MPI_CHAR, right, 0, recvbuf, n, MPI_CHAR, left, 0, comm,"
-        " MPI_STATUS_IGNORE);"},
-        dict(nps=(2,), sizes="4"), ["does not compile", "allows_only_MPI_Send_and_MPI_Recv"],
-        id="ring-refuses-sendrecv"),
-    pytest.param("gather", False, {
-        "    /* TODO: the steps of the tree (send and stop, or receive a subtree's blocks) */\n":
-        "    if (v) MPI_Send(held, n, MPI_CHAR, root, 0, comm);\n"
-        "    else for (int b = 1; b < P; b++)\n"
-        "        MPI_Recv(held + (size_t)b * n, n, MPI_CHAR, (b + root) % P, 0, comm, MPI_STATUS_IGNORE);\n",
-        "memcpy(recvbuf + (size_t)root * (size_t)n, held, (size_t)n);":
-        "for (int b = 0; b < P; b++) memcpy(recvbuf + (size_t)((b + root) % P) * n, "
-        "held + (size_t)b * n, (size_t)n);"},
-        dict(nps=(5,), sizes="8"), ["root received 4 messages", "ceil(log2 P) = 3"],
-        id="gather-linear-is-not-binomial"),
-    pytest.param("gather", False, {"int v =": "int v = ;"}, dict(nps=(2,)), ["does not compile", "error"],
-                 id="compile-error-shows-the-compiler"),
+    pytest.param(
+        "ring",
+        True,
+        {
+            "MPI_Send(sendbuf, n, MPI_CHAR, right": "MPI_Send(sendbuf, n, MPI_CHAR, left",
+            "MPI_Recv(recvbuf, n, MPI_CHAR, left": "MPI_Recv(recvbuf, n, MPI_CHAR, right",
+        },
+        dict(nps=(3,), sizes="4"),
+        ["WRONG"],
+        id="ring-wrong-direction",
+    ),
+    pytest.param(
+        "ring",
+        False,
+        {
+            "    MPI_Send(sendbuf, n, MPI_CHAR, right, 0, comm);\n"
+            "    MPI_Recv(recvbuf, n, MPI_CHAR, left, 0, comm, MPI_STATUS_IGNORE);": "    MPI_Sendrecv(sendbuf, n, MPI_CHAR, right, 0, recvbuf, n, MPI_CHAR, left, 0, comm,"
+            " MPI_STATUS_IGNORE);"
+        },
+        dict(nps=(2,), sizes="4"),
+        ["does not compile", "allows_only_MPI_Send_and_MPI_Recv"],
+        id="ring-refuses-sendrecv",
+    ),
+    pytest.param(
+        "gather",
+        False,
+        {
+            "    /* TODO: the steps of the tree (send and stop, or receive a subtree's blocks) */\n": "    if (v) MPI_Send(held, n, MPI_CHAR, root, 0, comm);\n"
+            "    else for (int b = 1; b < P; b++)\n"
+            "        MPI_Recv(held + (size_t)b * n, n, MPI_CHAR, (b + root) % P, 0, comm, MPI_STATUS_IGNORE);\n",
+            "memcpy(recvbuf + (size_t)root * (size_t)n, held, (size_t)n);": "for (int b = 0; b < P; b++) memcpy(recvbuf + (size_t)((b + root) % P) * n, "
+            "held + (size_t)b * n, (size_t)n);",
+        },
+        dict(nps=(5,), sizes="8"),
+        ["root received 4 messages", "ceil(log2 P) = 3"],
+        id="gather-linear-is-not-binomial",
+    ),
+    pytest.param(
+        "gather",
+        False,
+        {"int v =": "int v = ;"},
+        dict(nps=(2,)),
+        ["does not compile", "error"],
+        id="compile-error-shows-the-compiler",
+    ),
 ]
 
 
@@ -190,12 +234,14 @@ def test_check_fails_a_wrong_file_and_says_why(tmp_path, capsys, name, from_solu
 
 
 @mpi
-@pytest.mark.parametrize("name, solution_nps, skeleton_nps, skeleton_says", [
-    ("gather", range(1, 7), (1, 3), "P = 3: WRONG"),
-    ("eager", (2, 3), (2,), "WRONG: your probe says 0 B"),
-])
-def test_check_passes_the_solution_and_fails_the_skeleton(capsys, name, solution_nps, skeleton_nps,
-                                                          skeleton_says):
+@pytest.mark.parametrize(
+    "name, solution_nps, skeleton_nps, skeleton_says",
+    [
+        ("gather", range(1, 7), (1, 3), "P = 3: WRONG"),
+        ("eager", (2, 3), (2,), "WRONG: your probe says 0 B"),
+    ],
+)
+def test_check_passes_the_solution_and_fails_the_skeleton(capsys, name, solution_nps, skeleton_nps, skeleton_says):
     check = getattr(E, f"check_{name}")
     assert check(E.c_exercise_path(name, solution=True), nps=solution_nps)
     assert "correct for every P" in capsys.readouterr().out
@@ -219,9 +265,10 @@ def test_skeletons_and_solutions_are_shipped_together():
 
 # ---- the butterfly allreduce: a butterfly's result AND a butterfly's messages
 
+
 def _butterfly_file(tmp_path, body: str):
     skeleton = E.exercise_path().read_text()
-    old = skeleton[skeleton.index("static void my_allreduce"):skeleton.index("static int cb_kernel")]
+    old = skeleton[skeleton.index("static void my_allreduce") : skeleton.index("static int cb_kernel")]
     f = tmp_path / "my_butterfly.c"
     f.write_text(skeleton.replace(old, body))
     return f
@@ -252,19 +299,21 @@ LINEAR_ALLREDUCE = """static void my_allreduce(const double *s, double *r, int n
 
 @mpi
 def test_butterfly_check_passes_the_reference_solution(capsys):
-    assert E.check_exercise(config.kernels_dir() / "exercises" / "butterfly_solution.c",
-                            nps=(1, 2, 3, 5, 8))
+    assert E.check_exercise(config.kernels_dir() / "exercises" / "butterfly_solution.c", nps=(1, 2, 3, 5, 8))
     assert "correct for every P" in capsys.readouterr().out
 
 
 @mpi
 def test_butterfly_check_refuses_mpi_allreduce(tmp_path, capsys):
-    f = _butterfly_file(tmp_path, """static void my_allreduce(const double *s, double *r, int n, MPI_Comm comm)
+    f = _butterfly_file(
+        tmp_path,
+        """static void my_allreduce(const double *s, double *r, int n, MPI_Comm comm)
 {
     MPI_Allreduce(s, r, n, MPI_DOUBLE, MPI_SUM, comm);
 }
 
-""")
+""",
+    )
     assert not E.check_exercise(f, nps=(2,))
     out = capsys.readouterr().out
     assert "does not compile" in out and "this_exercise_asks_for_your_own_allreduce" in out
@@ -281,6 +330,7 @@ def test_butterfly_check_refuses_a_linear_algorithm_by_its_messages(tmp_path, ca
 
 
 # ---- hints, choices, ranges
+
 
 def test_hints_are_graduated_and_never_give_the_value(capsys):
     E.core._wrong_answers.clear()

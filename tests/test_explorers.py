@@ -1,6 +1,7 @@
 """Explorers: every control is bounded and labelled, the embedded data comes from the models, the
 page weight stays small, and the static figures refuse impossible values. The browser side is
 in test_explorers_browser.py (the model the browser computes equals these Python models)."""
+
 import importlib
 
 import matplotlib
@@ -61,8 +62,9 @@ def bundle_bytes():
 def test_page_weight_of_an_explorer(name, bundle_bytes):
     """Spec + the shared bundle (loaded once per page) stay under 1.5 MB per page."""
     html = _explorer(name).html(inline_bundle=False)
-    assert len(html.encode()) + bundle_bytes <= 1_500_000, \
+    assert len(html.encode()) + bundle_bytes <= 1_500_000, (
         f"{name}: {len(html.encode()):,} B of explorer + {bundle_bytes:,} B of bundle"
+    )
 
 
 def test_javascript_bundle_defines_vega_embed_in_its_own_scope():
@@ -94,6 +96,7 @@ def test_controls_refuse_defaults_outside_their_bounds():
 def test_collectives_explorer_offers_every_algorithm_of_the_models():
     from commbook.explorers import collectives
     from commbook.models import collective_schedules as schedules
+
     rows = collectives._coefficients()
     for op, algorithms in schedules.ALGORITHMS.items():
         assert set(rows[rows.op == op].alg) == set(algorithms)
@@ -101,12 +104,11 @@ def test_collectives_explorer_offers_every_algorithm_of_the_models():
 
 def test_ring_classes_come_from_the_placement():
     from commbook.explorers import ring
+
     rows = ring._classes_used().set_index(["cps", "spn", "P"])
     # ORFEO THIN by core: a socket is crossed from P = 13, a node from P = 25
     assert rows.loc[(12, 2, 12)].uses_socket == 0 and rows.loc[(12, 2, 13)].uses_socket == 1
     assert rows.loc[(12, 2, 24)].uses_node == 0 and rows.loc[(12, 2, 25)].uses_node == 1
-
-
 
 
 @pytest.mark.parametrize("name", ["pingpong", "ring"])
@@ -114,6 +116,7 @@ def test_presets_offer_orfeo_and_the_emulated_nodes(name):
     """The preset menu lists ORFEO's links and the emulated nodes' (shipped reference run); a
     chosen preset's values are clamped to the slider's range, the sliders rule otherwise."""
     from commbook.explorers import presets
+
     params = _params(_explorer(name).spec())
     options = params["preset"]["bind"]["options"]
     assert options[0] == presets.START

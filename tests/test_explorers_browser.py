@@ -22,15 +22,16 @@ def bundle(tmp_path_factory):
 def page(browser, bundle, tmp_path):
     """Open an explorer on a standalone offline page; yields (tab, div id, console errors)."""
     context = browser.new_context(viewport={"width": 900, "height": 1100})
-    context.route("**/*", lambda route: route.continue_() if route.request.url.startswith("file://")
-                  else route.abort())
+    context.route("**/*", lambda route: route.continue_() if route.request.url.startswith("file://") else route.abort())
     external, errors = [], []
 
     def open_(explorer):
         html = tmp_path / f"{explorer.name}.html"
-        html.write_text(f'<!doctype html><html><head><meta charset="utf-8"><script src="{bundle.as_uri()}">'
-                        f'</script></head><body style="width:760px">{explorer.html(False)}</body></html>',
-                        encoding="utf-8")
+        html.write_text(
+            f'<!doctype html><html><head><meta charset="utf-8"><script src="{bundle.as_uri()}">'
+            f'</script></head><body style="width:760px">{explorer.html(False)}</body></html>',
+            encoding="utf-8",
+        )
         tab = context.new_page()
         tab.on("request", lambda r: external.append(r.url) if not r.url.startswith(("file:", "data:")) else None)
         tab.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)
@@ -83,11 +84,14 @@ def test_controls_are_named_and_sliders_work_from_the_keyboard(page, name):
     explorer = mod.explorer()
     tab, div = open_(explorer)
     names = [p["name"] for p in explorer.spec()["params"] if "bind" in p]
-    unnamed = tab.evaluate("""id => Array.from(document.querySelectorAll(
+    unnamed = tab.evaluate(
+        """id => Array.from(document.querySelectorAll(
         '#' + id + ' .vega-bindings input, #' + id + ' .vega-bindings select'))
         .filter(e => e.type !== 'hidden' && !(e.getAttribute('aria-label') || '').trim()
                      && !(e.closest('label') && e.closest('label').textContent.trim()))
-        .map(e => e.outerHTML)""", div)
+        .map(e => e.outerHTML)""",
+        div,
+    )
     assert unnamed == []
     sliders = tab.locator(f"#{div} .vega-bindings input[type=range]")
     for i in range(sliders.count()):

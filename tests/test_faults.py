@@ -6,6 +6,7 @@ MPICluster, as a notebook kernel would) in a subprocess, watches its process tre
 launcher dies, so they are recorded while they are still in it), injects the fault, and then
 checks the exit status, the message and that none of the recorded processes is still alive.
 """
+
 from __future__ import annotations
 
 import os
@@ -25,8 +26,19 @@ from commbook.process_tree import living
 
 pytestmark = pytest.mark.mpi
 
-LONG_RING = ["measure", "ring", "--np", "2", "--size", "4", "--iterations", "100000000",
-             "--repetitions", "1000", "--quiet"]
+LONG_RING = [
+    "measure",
+    "ring",
+    "--np",
+    "2",
+    "--size",
+    "4",
+    "--iterations",
+    "100000000",
+    "--repetitions",
+    "1000",
+    "--quiet",
+]
 
 
 def _default_sigint():
@@ -40,15 +52,22 @@ class Watched:
     """A subprocess and every process ever seen below it."""
 
     def __init__(self, argv, env=None):
-        self.proc = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                                     text=True, env={**os.environ, **(env or {})},
-                                     preexec_fn=_default_sigint)
+        self.proc = subprocess.Popen(
+            argv,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+            env={**os.environ, **(env or {})},
+            preexec_fn=_default_sigint,
+        )
         self.seen: dict[tuple[int, float], psutil.Process] = {}
         self.root = psutil.Process(self.proc.pid)
         self.out: list[str] = []
         self.err: list[str] = []
-        self.readers = [threading.Thread(target=lambda s=s, sink=k: sink.extend(s), daemon=True)
-                        for s, k in ((self.proc.stdout, self.out), (self.proc.stderr, self.err))]
+        self.readers = [
+            threading.Thread(target=lambda s=s, sink=k: sink.extend(s), daemon=True)
+            for s, k in ((self.proc.stdout, self.out), (self.proc.stderr, self.err))
+        ]
         for t in self.readers:
             t.start()
 
@@ -73,8 +92,7 @@ class Watched:
             if condition(self.alive()):
                 return
             if self.proc.poll() is not None:
-                pytest.fail(f"owner ended early ({self.proc.returncode}):\n"
-                            f"{''.join(self.out)}\n{''.join(self.err)}")
+                pytest.fail(f"owner ended early ({self.proc.returncode}):\n{''.join(self.out)}\n{''.join(self.err)}")
             time.sleep(0.2)
         pytest.fail("the run never got going")
 
@@ -144,10 +162,26 @@ def test_children_answer_ctrl_c_whatever_this_process_inherited():
 
 # --------------------------------------------------------------- commbook measure (mpiexec)
 
+
 def test_measure_success_leaves_nothing(tmp_path):
     # long enough (about 2 s here) to see the ranks: a run of 8 bytes once could end unseen
-    w = Watched(commbook("measure", "ring", "--np", "2", "--size", "4", "--iterations", "500000",
-                         "--repetitions", "1", "--quiet", "--out", str(tmp_path / "ring.csv")))
+    w = Watched(
+        commbook(
+            "measure",
+            "ring",
+            "--np",
+            "2",
+            "--size",
+            "4",
+            "--iterations",
+            "500000",
+            "--repetitions",
+            "1",
+            "--quiet",
+            "--out",
+            str(tmp_path / "ring.csv"),
+        )
+    )
     w.wait_for(ranks("ring-"))
     rc, out, err = w.finish()
     assert rc == 0, err
@@ -166,12 +200,15 @@ def test_measure_timeout_kills_every_rank():
     assert w.leftovers() == []
 
 
-@pytest.mark.parametrize("sig, status, said", [
-    (signal.SIGINT, 130, "commbook: interrupted"),
-    (signal.SIGTERM, -signal.SIGTERM, "commbook: SIGTERM received: stopped the MPI processes"),
-    (signal.SIGHUP, -signal.SIGHUP, "commbook: SIGHUP received: stopped the MPI processes"),
-    (signal.SIGKILL, -signal.SIGKILL, None),  # the OOM killer: no word, the watchdog cleans up
-])
+@pytest.mark.parametrize(
+    "sig, status, said",
+    [
+        (signal.SIGINT, 130, "commbook: interrupted"),
+        (signal.SIGTERM, -signal.SIGTERM, "commbook: SIGTERM received: stopped the MPI processes"),
+        (signal.SIGHUP, -signal.SIGHUP, "commbook: SIGHUP received: stopped the MPI processes"),
+        (signal.SIGKILL, -signal.SIGKILL, None),  # the OOM killer: no word, the watchdog cleans up
+    ],
+)
 def test_measure_signal_kills_every_rank(sig, status, said):
     w = Watched(commbook(*LONG_RING, "--timeout", "300"))
     w.wait_for(ranks("ring-"))
@@ -198,6 +235,7 @@ def test_measure_rank_crash_is_one_error_and_kills_the_rest():
 @pytest.mark.pure  # runs no MPI: part of make test-fast
 def test_output_path_checked_before_the_run(tmp_path, capsys):
     from commbook.cli import main
+
     blocker = tmp_path / "file"
     blocker.write_text("x")
     t0 = time.monotonic()
@@ -205,13 +243,16 @@ def test_output_path_checked_before_the_run(tmp_path, capsys):
     assert main([*LONG_RING, "--out", str(tmp_path)]) == 2
     assert time.monotonic() - t0 < 10  # refused at once, nothing ran
     err = capsys.readouterr().err.strip().splitlines()
-    assert err == [f"commbook: error: --out {blocker / 'out.csv'}: {blocker} is a file, not a directory",
-                   f"commbook: error: --out {tmp_path}: is a directory; give a file name"]
+    assert err == [
+        f"commbook: error: --out {blocker / 'out.csv'}: {blocker} is a file, not a directory",
+        f"commbook: error: --out {tmp_path}: is a directory; give a file name",
+    ]
 
 
 @pytest.mark.pure  # runs no MPI: part of make test-fast
 def test_read_only_output_directory_refused_before_the_run(tmp_path, capsys):
     from commbook.cli import main
+
     if os.geteuid() == 0:  # root writes into any mode-0500 folder: use sysfs, read-only for all
         if not os.path.isdir("/sys/kernel"):
             pytest.skip("running as root without /sys: no read-only folder to try")
@@ -232,6 +273,7 @@ def test_read_only_output_directory_refused_before_the_run(tmp_path, capsys):
 def test_write_failure_after_the_run_keeps_the_results(tmp_path, capsys, monkeypatch):
     from commbook import data
     from commbook.cli import main
+
     wanted = tmp_path / "pp.csv"
     real = data.atomic_write_text
 
@@ -241,8 +283,9 @@ def test_write_failure_after_the_run_keeps_the_results(tmp_path, capsys, monkeyp
         return real(path, text)
 
     monkeypatch.setattr(data, "atomic_write_text", disk_full_for_wanted)
-    rc = main(["measure", "pingpong", "--np", "2", "--sizes", "0:64", "--repetitions", "1",
-               "--quiet", "--out", str(wanted)])
+    rc = main(
+        ["measure", "pingpong", "--np", "2", "--sizes", "0:64", "--repetitions", "1", "--quiet", "--out", str(wanted)]
+    )
     assert rc == 1
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 1 and "No space left on device" in err[0]
@@ -272,8 +315,7 @@ OWNER = textwrap.dedent("""
 
 
 def cluster_owner(tmp_path, timeout=300):
-    return Watched([sys.executable, "-c", OWNER, str(timeout)],
-                   env={"IPYTHONDIR": str(tmp_path / "ipython")})
+    return Watched([sys.executable, "-c", OWNER, str(timeout)], env={"IPYTHONDIR": str(tmp_path / "ipython")})
 
 
 def started(w):
@@ -332,6 +374,7 @@ def test_local_cluster_listens_on_loopback_only(tmp_path, monkeypatch):
     (see mpi_env): Open MPI 5's prterun, MPICH's Hydra (mpiexec, hydra_pmi_proxy), and that same
     socket as the ranks inherit it."""
     from commbook.cluster import MPICluster
+
     monkeypatch.setenv("IPYTHONDIR", str(tmp_path / "ipython"))
     launchers = ("prterun", "mpiexec", "mpiexec.hydra", "hydra_pmi_proxy")
     with MPICluster(n=2) as cluster:
@@ -339,8 +382,7 @@ def test_local_cluster_listens_on_loopback_only(tmp_path, monkeypatch):
         for pid in cluster.pids():
             try:
                 proc = psutil.Process(pid)
-                listening = [c.laddr for c in proc.net_connections(kind="inet")
-                             if c.status == psutil.CONN_LISTEN]
+                listening = [c.laddr for c in proc.net_connections(kind="inet") if c.status == psutil.CONN_LISTEN]
             except psutil.Error:
                 continue
             if proc.name() in launchers:
@@ -348,8 +390,11 @@ def test_local_cluster_listens_on_loopback_only(tmp_path, monkeypatch):
             else:
                 procs.append((proc.name(), listening))
         for name, listening in procs:
-            wide += [f"{name} {a.ip}:{a.port}" for a in listening
-                     if a.ip not in ("127.0.0.1", "::1") and a.port not in launcher_ports]
+            wide += [
+                f"{name} {a.ip}:{a.port}"
+                for a in listening
+                if a.ip not in ("127.0.0.1", "::1") and a.port not in launcher_ports
+            ]
         assert len(cluster.pids()) >= 4
     assert wide == []
 
@@ -357,6 +402,7 @@ def test_local_cluster_listens_on_loopback_only(tmp_path, monkeypatch):
 @pytest.mark.pure  # runs no MPI: part of make test-fast
 def test_written_files_follow_the_umask(tmp_path):
     from commbook import data
+
     old = os.umask(0o027)
     try:
         data.atomic_write_text(tmp_path / "a.txt", "x")
@@ -376,8 +422,8 @@ def test_jupyter_kernel_restart_stops_the_cluster(tmp_path, now):
     try:
         kc.wait_for_ready(timeout=120)
         reply = kc.execute_interactive(
-            "from commbook.cluster import MPICluster\ncluster = MPICluster(n=2).start()",
-            timeout=180)
+            "from commbook.cluster import MPICluster\ncluster = MPICluster(n=2).start()", timeout=180
+        )
         assert reply["content"]["status"] == "ok"
         seen = psutil.Process(km.provisioner.process.pid).children(recursive=True)
         assert len(seen) >= 4  # controller, mpiexec, two engines (and the tree's watchdog)

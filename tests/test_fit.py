@@ -2,6 +2,7 @@
 input checks, JSON; and one real ping-pong measurement (mpi) where plain least squares fails.
 
 Unit-test inputs marked "synthetic" are generated from the model with noise, on purpose."""
+
 import json
 
 import numpy as np
@@ -13,7 +14,7 @@ from commbook.chapters import pingpong as pingpong_chapter
 from commbook.model_files import load_model, save_model
 from commbook.models.hockney import Hockney
 
-SIZES = np.array([0] + [2 ** k for k in range(27)], float)      # 0 B .. 64 MiB
+SIZES = np.array([0] + [2**k for k in range(27)], float)  # 0 B .. 64 MiB
 
 
 def synthetic(lam, bw, noise=0.03, seed=1, sizes=SIZES, reps=1):
@@ -38,7 +39,7 @@ def test_never_negative_latency_where_plain_least_squares_is():
     # synthetic shared-memory-like curve: fast up to 4 MiB (cache), slower beyond (DRAM)
     n = SIZES
     t = np.where(n <= 4 << 20, 0.25 + n / 20000, 0.25 + (4 << 20) / 20000 + (n - (4 << 20)) / 6300)
-    assert fit.ols_hockney(n, t).lambda_us < -10        # the seed reports' failure
+    assert fit.ols_hockney(n, t).lambda_us < -10  # the seed reports' failure
     f = fit.fit_hockney(n, t, n_boot=0)
     assert 0 < f.lambda_us and f.lambda_us == pytest.approx(0.25, rel=0.2)
 
@@ -47,12 +48,12 @@ def test_orfeo_student_fit_negative_latency_is_fixed(orfeo_mirror):
     ORFEO = orfeo_mirror / "matteoscorcia/assignment1/section2/thin/results/intel/core-mlx.csv"
     # the student's own file: 3 header lines, then IMB columns and the student's model
     header = ORFEO.read_text().splitlines()[2]
-    assert "-> -38.61" in header                         # the student's λ
+    assert "-> -38.61" in header  # the student's λ
     d = pd.read_csv(ORFEO, skiprows=3)
     n, t = d["#bytes"].to_numpy(float), d["t[usec]"].to_numpy(float)
     assert fit.ols_hockney(n, t).lambda_us == pytest.approx(-38.61, abs=0.05)  # we reproduce it
     f = fit.fit_hockney(n, t, n_boot=0)
-    assert f.lambda_us == pytest.approx(t[0], rel=0.2)   # 0.25 µs measured at 0 B
+    assert f.lambda_us == pytest.approx(t[0], rel=0.2)  # 0.25 µs measured at 0 B
     p = fit.fit_piecewise(n, t, n_boot=0)
     assert p.rms_rel < f.rms_rel
     assert all(s.model.lambda_us >= 0 for s in p.model.segments)
@@ -111,15 +112,18 @@ def test_residuals_are_relative():
     assert fit.residuals(m, n, m.time_us(n) / 1.1) == pytest.approx([0.1] * 3)
 
 
-@pytest.mark.parametrize("sizes,times,what", [
-    ([], [], "empty"),
-    ([0, 8], [1.0], "2 sizes but 1 times"),
-    ([0, -8], [1.0, 2.0], "negative message size"),
-    ([0, 8], [1.0, 0.0], "not positive"),
-    ([0, 8], [1.0, -3.0], "not positive"),
-    ([8, 8], [1.0, 1.1], "two different message sizes"),
-    ([0, 8], [1.0, float("nan")], "not a finite"),
-])
+@pytest.mark.parametrize(
+    "sizes,times,what",
+    [
+        ([], [], "empty"),
+        ([0, 8], [1.0], "2 sizes but 1 times"),
+        ([0, -8], [1.0, 2.0], "negative message size"),
+        ([0, 8], [1.0, 0.0], "not positive"),
+        ([0, 8], [1.0, -3.0], "not positive"),
+        ([8, 8], [1.0, 1.1], "two different message sizes"),
+        ([0, 8], [1.0, float("nan")], "not a finite"),
+    ],
+)
 def test_refuses_bad_input(sizes, times, what):
     with pytest.raises(ValueError, match=what):
         fit.fit_hockney(sizes, times, n_boot=0)
@@ -141,7 +145,7 @@ def test_fit_json_round_trip(tmp_path):
     again = fit.HockneyFit.from_dict(json.loads(json.dumps(f.to_dict())))
     assert again == f
     save_model(tmp_path / "f.json", f)
-    assert load_model(tmp_path / "f.json") == f.model     # what `predict --model` reads
+    assert load_model(tmp_path / "f.json") == f.model  # what `predict --model` reads
     lo = SIZES <= 4096
     t2 = np.where(lo, 0.3 + SIZES / 3000, 3.0 + SIZES / 8000)
     p = fit.fit_piecewise(SIZES, t2, n_boot=20)
@@ -152,9 +156,9 @@ def test_fit_json_round_trip(tmp_path):
 @pytest.mark.mpi
 def test_relative_fit_beats_plain_least_squares_on_a_real_measurement():
     from commbook.kernels import run_mpiexec
+
     # 100 round trips per repetition (not 1000): the same kernel, quicker on a busy 2-core box
-    out = run_mpiexec("pingpong", 2, {"sizes": "0:4M", "repetitions": 3, "iterations": 100},
-                      timeout=120)
+    out = run_mpiexec("pingpong", 2, {"sizes": "0:4M", "repetitions": 3, "iterations": 100}, timeout=120)
     n = out.table["size_bytes"].to_numpy(float)
     t = out.table["t_median_us"].to_numpy(float)
     ours = fit.fit_hockney(n, t, n_boot=0)
@@ -169,6 +173,7 @@ def test_relative_fit_beats_plain_least_squares_on_a_real_measurement():
 
 def test_plots_label_models_and_drop_unphysical_times():
     import matplotlib
+
     matplotlib.use("Agg")
     n = SIZES
     t = np.where(n <= 4 << 20, 0.25 + n / 20000, 0.25 + (4 << 20) / 20000 + (n - (4 << 20)) / 6300)
@@ -178,7 +183,7 @@ def test_plots_label_models_and_drop_unphysical_times():
     lines = {ln.get_label(): ln for ln in ax_t.get_lines() if not ln.get_label().startswith("_")}
     assert "measured" in lines and all("model" in k for k in lines if k != "measured"), lines.keys()
     ols_y = lines["plain least squares (model)"].get_ydata()
-    assert np.isnan(ols_y[0]) and np.all(np.isfinite(ols_y[-5:]))   # negative λ not drawn
+    assert np.isnan(ols_y[0]) and np.all(np.isfinite(ols_y[-5:]))  # negative λ not drawn
     fig = pingpong_chapter.plot_residuals(ours, n, t)
     drawn = fig.axes[0].get_lines()[0].get_ydata()
     assert drawn == pytest.approx(100 * fit.residuals(ours.model, n, t))

@@ -16,6 +16,7 @@ mpi = pytest.mark.mpi
 
 # ---- statistics
 
+
 def test_median_interval_is_le_boudecs_order_statistics():
     assert M.median_ci_ranks(1000) == (469, 532)  # Le Boudec's table, n = 1000, 95 %
     assert M.median_ci(np.arange(1, 1001)) == (469.0, 532.0)
@@ -26,8 +27,7 @@ def test_median_interval_is_le_boudecs_order_statistics():
 def test_median_interval_covers_the_median_about_95_percent_of_the_time():
     rng = np.random.default_rng(1)
     true_median = np.log(2)  # of an exponential distribution with rate 1: skewed, like timings
-    hits = sum(lo <= true_median <= hi for lo, hi in
-               (M.median_ci(rng.exponential(size=101)) for _ in range(2000)))
+    hits = sum(lo <= true_median <= hi for lo, hi in (M.median_ci(rng.exponential(size=101)) for _ in range(2000)))
     assert 0.93 <= hits / 2000 <= 0.98
 
 
@@ -47,8 +47,10 @@ def test_mean_vs_median_reads_the_tail():
 
 
 def test_bindings_are_read_from_the_kernel_header():
-    text = ("# commbook-kernel: measuring\n# cpus_rank0: 0\n# cpus_rank1: 1\n"
-            "# columns: repetition t_us\n0 1.0\n# result: ok\n")
+    text = (
+        "# commbook-kernel: measuring\n# cpus_rank0: 0\n# cpus_rank1: 1\n"
+        "# columns: repetition t_us\n0 1.0\n# result: ok\n"
+    )
     out = kernels.parse_output(text)
     assert M.bindings(out) == {0: "0", 1: "1"} and M.is_bound(out)
     free = kernels.parse_output(text.replace("rank0: 0", "rank0: 0-1").replace("rank1: 1", "rank1: 0-1"))
@@ -64,6 +66,7 @@ def test_orfeo_run_spread_uses_repeated_runs_only():
 
 # ---- scaling
 
+
 def test_amdahl_and_gustafson():
     assert S.amdahl_speedup(0, 16) == pytest.approx(16)
     assert S.amdahl_speedup(1, 16) == pytest.approx(1)
@@ -76,6 +79,7 @@ def test_amdahl_and_gustafson():
 
 def test_serial_fraction_fit_recovers_amdahl():
     import pandas as pd
+
     P = np.array([1, 2, 4, 8, 16, 48])
     strong = pd.DataFrame({"np": P, "speedup": S.amdahl_speedup(0.01, P)})
     assert S.fit_serial_fraction(strong) == pytest.approx(0.01, rel=1e-6)
@@ -92,8 +96,11 @@ def test_orfeo_jacobi_strong_and_weak():
 
 # ---- the primer's grid and the course map
 
-@pytest.mark.parametrize("P, d, dims", [(6, 2, (3, 2)), (12, 2, (4, 3)), (7, 2, (7, 1)),
-                                        (16, 2, (4, 4)), (24, 3, (4, 3, 2)), (8, 3, (2, 2, 2))])
+
+@pytest.mark.parametrize(
+    "P, d, dims",
+    [(6, 2, (3, 2)), (12, 2, (4, 3)), (7, 2, (7, 1)), (16, 2, (4, 4)), (24, 3, (4, 3, 2)), (8, 3, (2, 2, 2))],
+)
 def test_dims_create_is_mpis_choice(P, d, dims):
     assert dims_create(P, d) == dims
 
@@ -108,6 +115,7 @@ def test_course_map_reads_exercises_and_which_run_code(repo):
 
 
 # ---- the C examples (they check their own answers)
+
 
 @mpi
 @pytest.mark.parametrize("name, np_", [("point_to_point", 3), ("cartesian", 6), ("collectives", 5)])
@@ -127,8 +135,8 @@ def test_cartesian_grid_has_mpi_proc_null_only_at_the_non_periodic_edges():
 @mpi
 def test_send_modes_synchronous_waits_and_buffered_does_not():
     out = primer.run_example("send_modes", 2, large="256K", **{"delay-ms": 300})
-    assert primer.waited(out, "synchronous", False)        # Ssend waits even for 8 bytes
-    assert not primer.waited(out, "buffered", True)         # Bsend copies and returns
+    assert primer.waited(out, "synchronous", False)  # Ssend waits even for 8 bytes
+    assert not primer.waited(out, "buffered", True)  # Bsend copies and returns
     assert "standard send" in primer.standard_send_sentence(out)
 
 
@@ -159,8 +167,7 @@ def test_measuring_sentences_follow_the_numbers():
     assert "after the warm-up they took 1 µs, about as long as the median" in both
     assert "did not stand out" in M.warmup_sentence(np.ones(50))
     rounds = {"a": [np.array([1.0, 2.0, 3.0]), np.array([10.0])], "b": [np.array([4.0])]}
-    assert M.rounds_sentence(rounds) == ("the medians of the single rounds were a: 2, 10 µs; "
-                                         "b: 4 µs")
+    assert M.rounds_sentence(rounds) == ("the medians of the single rounds were a: 2, 10 µs; b: 4 µs")
     assert set(M.pooled(rounds)) == {"a", "b"} and len(M.pooled(rounds)["a"]) == 4
 
 
@@ -171,13 +178,16 @@ def test_scaling_verdict_follows_the_speedup():
 
 
 def test_send_mode_sentence_follows_the_table():
-    text = ("# commbook-kernel: send_modes\n# delay_ms: 200\n# columns: mode size_bytes return_ms\n"
-            "standard 8 0.002\nstandard 4194304 201.0\nsynchronous 8 200.5\nsynchronous 4194304 200.1\n"
-            "buffered 8 0.01\nbuffered 4194304 2.5\nready 8 0.01\nready 4194304 1.0\n# result: ok\n")
+    text = (
+        "# commbook-kernel: send_modes\n# delay_ms: 200\n# columns: mode size_bytes return_ms\n"
+        "standard 8 0.002\nstandard 4194304 201.0\nsynchronous 8 200.5\nsynchronous 4194304 200.1\n"
+        "buffered 8 0.01\nbuffered 4194304 2.5\nready 8 0.01\nready 4194304 1.0\n# result: ok\n"
+    )
     out = kernels.parse_output(text)
     assert primer.standard_send_sentence(out) == (
         "the 8-byte standard send returned at once (the library buffered it), "
-        "the 4 MiB one waited until the receive was posted")
+        "the 4 MiB one waited until the receive was posted"
+    )
     assert primer.waited(out, "synchronous", False) and not primer.waited(out, "buffered", True)
     eager_everywhere = kernels.parse_output(text.replace("standard 4194304 201.0", "standard 4194304 0.5"))
     assert primer.standard_send_sentence(eager_everywhere).startswith("both the 8-byte and the 4 MiB")

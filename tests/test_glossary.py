@@ -1,4 +1,5 @@
 """The glossary: every term is linked from at least one page, every {term} link has a target."""
+
 import re
 
 _TERM_ROLE = re.compile(r"\{term\}`([^`]+)`")
@@ -24,24 +25,62 @@ def term_links(text: str) -> list[str]:
 
 def test_every_term_link_has_a_target(repo):
     terms = {t.lower() for t in glossary_terms(repo)}
-    missing = [f"{p.name}: {t}" for p in sorted((repo / "book").glob("*.md"))
-               for t in term_links(p.read_text()) if t.lower() not in terms]
+    missing = [
+        f"{p.name}: {t}"
+        for p in sorted((repo / "book").glob("*.md"))
+        for t in term_links(p.read_text())
+        if t.lower() not in terms
+    ]
     assert not missing, "links to no glossary term:\n" + "\n".join(missing)
 
 
 def test_every_term_is_linked_from_a_page(repo):
-    linked = {t.lower() for p in (repo / "book").glob("*.md") if p.name != "glossary.md"
-              for t in term_links(p.read_text())}
+    linked = {
+        t.lower() for p in (repo / "book").glob("*.md") if p.name != "glossary.md" for t in term_links(p.read_text())
+    }
     unlinked = sorted(t for t in glossary_terms(repo) if t.lower() not in linked)
     assert not unlinked, f"glossary terms no page links to: {unlinked}"
 
 
 def test_the_glossary_holds_the_issues_list(repo):
-    required = {"UCX", "ob1", "BTL", "PML", "MTL", "vader", "sm", "CMA", "XPMEM", "MCA", "PMIx",
-                "PRRTE", "Hydra", "coll_tuned", "cvar", "pvar", "eager", "rendezvous", "THP",
-                "NUMA", "UPI", "socket", "core", "hyperthread", "InfiniBand", "RDMA", "bisection",
-                "diameter", "fat tree", "e-cube routing", "max-flow", "Kernighan-Lin", "roofline",
-                "write-allocate", "strong scaling", "weak scaling"}
+    required = {
+        "UCX",
+        "ob1",
+        "BTL",
+        "PML",
+        "MTL",
+        "vader",
+        "sm",
+        "CMA",
+        "XPMEM",
+        "MCA",
+        "PMIx",
+        "PRRTE",
+        "Hydra",
+        "coll_tuned",
+        "cvar",
+        "pvar",
+        "eager",
+        "rendezvous",
+        "THP",
+        "NUMA",
+        "UPI",
+        "socket",
+        "core",
+        "hyperthread",
+        "InfiniBand",
+        "RDMA",
+        "bisection",
+        "diameter",
+        "fat tree",
+        "e-cube routing",
+        "max-flow",
+        "Kernighan-Lin",
+        "roofline",
+        "write-allocate",
+        "strong scaling",
+        "weak scaling",
+    }
     assert required <= glossary_terms(repo)
 
 

@@ -1,5 +1,6 @@
 """The test harness itself (tests/conftest.py): clusters in a temporary IPython directory,
 and no test skips without saying why."""
+
 import os
 import subprocess
 import sys
@@ -25,11 +26,27 @@ def test_a_skip_without_reason_fails(repo, tmp_path):
         "def test_silent():\n    pytest.skip()\n"
         "@pytest.mark.skip\ndef test_unconditional():\n    pass\n"
         "def test_said():\n    pytest.skip('no chromium here')\n"
-        "@pytest.mark.xfail(reason='known')\ndef test_known():\n    assert False\n")
-    proc = subprocess.run([sys.executable, "-m", "pytest", "-p", "conftest", "-q", "-rs",
-                           "-p", "no:cacheprovider", str(tmp_path / "test_x.py")],
-                          capture_output=True, text=True, cwd=tmp_path, timeout=120,
-                          env=dict(os.environ, PYTHONPATH=str(repo / "tests")))
+        "@pytest.mark.xfail(reason='known')\ndef test_known():\n    assert False\n"
+    )
+    proc = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "pytest",
+            "-p",
+            "conftest",
+            "-q",
+            "-rs",
+            "-p",
+            "no:cacheprovider",
+            str(tmp_path / "test_x.py"),
+        ],
+        capture_output=True,
+        text=True,
+        cwd=tmp_path,
+        timeout=120,
+        env=dict(os.environ, PYTHONPATH=str(repo / "tests")),
+    )
     out = proc.stdout
     assert proc.returncode == 1, out
     for name in ("test_silent", "test_unconditional"):  # failed in call, or in setup (error)

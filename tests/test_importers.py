@@ -1,5 +1,6 @@
 """Importers: standard IMB/OSU text, the ORFEO files (real osu_*/IMB/student outputs), the CLI,
 round trips and fuzzed copies. ORFEO tests skip when the mirror is absent."""
+
 from __future__ import annotations
 
 import os
@@ -16,8 +17,9 @@ from commbook.data import normalise, read_measurements, write_measurements
 
 REPO = Path(__file__).resolve().parents[1]
 MIRROR = Path(os.environ.get("COMMBOOK_ORFEO_MIRROR") or REPO.parent / "shared" / "orfeo")
-needs_mirror = pytest.mark.skipif(not (MIRROR / "README.md").exists(),
-                                  reason=f"ORFEO mirror not found at {MIRROR} (set COMMBOOK_ORFEO_MIRROR)")
+needs_mirror = pytest.mark.skipif(
+    not (MIRROR / "README.md").exists(), reason=f"ORFEO mirror not found at {MIRROR} (set COMMBOOK_ORFEO_MIRROR)"
+)
 
 # Standard outputs, laid out exactly as IMB-MPI1 and OSU 7.x print them (IMB_output.c,
 # osu_util.c print_header/print_stats); numbers are illustrative, the layout is the point.
@@ -120,23 +122,34 @@ def test_osu_latency_and_collectives(tmp_path):
 
 
 def test_command_line_and_coll_tuned_ids(tmp_path):
-    text = ("# mpirun -np 16 --map-by socket --mca coll_tuned_use_dynamic_rules true "
-            "--mca coll_tuned_bcast_algorithm 5 osu_bcast\n" + OSU_BCAST_FULL)
+    text = (
+        "# mpirun -np 16 --map-by socket --mca coll_tuned_use_dynamic_rules true "
+        "--mca coll_tuned_bcast_algorithm 5 osu_bcast\n" + OSU_BCAST_FULL
+    )
     df = im.import_file(write(tmp_path, "x.txt", text))
     assert set(df.np) == {16} and set(df.mapping) == {"socket"}
     assert set(df.algorithm) == {"binary_tree"} and "coll_tuned_id=5" in df.params.iloc[0]
     assert set(df.mpi_library) == {"Open MPI"}
 
 
-@pytest.mark.parametrize("bench,value,expected", [
-    ("bcast", "0", ("default", 0)), ("bcast", 9, ("scatter_allgather_ring", 9)),
-    ("bcast", "BinaryTree", ("binary_tree", 5)), ("bcast", "linear", ("basic_linear", 1)),
-    ("gather", "3", ("linear_sync", 3)), ("gather", "sync", ("linear_sync", 3)),
-    ("reduce", "7", ("rabenseifner", 7)), ("reduce", "4", ("binary", 4)),
-    ("scatter", "3", ("linear_nb", 3)), ("barrier", "ring", ("double_ring", 2)),
-    ("barrier", "6", ("tree", 6)), ("allreduce", "4", ("ring", 4)),
-    ("bcast", "42", ("library:42", 42)),
-])
+@pytest.mark.parametrize(
+    "bench,value,expected",
+    [
+        ("bcast", "0", ("default", 0)),
+        ("bcast", 9, ("scatter_allgather_ring", 9)),
+        ("bcast", "BinaryTree", ("binary_tree", 5)),
+        ("bcast", "linear", ("basic_linear", 1)),
+        ("gather", "3", ("linear_sync", 3)),
+        ("gather", "sync", ("linear_sync", 3)),
+        ("reduce", "7", ("rabenseifner", 7)),
+        ("reduce", "4", ("binary", 4)),
+        ("scatter", "3", ("linear_nb", 3)),
+        ("barrier", "ring", ("double_ring", 2)),
+        ("barrier", "6", ("tree", 6)),
+        ("allreduce", "4", ("ring", 4)),
+        ("bcast", "42", ("library:42", 42)),
+    ],
+)
 def test_coll_tuned_names(bench, value, expected):
     assert im.canonical_algorithm(bench, value) == expected
 
@@ -181,8 +194,9 @@ def test_refusals_name_file_and_line(tmp_path):
 
 
 def test_values_and_rank_times(tmp_path):
-    df = im.import_file(write(tmp_path, "run_bcast2_msize2.txt", "ttime\n0.2\n0.4\n0.3\n"),
-                        hints={"np_start": 2, "np_step": 2})
+    df = im.import_file(
+        write(tmp_path, "run_bcast2_msize2.txt", "ttime\n0.2\n0.4\n0.3\n"), hints={"np_start": 2, "np_step": 2}
+    )
     assert df.np.tolist() == [2, 4, 6] and set(df.algorithm) == {"chain"} and set(df.size_bytes) == {2}
     ranks = "0,3.0\n0,5.0\n1,7.0\n2,9.0\n0,11.0\n1,10.0\n"  # P = 1, 2, 3; ranks in any order
     df = im.import_file(write(tmp_path, "ring.out", ranks), hints={"time_unit": "us", "benchmark": "ring"})
@@ -224,6 +238,7 @@ def test_cli_import(tmp_path, capsys):
 def test_known_orfeo_files():
     def imp(key):
         return im.import_file(MIRROR / key, hints=orfeo.hints_for(orfeo.entry(key)))
+
     # the report's 0.99 us (Scorcia's report, sec. 2, THIN, map by node, ucx) is in the mean table
     df = imp("matteoscorcia/assignment1/section2/thin/csv/mean/openmpi/node-ucx.csv")
     assert df.set_index("size_bytes").t_us[0] == pytest.approx(0.99, abs=0.01)
@@ -327,12 +342,16 @@ def test_fuzzed_orfeo_copies_never_crash(tmp_path):
 
 # ----------------------------------------------------------------------- hostile input
 
+
 def _hostile_mutations(data: bytes, rng: random.Random) -> list[tuple[str, bytes]]:
     """Truncations, byte flips, swapped columns, negative values and an absurd line."""
     lines = data.split(b"\n")
-    numeric = [i for i, line in enumerate(lines) if any(c in b"0123456789" for c in line[:1] or b"")
-               or (line.strip()[:1].isdigit())]
-    out = [("truncated", data[:rng.randrange(max(len(data), 1))])]
+    numeric = [
+        i
+        for i, line in enumerate(lines)
+        if any(c in b"0123456789" for c in line[:1] or b"") or (line.strip()[:1].isdigit())
+    ]
+    out = [("truncated", data[: rng.randrange(max(len(data), 1))])]
     flipped = bytearray(data)
     for _ in range(3):
         if flipped:
@@ -346,13 +365,18 @@ def _hostile_mutations(data: bytes, rng: random.Random) -> list[tuple[str, bytes
             i, j = rng.sample(range(len(fields)), 2)
             fields[i], fields[j] = fields[j], fields[i]
         return (sep or b" ").join(fields)
+
     out.append(("swapped", b"\n".join(swap(line) for line in lines)))
     negative = list(lines)
     for i in rng.sample(numeric, min(3, len(numeric))):
         negative[i] = b"-" + negative[i].lstrip()
     out.append(("negative", b"\n".join(negative)))
-    out.append(("negative-all", b"\n".join(
-        b" ".join(b"-" + f if f[:1].isdigit() else f for f in line.split(b" ")) for line in lines)))
+    out.append(
+        (
+            "negative-all",
+            b"\n".join(b" ".join(b"-" + f if f[:1].isdigit() else f for f in line.split(b" ")) for line in lines),
+        )
+    )
     long_line = list(lines)
     long_line.insert(len(lines) // 2, b"9" * 200_000)
     out.append(("long-line", b"\n".join(long_line)))
@@ -371,9 +395,13 @@ def test_fuzzed_orfeo_mutations_refused_cleanly_or_possible(orfeo_mirror, tmp_pa
     """Every mutation of real ORFEO files ends within 10 s as tidy rows with only possible
     values, or as one Refused line naming the file; never a traceback."""
     import signal
+
     rng = random.Random(16)
-    files = sorted(p for p in im.iter_files([orfeo_mirror])
-                   if p.suffix.lower() in (".csv", ".txt", ".out", "") and p.stat().st_size < 100_000)
+    files = sorted(
+        p
+        for p in im.iter_files([orfeo_mirror])
+        if p.suffix.lower() in (".csv", ".txt", ".out", "") and p.stat().st_size < 100_000
+    )
     sample = rng.sample(files, min(40, len(files)))
     counts = {"rows": 0, "refused": 0}
     old = signal.signal(signal.SIGALRM, _alarm)
@@ -397,8 +425,14 @@ def test_fuzzed_orfeo_mutations_refused_cleanly_or_possible(orfeo_mirror, tmp_pa
                 finally:
                     signal.alarm(0)
                 assert im.is_finite_table(df), f"{kind} of {src}"
-                impossible = ((df.t_us < 0) | (df.t_min_us < 0) | (df.t_max_us < 0)
-                              | (df.size_bytes < 0) | (df.np < 1) | (df.reps < 1))
+                impossible = (
+                    (df.t_us < 0)
+                    | (df.t_min_us < 0)
+                    | (df.t_max_us < 0)
+                    | (df.size_bytes < 0)
+                    | (df.np < 1)
+                    | (df.reps < 1)
+                )
                 assert not impossible.any(), f"{kind} of {src} accepted {df[impossible].head(2)}"
                 counts["rows"] += 1
     finally:
@@ -408,6 +442,7 @@ def test_fuzzed_orfeo_mutations_refused_cleanly_or_possible(orfeo_mirror, tmp_pa
 
 def test_special_and_huge_files_refused_within_seconds(tmp_path):
     import time
+
     fifo = tmp_path / "results.fifo"
     os.mkfifo(fifo)
     huge = tmp_path / "huge.txt"
@@ -419,13 +454,15 @@ def test_special_and_huge_files_refused_within_seconds(tmp_path):
     utf16.write_text("size,time\n8,1.5\n", encoding="utf-16")
     latin1 = tmp_path / "latin1.txt"
     latin1.write_bytes("# machine: caf\xe9\nsize,time\n8,1.5\n".encode("latin-1"))
-    cases = [(Path(os.devnull), "not a regular file (a device)"),
-             (Path("/dev/zero"), "not a regular file (a device)"),
-             (fifo, "not a regular file (a FIFO)"),
-             (huge, "larger than 32 MB"),
-             (one_line, f"{one_line}:2: a line of 10,000,000 characters"),
-             (utf16, "binary data (NUL byte)"),
-             (latin1, f"{latin1}:1: not UTF-8 text")]
+    cases = [
+        (Path(os.devnull), "not a regular file (a device)"),
+        (Path("/dev/zero"), "not a regular file (a device)"),
+        (fifo, "not a regular file (a FIFO)"),
+        (huge, "larger than 32 MB"),
+        (one_line, f"{one_line}:2: a line of 10,000,000 characters"),
+        (utf16, "binary data (NUL byte)"),
+        (latin1, f"{latin1}:1: not UTF-8 text"),
+    ]
     for path, said in cases:
         t0 = time.monotonic()
         with pytest.raises(im.Refused) as err:
@@ -435,9 +472,11 @@ def test_special_and_huge_files_refused_within_seconds(tmp_path):
 
 
 def test_negative_and_impossible_values_name_the_line(tmp_path):
-    cases = {"negative time": "benchmark,np,size_bytes,t_us\npingpong,2,8,1.5\npingpong,2,16,-2.0\n",
-             "negative message size": "benchmark,np,size_bytes,t_us\npingpong,2,-8,1.5\n",
-             "fewer than one process": "benchmark,np,size_bytes,t_us\nbcast,-4,8,1.5\n"}
+    cases = {
+        "negative time": "benchmark,np,size_bytes,t_us\npingpong,2,8,1.5\npingpong,2,16,-2.0\n",
+        "negative message size": "benchmark,np,size_bytes,t_us\npingpong,2,-8,1.5\n",
+        "fewer than one process": "benchmark,np,size_bytes,t_us\nbcast,-4,8,1.5\n",
+    }
     for what, text in cases.items():
         p = tmp_path / "t.csv"
         p.write_text(text)

@@ -1,6 +1,7 @@
 """Jacobi: the kernel under mpiexec (P = 1..4, non-divisible L, explicit grids, weak scaling,
 injected errors, bad input), the stream kernel, the model (incl. the seed report's numbers),
 the roofline and the CLI."""
+
 from __future__ import annotations
 
 import csv
@@ -66,7 +67,7 @@ def test_converges_towards_the_known_solution(runs):
     assert float(runs[2].meta["fixed_point_error_max"].split()[0]) < 1e-13
     t = runs[2].table.iloc[0]
     assert t.t_min_us <= t.t_median_us <= t.t_max_us
-    assert t.mlups == pytest.approx(L_ODD ** 3 / t.t_median_us, rel=1e-3)
+    assert t.mlups == pytest.approx(L_ODD**3 / t.t_median_us, rel=1e-3)
     # 13 planes over 2 ranks: the face is 13 x 13 doubles
     assert t.size_bytes == 13 * 13 * 8
 
@@ -80,11 +81,14 @@ def test_weak_scaling_grows_the_grid():
 
 
 @pytest.mark.mpi
-@pytest.mark.parametrize("np_,inject,why", [
-    (2, 1, "exact solution is not a fixed point"),
-    (1, 1, "exact solution is not a fixed point"),
-    (2, 2, "did not fall at sweep 3"),
-])
+@pytest.mark.parametrize(
+    "np_,inject,why",
+    [
+        (2, 1, "exact solution is not a fixed point"),
+        (1, 1, "exact solution is not a fixed point"),
+        (2, 2, "did not fall at sweep 3"),
+    ],
+)
 def test_injected_errors_fail_loudly(np_, inject, why):
     with pytest.raises(kernels.ValidationFailed, match=why) as e:
         run(np_, L=10, inject=inject)
@@ -92,12 +96,15 @@ def test_injected_errors_fail_loudly(np_, inject, why):
 
 
 @pytest.mark.mpi
-@pytest.mark.parametrize("np_,options,why", [
-    (4, {"L": 1}, "smaller than the process grid 2x2x1"),
-    (2, {"L": 8, "grid": "3x1x1"}, "between 1 and the number of processes"),
-    (2, {"L": 8, "grid": "2x1x1", "decomp": 2}, "either --grid AxBxC or --decomp N"),
-    (1, {"L": "big"}, "--L big is not a whole number"),
-])
+@pytest.mark.parametrize(
+    "np_,options,why",
+    [
+        (4, {"L": 1}, "smaller than the process grid 2x2x1"),
+        (2, {"L": 8, "grid": "3x1x1"}, "between 1 and the number of processes"),
+        (2, {"L": 8, "grid": "2x1x1", "decomp": 2}, "either --grid AxBxC or --decomp N"),
+        (1, {"L": "big"}, "--L big is not a whole number"),
+    ],
+)
 def test_bad_input_is_refused_with_a_reason(np_, options, why):
     with pytest.raises(kernels.KernelFailed, match=why) as e:
         run(np_, **options)
@@ -188,8 +195,10 @@ def test_report_expected_column_is_reproduced_exactly(orfeo_mirror):
                 expected = float(row["expected performance [MLUPs/sec]"])
                 measured = float(row["measured performance [MLUPs/sec]"])
                 k = jm.faces(jm.dims_create(N), periodic=True)
-                assert jm.report_expected_mlups(1200, N, ts, k, b_half, tl) == pytest.approx(
-                    expected, rel=1e-9), (name, N)
+                assert jm.report_expected_mlups(1200, N, ts, k, b_half, tl) == pytest.approx(expected, rel=1e-9), (
+                    name,
+                    N,
+                )
                 consistent = jm.performance_mlups(1200, N, ts, k, 2 * b_half, tl)
                 if ts == 15.24:  # THIN: consistent units overestimate by a few percent only
                     assert 0 < consistent / measured - 1 < 0.07, (name, N)
@@ -222,9 +231,25 @@ def test_roofline_and_layer_condition():
 
 
 def test_cli_predict_json(capsys):
-    rc = cli.main(["predict", "jacobi", "--L", "1200", "--np", "1,24", "--ts", "15.24",
-                   "--lambda-us", "0.99", "--bandwidth-MBps", "24120", "--periodic",
-                   "--report-arithmetic", "--json"])
+    rc = cli.main(
+        [
+            "predict",
+            "jacobi",
+            "--L",
+            "1200",
+            "--np",
+            "1,24",
+            "--ts",
+            "15.24",
+            "--lambda-us",
+            "0.99",
+            "--bandwidth-MBps",
+            "24120",
+            "--periodic",
+            "--report-arithmetic",
+            "--json",
+        ]
+    )
     assert rc == 0
     rows = json.loads(capsys.readouterr().out)["predictions"]
     assert [r["N"] for r in rows] == [1, 24]
@@ -234,18 +259,39 @@ def test_cli_predict_json(capsys):
 
 
 def test_cli_predict_strong_table(capsys):
-    rc = cli.main(["predict", "jacobi", "--L", "64", "--np", "2", "--grid", "2x1x1", "--ts", "0.01",
-                   "--lambda-us", "1", "--bandwidth-MBps", "5000", "--scaling", "strong"])
+    rc = cli.main(
+        [
+            "predict",
+            "jacobi",
+            "--L",
+            "64",
+            "--np",
+            "2",
+            "--grid",
+            "2x1x1",
+            "--ts",
+            "0.01",
+            "--lambda-us",
+            "1",
+            "--bandwidth-MBps",
+            "5000",
+            "--scaling",
+            "strong",
+        ]
+    )
     out = capsys.readouterr().out
     assert rc == 0 and "model values, not measurements" in out and "2x1x1" in out
 
 
-@pytest.mark.parametrize("args,why", [
-    (["--np", "0"], "--np: 0 processes is impossible"),
-    (["--np", "4", "--grid", "2x2x1", "--decomp", "2"], "either --grid AxBxC or --decomp N"),
-    (["--np", "4,8", "--grid", "2x2x1"], "give one --np"),
-    (["--np", "4", "--grid", "3x1x1"], "has 3 processes, not N = 4"),
-])
+@pytest.mark.parametrize(
+    "args,why",
+    [
+        (["--np", "0"], "--np: 0 processes is impossible"),
+        (["--np", "4", "--grid", "2x2x1", "--decomp", "2"], "either --grid AxBxC or --decomp N"),
+        (["--np", "4,8", "--grid", "2x2x1"], "give one --np"),
+        (["--np", "4", "--grid", "3x1x1"], "has 3 processes, not N = 4"),
+    ],
+)
 def test_cli_predict_refuses_bad_arguments(args, why, capsys):
     base = ["predict", "jacobi", "--L", "64", "--ts", "1", "--lambda-us", "1", "--bandwidth-MBps", "100"]
     assert cli.main(base + args) == 2
@@ -255,8 +301,23 @@ def test_cli_predict_refuses_bad_arguments(args, why, capsys):
 @pytest.mark.mpi
 def test_cli_measure_writes_tidy_file(tmp_path, capsys):
     out = tmp_path / "jacobi.csv"
-    rc = cli.main(["measure", "jacobi", "--np", "2", "--L", "16", "--sweeps", "3", "--grid",
-                   "2x1x1", "--out", str(out), "--quiet"])
+    rc = cli.main(
+        [
+            "measure",
+            "jacobi",
+            "--np",
+            "2",
+            "--L",
+            "16",
+            "--sweeps",
+            "3",
+            "--grid",
+            "2x1x1",
+            "--out",
+            str(out),
+            "--quiet",
+        ]
+    )
     assert rc == 0
     printed = capsys.readouterr().out
     assert "MLUP/s" in printed and "residual" in printed and "grid 2x1x1" in printed
@@ -272,6 +333,7 @@ def test_predict_run_and_orfeo_comparison():
     import pandas as pd
 
     from commbook import orfeo
+
     # one process: points / (t_lup * points)
     assert jm.predict_run((100, 100, 100), "1x1x1", 1e-8, 1000, 1) == pytest.approx(100.0)
     # weak 2x1x1 run of 700^3 per process = the report's formula with consistent units
@@ -279,13 +341,37 @@ def test_predict_run_and_orfeo_comparison():
     assert weak == pytest.approx(jm.performance_mlups(700, 2, 15.24 * (700 / 1200) ** 3, 2, 24120, 0.99))
     seed = orfeo.summary_table("jacobi_seed")
     assert jm.seed_parameters(seed)[("orfeo-thin", "node")] == (15.24, 0.99, 12060)
-    runs = pd.DataFrame([
-        {"benchmark": "jacobi", "machine": "orfeo-thin", "mapping": "node", "np": 24,
-         "t_us": 1.728e9 / 2655.0, "params": "grid=4x3x2;L=1200x1200x1200", "source": "a"},
-        {"benchmark": "jacobi", "machine": "orfeo-thin", "mapping": "node", "np": 48,
-         "t_us": 1e6, "params": "user_s=1;system_s=2", "source": "b"},
-        {"benchmark": "jacobi", "machine": "orfeo-fat", "mapping": "node", "np": 2,
-         "t_us": 1e6, "params": "grid=2x1x1;L=8x8x8", "source": "c"}])
+    runs = pd.DataFrame(
+        [
+            {
+                "benchmark": "jacobi",
+                "machine": "orfeo-thin",
+                "mapping": "node",
+                "np": 24,
+                "t_us": 1.728e9 / 2655.0,
+                "params": "grid=4x3x2;L=1200x1200x1200",
+                "source": "a",
+            },
+            {
+                "benchmark": "jacobi",
+                "machine": "orfeo-thin",
+                "mapping": "node",
+                "np": 48,
+                "t_us": 1e6,
+                "params": "user_s=1;system_s=2",
+                "source": "b",
+            },
+            {
+                "benchmark": "jacobi",
+                "machine": "orfeo-fat",
+                "mapping": "node",
+                "np": 2,
+                "t_us": 1e6,
+                "params": "grid=2x1x1;L=8x8x8",
+                "source": "c",
+            },
+        ]
+    )
     cmp = jm.orfeo_comparison(runs, seed)
     assert len(cmp) == 1 and cmp.attrs["skipped"] == 1
     row = cmp.iloc[0]
@@ -295,13 +381,21 @@ def test_predict_run_and_orfeo_comparison():
     assert row.scaling == "strong" and 1.0 < row.model_over_measured < 1.05
     # a file that recorded only MLUP/s and compute times: shape inferred, weak 1200^3 per rank
     t = 15.4e6
-    inferred = pd.DataFrame([{
-        "benchmark": "jacobi", "machine": "orfeo-thin", "mapping": "core", "np": 4, "t_us": t,
-        "params": f"mlups={4 * 1200**3 / t:.3f};jacobimin=15.0;jacobimax=15.1", "source": "d"}])
+    inferred = pd.DataFrame(
+        [
+            {
+                "benchmark": "jacobi",
+                "machine": "orfeo-thin",
+                "mapping": "core",
+                "np": 4,
+                "t_us": t,
+                "params": f"mlups={4 * 1200**3 / t:.3f};jacobimin=15.0;jacobimax=15.1",
+                "source": "d",
+            }
+        ]
+    )
     row = jm.orfeo_comparison(inferred, seed).iloc[0]
     assert (row.grid, row["global"]) == ("2x2x1", "2400x2400x1200")
     assert not row.grid_recorded and row.scaling == "weak"
     assert row.noncompute_s == pytest.approx(0.3) and row.imbalance_s == pytest.approx(0.1)
     assert 0 < row.model_Tc_s < 0.01
-
-

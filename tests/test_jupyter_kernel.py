@@ -1,6 +1,7 @@
 """`commbook kernel install|remove` and what `commbook doctor` says about it, in a private
 Jupyter data directory (never the user's). The kernel run by another JupyterLab is tested in
 tests/test_jupyterlab.py."""
+
 import json
 import os
 import shutil
@@ -15,8 +16,12 @@ COMMBOOK = [sys.executable, "-m", "commbook.cli"]
 
 @pytest.fixture
 def jupyter_dirs(tmp_path, monkeypatch):
-    env = {**os.environ, "JUPYTER_DATA_DIR": str(tmp_path / "data"),
-           "JUPYTER_PATH": "", "COMMBOOK_MACHINE": "kernel-test-machine"}
+    env = {
+        **os.environ,
+        "JUPYTER_DATA_DIR": str(tmp_path / "data"),
+        "JUPYTER_PATH": "",
+        "COMMBOOK_MACHINE": "kernel-test-machine",
+    }
     monkeypatch.setenv("JUPYTER_DATA_DIR", env["JUPYTER_DATA_DIR"])
     return env
 
@@ -37,6 +42,7 @@ def test_install_writes_a_spec_with_this_environment_and_remove_undoes_it(jupyte
     assert spec["env"]["COMMBOOK_MACHINE"] == "kernel-test-machine"
     assert spec["env"]["VIRTUAL_ENV"] == sys.prefix
     from commbook import jupyter_kernel
+
     [k] = [k for k in jupyter_kernel.installed() if k.name == "cb-test"]
     assert k.ours_here
     assert _run(["kernel", "remove", "--name", "cb-test"], jupyter_dirs).returncode == 0
@@ -52,11 +58,14 @@ def test_prefix_install(jupyter_dirs, tmp_path):
     assert not (tmp_path / "env" / "share" / "jupyter" / "kernels" / "commbook").exists()
 
 
-@pytest.mark.parametrize("args, words", [
-    (["kernel", "remove", "--name", "nothing-here"], "no commbook kernel named 'nothing-here'"),
-    (["kernel", "install", "--name", "two words"], "kernel name 'two words'"),
-    (["kernel", "install", "--user", "--prefix", "/tmp/x"], "not allowed with argument"),
-])
+@pytest.mark.parametrize(
+    "args, words",
+    [
+        (["kernel", "remove", "--name", "nothing-here"], "no commbook kernel named 'nothing-here'"),
+        (["kernel", "install", "--name", "two words"], "kernel name 'two words'"),
+        (["kernel", "install", "--user", "--prefix", "/tmp/x"], "not allowed with argument"),
+    ],
+)
 def test_bad_requests_say_one_line(jupyter_dirs, args, words):
     out = _run(args, jupyter_dirs)
     assert out.returncode != 0 and words in out.stderr
@@ -66,10 +75,12 @@ def test_bad_requests_say_one_line(jupyter_dirs, args, words):
 def test_doctor_reports_the_kernel(jupyter_dirs):
     from commbook import jupyter_kernel
     from commbook.cli import doctor
+
     jupyter_kernel.install("cb-doctor", user=True)
     try:
         import contextlib
         import io
+
         buf = io.StringIO()
         with contextlib.redirect_stdout(buf):
             doctor._jupyter_kernel()

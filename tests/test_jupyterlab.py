@@ -11,6 +11,7 @@ on a free port) driven by Debian's chromium through Playwright.
   which is removed afterwards.
 
 Every server is stopped with everything it started."""
+
 import contextlib
 import json
 import os
@@ -34,10 +35,12 @@ OVERRIDES = Path(sys.prefix) / "share" / "jupyter" / "lab" / "settings" / "overr
 SERVER_CONFIG = Path(sys.prefix) / "etc" / "jupyter" / "jupyter_server_config.json"
 # Every page by default; COMMBOOK_LAB_CHAPTERS narrows it (CI: every page runs in the book build,
 # and the lab run of all of them would take as long again).
-CHAPTERS = [p.stem for p in booktools.chapter_files(REPO)
-            if p.stem in (config.get("COMMBOOK_LAB_CHAPTERS").split(",")
-                          if config.get("COMMBOOK_LAB_CHAPTERS") else [p.stem])]
-RUN_ALL_TIMEOUT_S = 1200   # a chapter's measurements on a loaded 2-core machine
+CHAPTERS = [
+    p.stem
+    for p in booktools.chapter_files(REPO)
+    if p.stem in (config.get("COMMBOOK_LAB_CHAPTERS").split(",") if config.get("COMMBOOK_LAB_CHAPTERS") else [p.stem])
+]
+RUN_ALL_TIMEOUT_S = 1200  # a chapter's measurements on a loaded 2-core machine
 
 pytestmark = [pytest.mark.browser, pytest.mark.mpi, pytest.mark.timeout(RUN_ALL_TIMEOUT_S + 600)]
 
@@ -55,8 +58,7 @@ def _free_port() -> int:
 
 
 def _api(base: str, token: str, path: str, method: str = "GET"):
-    req = urllib.request.Request(f"{base}{path}", method=method,
-                                 headers={"Authorization": f"token {token}"})
+    req = urllib.request.Request(f"{base}{path}", method=method, headers={"Authorization": f"token {token}"})
     with urllib.request.urlopen(req, timeout=10) as r:
         body = r.read()
     return json.loads(body) if body else None
@@ -64,6 +66,7 @@ def _api(base: str, token: str, path: str, method: str = "GET"):
 
 def _alive(pids) -> list[int]:
     import psutil
+
     left = []
     for p in pids:
         try:
@@ -82,6 +85,7 @@ class Lab:
 
     def note_children(self) -> set[int]:
         import psutil
+
         try:
             now = {p.pid for p in psutil.Process(self.proc.pid).children(recursive=True)}
         except psutil.Error:
@@ -113,19 +117,35 @@ def lab_server(python: str, root: Path, tmp: Path, env_extra: dict | None = None
     tracker = tmp / "settings" / "@jupyterlab" / "notebook-extension"
     tracker.mkdir(parents=True, exist_ok=True)
     (tracker / "tracker.jupyterlab-settings").write_text('{"windowingMode": "none"}')
-    env = {**os.environ, "JUPYTER_CONFIG_DIR": str(tmp / "config"),
-           "JUPYTER_RUNTIME_DIR": str(tmp / "runtime"),
-           "COMMBOOK_MEASUREMENTS": str(tmp / "measurements"),
-           "PATH": path or os.pathsep.join([str(Path(python).parent), os.environ["PATH"]]),
-           **(env_extra or {})}
+    env = {
+        **os.environ,
+        "JUPYTER_CONFIG_DIR": str(tmp / "config"),
+        "JUPYTER_RUNTIME_DIR": str(tmp / "runtime"),
+        "COMMBOOK_MEASUREMENTS": str(tmp / "measurements"),
+        "PATH": path or os.pathsep.join([str(Path(python).parent), os.environ["PATH"]]),
+        **(env_extra or {}),
+    }
     log = open(tmp / "lab.log", "w")
     proc = subprocess.Popen(
-        [python, "-m", "jupyterlab", "--no-browser", "--ip=127.0.0.1", f"--port={port}",
-         f"--IdentityProvider.token={token}", f"--ServerApp.root_dir={root}",
-         f"--LabApp.user_settings_dir={tmp / 'settings'}",
-         f"--LabApp.workspaces_dir={tmp / 'workspaces'}"]
+        [
+            python,
+            "-m",
+            "jupyterlab",
+            "--no-browser",
+            "--ip=127.0.0.1",
+            f"--port={port}",
+            f"--IdentityProvider.token={token}",
+            f"--ServerApp.root_dir={root}",
+            f"--LabApp.user_settings_dir={tmp / 'settings'}",
+            f"--LabApp.workspaces_dir={tmp / 'workspaces'}",
+        ]
         + (["--allow-root"] if os.geteuid() == 0 else []),
-        env=env, stdout=log, stderr=subprocess.STDOUT, cwd=root, start_new_session=True)
+        env=env,
+        stdout=log,
+        stderr=subprocess.STDOUT,
+        cwd=root,
+        start_new_session=True,
+    )
     lab = Lab(f"http://127.0.0.1:{port}", token, proc)
     try:
         deadline = time.monotonic() + 180
@@ -192,10 +212,19 @@ def _in_browser(fn, *args):
 
 def _with_browser(fn, *args):
     from playwright.sync_api import sync_playwright
+
     with sync_playwright() as p:
-        browser = p.chromium.launch(executable_path=CHROMIUM, args=[
-            "--no-sandbox", "--disable-gpu", "--disable-background-networking",
-            "--disable-component-update", "--disable-sync", "--no-first-run"])
+        browser = p.chromium.launch(
+            executable_path=CHROMIUM,
+            args=[
+                "--no-sandbox",
+                "--disable-gpu",
+                "--disable-background-networking",
+                "--disable-component-update",
+                "--disable-sync",
+                "--no-first-run",
+            ],
+        )
         try:
             tab = browser.new_page(viewport={"width": 1400, "height": 1000})
             tab.set_default_timeout(60_000)
@@ -211,8 +240,9 @@ def open_and_run_all(tab, lab: Lab, path: str, timeout: float = RUN_ALL_TIMEOUT_
     tab.goto(f"{lab.base}/lab/tree/{path}?reset&token={lab.token}")
     # opened by the default viewer: a notebook, not the text editor
     tab.wait_for_selector(".jp-NotebookPanel .jp-Cell", timeout=180_000)
-    tab.wait_for_selector(".jp-NotebookPanel-toolbar .jp-Toolbar-kernelStatus, "
-                          ".jp-Notebook-ExecutionIndicator", timeout=180_000)
+    tab.wait_for_selector(
+        ".jp-NotebookPanel-toolbar .jp-Toolbar-kernelStatus, .jp-Notebook-ExecutionIndicator", timeout=180_000
+    )
     deadline = time.monotonic() + 300
     while not any(k["execution_state"] == "idle" for k in _api(lab.base, lab.token, "/api/kernels")):
         assert time.monotonic() < deadline, f"{path}: the kernel never became idle"
@@ -223,16 +253,19 @@ def open_and_run_all(tab, lab: Lab, path: str, timeout: float = RUN_ALL_TIMEOUT_
         tab.locator(".lm-MenuBar-itemLabel", has_text="Run").first.click()
         tab.locator(".lm-Menu-itemLabel", has_text="Run All Cells").first.click()
         with contextlib.suppress(Exception):
-            tab.wait_for_function("""() => [...document.querySelectorAll(
+            tab.wait_for_function(
+                """() => [...document.querySelectorAll(
                 '.jp-NotebookPanel .jp-CodeCell .jp-InputArea-prompt')].some(
-                e => e.innerText.trim() !== '[ ]:')""", timeout=60_000)
+                e => e.innerText.trim() !== '[ ]:')""",
+                timeout=60_000,
+            )
             break
     lab.note_children()
     deadline = t0 + timeout
     while True:
         prompts = tab.eval_on_selector_all(
-            ".jp-NotebookPanel .jp-CodeCell .jp-InputArea-prompt",
-            "els => els.map(e => e.innerText.trim())")
+            ".jp-NotebookPanel .jp-CodeCell .jp-InputArea-prompt", "els => els.map(e => e.innerText.trim())"
+        )
         if prompts and all(p[1:-2].strip().isdigit() for p in prompts):
             break
         errors = tab.eval_on_selector_all(TRACEBACKS, TRACEBACK_TEXTS)
@@ -256,10 +289,8 @@ def excerpt_first_lines(md: Path) -> list[str]:
 
 
 def check_excerpts(tab, md: Path) -> None:
-    shown = "\n".join(tab.eval_on_selector_all(".jp-MarkdownOutput pre",
-                                               "els => els.map(e => e.innerText)"))
-    markdown = "\n".join(tab.eval_on_selector_all(".jp-MarkdownOutput",
-                                                  "els => els.map(e => e.innerText)"))
+    shown = "\n".join(tab.eval_on_selector_all(".jp-MarkdownOutput pre", "els => els.map(e => e.innerText)"))
+    markdown = "\n".join(tab.eval_on_selector_all(".jp-MarkdownOutput", "els => els.map(e => e.innerText)"))
     assert "{literalinclude}" not in markdown, f"{md.name}: a directive is shown, not its code"
     for line in excerpt_first_lines(md):
         assert line in shown, f"{md.name}: the excerpt starting {line!r} is not shown as code"
@@ -290,7 +321,8 @@ def test_chapter_runs_in_jupyterlab(book_lab, chapter, tmp_path):
     if chapter == CHAPTERS[0]:
         assert OVERRIDES.is_file(), "run `make lab`: it installs the default-viewer settings"
         assert json.loads(OVERRIDES.read_text()) == json.loads(
-            (REPO / "etc" / "jupyterlab" / "overrides.json").read_text())
+            (REPO / "etc" / "jupyterlab" / "overrides.json").read_text()
+        )
         assert SERVER_CONFIG.is_file(), "run `make lab`: it installs the contents manager setting"
     md = REPO / "book" / f"{chapter}.md"
 
@@ -316,6 +348,7 @@ def _panel_input(panel, label: str):
 
 def _engines(lab: Lab) -> list[int]:
     import psutil
+
     out = []
     for pid in lab.note_children():
         with contextlib.suppress(psutil.Error):
@@ -339,17 +372,17 @@ def use_run_panel(tab, lab: Lab, shot: Path) -> None:
     size.fill("1G")
     size.press("Tab")
     panel.locator("button", has_text="Run").click()
-    tab.wait_for_function("e => e.innerText.includes('is outside')", arg=status.element_handle(),
-                          timeout=60_000)
+    tab.wait_for_function("e => e.innerText.includes('is outside')", arg=status.element_handle(), timeout=60_000)
     size.fill("64")
     size.press("Tab")
     panel.locator("button", has_text="Run").click()
-    tab.wait_for_function("e => e.innerText.includes('your run 1')", arg=status.element_handle(),
-                          timeout=300_000)
+    tab.wait_for_function("e => e.innerText.includes('your run 1')", arg=status.element_handle(), timeout=300_000)
     assert "1 point added" in status.inner_text()
     tab.wait_for_function(
         "e => [...e.querySelectorAll('.commbook-explorer svg text')].some(t => t.textContent.includes('your run 1'))",
-        arg=panel.element_handle(), timeout=60_000)
+        arg=panel.element_handle(),
+        timeout=60_000,
+    )
     assert panel.locator("img").count() >= 1, "the panel's figure"
     panel.screenshot(path=str(shot))
     # a long run on a cluster of its own (3 engines), stopped while inside MPI
@@ -370,29 +403,35 @@ def use_run_panel(tab, lab: Lab, shot: Path) -> None:
     assert "your run 2" not in status.inner_text(), "the long run ended before Stop"
     t0 = time.monotonic()
     panel.locator("button", has_text="Stop").click()
-    tab.wait_for_function("e => e.innerText.includes('Stopped')", arg=status.element_handle(),
-                          timeout=60_000)
+    tab.wait_for_function("e => e.innerText.includes('Stopped')", arg=status.element_handle(), timeout=60_000)
     deadline = time.monotonic() + 20
     while _alive(set(_engines(lab)) - before) and time.monotonic() < deadline:
         time.sleep(0.2)
     assert _alive(set(_engines(lab)) - before) == [], "engines of the stopped run still live"
     import psutil
-    left = [p for p in _alive(run_pids)
-            if any(k in " ".join(psutil.Process(p).cmdline()) for k in
-                   ("ipyparallel", "prterun", "prted", "mpiexec", "hydra"))]
+
+    left = [
+        p
+        for p in _alive(run_pids)
+        if any(
+            k in " ".join(psutil.Process(p).cmdline()) for k in ("ipyparallel", "prterun", "prted", "mpiexec", "hydra")
+        )
+    ]
     assert left == [], f"processes of the stopped run still live: {left}"
     print(f"ring panel: Stop to nothing left in {time.monotonic() - t0:.1f} s")
 
 
 # --- a site's JupyterLab with the book's kernel ------------------------------------------------
 
+
 def _plain_venv(where: Path) -> Path:
     """A venv with only jupyterlab, from pip's cache (PyPI when the cache lacks it)."""
     base = getattr(sys, "_base_executable", None) or shutil.which("python3")
     subprocess.run([base, "-m", "venv", str(where)], check=True, timeout=300)
     py = where / "bin" / "python"
-    out = subprocess.run([str(py), "-m", "pip", "install", "--quiet", "jupyterlab>=4,<5"],
-                         capture_output=True, text=True, timeout=1200)
+    out = subprocess.run(
+        [str(py), "-m", "pip", "install", "--quiet", "jupyterlab>=4,<5"], capture_output=True, text=True, timeout=1200
+    )
     if out.returncode:
         pytest.fail(f"pip could not install jupyterlab into a plain venv:\n{out.stderr[-2000:]}")
     return py
@@ -409,17 +448,16 @@ def test_plain_jupyterlab_runs_pingpong_through_the_installed_kernel(tmp_path):
     data = tmp_path / "jupyter-data"
     ours = Path(sys.executable).parent
     # the site's PATH: without this venv, so only the kernelspec can lead to mpiexec
-    site_path = os.pathsep.join(p for p in os.environ["PATH"].split(os.pathsep)
-                                if Path(p).resolve() != ours.resolve())
+    site_path = os.pathsep.join(p for p in os.environ["PATH"].split(os.pathsep) if Path(p).resolve() != ours.resolve())
     env = {**os.environ, "JUPYTER_DATA_DIR": str(data)}
     commbook = [sys.executable, "-m", "commbook.cli"]
     subprocess.run(commbook + ["kernel", "install", "--user"], env=env, check=True, timeout=120)
     try:
         root = tmp_path / "root"
-        subprocess.run(commbook + ["notebooks", "--out", str(root)], env=env, check=True,
-                       timeout=300)
-        with lab_server(str(plain), root, tmp_path / "lab",
-                        {"JUPYTER_DATA_DIR": str(data), "JUPYTER_PATH": ""}, path=site_path) as lab:
+        subprocess.run(commbook + ["notebooks", "--out", str(root)], env=env, check=True, timeout=300)
+        with lab_server(
+            str(plain), root, tmp_path / "lab", {"JUPYTER_DATA_DIR": str(data), "JUPYTER_PATH": ""}, path=site_path
+        ) as lab:
             specs = _api(lab.base, lab.token, "/api/kernelspecs")["kernelspecs"]
             assert "commbook" in specs, sorted(specs)
 
@@ -429,7 +467,8 @@ def test_plain_jupyterlab_runs_pingpong_through_the_installed_kernel(tmp_path):
                 assert "commbook" in kernel, kernel
                 check_excerpts(tab, REPO / "book" / "pingpong.md")
                 figures = tab.eval_on_selector_all(
-                    ".jp-OutputArea-output img, .jp-OutputArea-output svg.marks", "els => els.length")
+                    ".jp-OutputArea-output img, .jp-OutputArea-output svg.marks", "els => els.length"
+                )
                 assert figures >= 6, f"only {figures} figures in the outputs"
                 tab.screenshot(path=str(tmp_path / "plain-lab.png"))
                 return seconds

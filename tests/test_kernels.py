@@ -1,4 +1,5 @@
 """Compiling and running kernels under mpiexec: results, validation, errors, timeouts."""
+
 import pytest
 
 from commbook import kernels
@@ -8,8 +9,7 @@ pytestmark = pytest.mark.mpi
 
 @pytest.mark.parametrize("np", [1, 2])
 def test_pingpong_runs_and_validates(np):
-    out = kernels.run_mpiexec("pingpong", np, {"sizes": "0:64K", "repetitions": 3,
-                                               "iterations": 50})
+    out = kernels.run_mpiexec("pingpong", np, {"sizes": "0:64K", "repetitions": 3, "iterations": 50})
     assert out.ok
     assert out.meta["validation"] == "on"
     assert out.meta["np"] == np
@@ -63,8 +63,10 @@ def test_hanging_job_is_killed_and_reported():
     with pytest.raises(kernels.KernelTimeout, match="did not finish in 3 s and was killed"):
         kernels.run_mpiexec("examples/deadlock", 2, timeout=3)
     import time
+
     time.sleep(1)
     from commbook.cluster import leftover_processes
+
     assert not [p for p in leftover_processes() if "deadlock" in p]
 
 
@@ -86,7 +88,8 @@ def test_to_tidy_maps_columns_and_keeps_the_rest_in_params():
         "# commbook-kernel: pingpong\n# benchmark: pingpong\n# algorithm: blocking\n"
         "# mpi_library: Open MPI v5.0.11, package: x\n# np: 2\n# repetitions: 5\n"
         "# columns: size_bytes iterations t_min_us t_median_us t_max_us\n"
-        "8 1000 0.1 0.2 0.3\n# result: ok\n")
+        "8 1000 0.1 0.2 0.3\n# result: ok\n"
+    )
     tidy = out.to_tidy(machine="m", mapping="core")
     row = tidy.iloc[0]
     assert (row["benchmark"], row["algorithm"], row["np"], row["size_bytes"]) == ("pingpong", "blocking", 2, 8)
@@ -106,8 +109,7 @@ def test_a_launcher_that_dies_before_any_rank_is_started_once_more(monkeypatch, 
     def flaky(np, program):
         calls.append(program)
         if len(calls) == 1:  # a launcher that prints PMIx's message and exits as prterun does
-            return ["sh", "-c", "echo \"The PMIx server's listener thread failed to start. We "
-                    "cannot\" >&2; exit 213"]
+            return ["sh", "-c", 'echo "The PMIx server\'s listener thread failed to start. We cannot" >&2; exit 213']
         return real(np, program)
 
     monkeypatch.setattr(mpi_env, "mpiexec_command", flaky)
@@ -116,11 +118,13 @@ def test_a_launcher_that_dies_before_any_rank_is_started_once_more(monkeypatch, 
     assert "starting it again" in capsys.readouterr().err
 
     calls.clear()  # the raw runner (tests, other programs) starts it once more as well
-    raw = kernels.mpiexec_raw(1, [str(kernels.compile_kernel("pingpong", "executable")), "--help"],
-                              timeout=120)
+    raw = kernels.mpiexec_raw(1, [str(kernels.compile_kernel("pingpong", "executable")), "--help"], timeout=120)
     assert "--sizes" in raw.stdout and len(calls) == 2
 
-    monkeypatch.setattr(mpi_env, "mpiexec_command", lambda np, program: [
-        "sh", "-c", "echo \"The PMIx server's listener thread failed to start.\" >&2; exit 213"])
+    monkeypatch.setattr(
+        mpi_env,
+        "mpiexec_command",
+        lambda np, program: ["sh", "-c", 'echo "The PMIx server\'s listener thread failed to start." >&2; exit 213'],
+    )
     with pytest.raises(kernels.KernelFailed, match="exit code 213"):
         kernels.run_mpiexec("pingpong", 2, {"sizes": "8"}, timeout=60)

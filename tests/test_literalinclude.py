@@ -8,6 +8,7 @@ renamed comment fails in a second, naming the page, the line, the file and the m
 directive is parsed by MyST's own parser and read by Sphinx's own reader
 (commbook.notebook_code), so what passes here is what the book shows, and the notebooks
 (student edition, JupyterLab) show the same lines."""
+
 import json
 
 import pytest
@@ -24,8 +25,10 @@ def test_every_include_of_the_book_finds_its_file_and_markers(repo):
 def test_a_renamed_marker_is_named_by_page_and_line(tmp_path, repo):
     page = tmp_path / "book" / "page.md"
     page.parent.mkdir()
-    page.write_text("Text\n\n```{literalinclude} ../kernels_c/pingpong.c\n:language: c\n"
-                    ":start-at: static void no_such_function\n```\n")
+    page.write_text(
+        "Text\n\n```{literalinclude} ../kernels_c/pingpong.c\n:language: c\n"
+        ":start-at: static void no_such_function\n```\n"
+    )
     (tmp_path / "kernels_c").symlink_to(repo / "kernels_c")
     [problem] = notebook_code.include_problems(page)
     assert problem.startswith("page.md:3: ../kernels_c/pingpong.c:") and "no_such_function" in problem
@@ -33,6 +36,7 @@ def test_a_renamed_marker_is_named_by_page_and_line(tmp_path, repo):
 
 def test_student_notebooks_hold_the_c_code_not_the_directive(repo):
     import nbformat
+
     for md in booktools.chapter_files(repo):
         nb = booktools.student_notebook(md)
         text = nbformat.writes(nb)
@@ -61,6 +65,7 @@ def test_lab_contents_manager_opens_with_code_and_saves_the_directive(repo, tmp_
     import shutil
 
     from commbook.lab_contents import CodeInNotebooksContentsManager
+
     shutil.copytree(repo / "book", tmp_path / "book")
     shutil.copytree(repo / "kernels_c", tmp_path / "kernels_c")
     manager = CodeInNotebooksContentsManager(root_dir=str(tmp_path))
@@ -70,22 +75,28 @@ def test_lab_contents_manager_opens_with_code_and_saves_the_directive(repo, tmp_
         cells = model["content"]["cells"]
         assert not any("{literalinclude}" in c["source"] for c in cells)
         assert any("```c\nstatic void ring_shift" in c["source"] for c in cells)
-        await manager.save({"type": "notebook", "format": "json", "content": model["content"]},
-                           "book/ring.md")
+        await manager.save({"type": "notebook", "format": "json", "content": model["content"]}, "book/ring.md")
 
     asyncio.run(round_trip())
     saved = (tmp_path / "book" / "ring.md").read_text()
-    assert saved.replace("    jupytext_version:", "").count("{literalinclude}") == \
-        (repo / "book" / "ring.md").read_text().count("{literalinclude}")
-    assert [l for l in saved.splitlines() if "jupytext_version" not in l] == \
-        (repo / "book" / "ring.md").read_text().splitlines()
+    assert saved.replace("    jupytext_version:", "").count("{literalinclude}") == (
+        repo / "book" / "ring.md"
+    ).read_text().count("{literalinclude}")
+    assert [l for l in saved.splitlines() if "jupytext_version" not in l] == (
+        repo / "book" / "ring.md"
+    ).read_text().splitlines()
 
 
 def test_commbook_notebooks_writes_every_chapter_with_its_code(repo, tmp_path):
     import subprocess
     import sys
-    out = subprocess.run([sys.executable, "-m", "commbook.cli", "notebooks", "--out", str(tmp_path)],
-                         capture_output=True, text=True, timeout=300)
+
+    out = subprocess.run(
+        [sys.executable, "-m", "commbook.cli", "notebooks", "--out", str(tmp_path)],
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
     assert out.returncode == 0, out.stderr
     written = sorted(tmp_path.glob("*.ipynb"))
     assert [p.stem for p in written] == sorted(p.stem for p in booktools.chapter_files(repo))

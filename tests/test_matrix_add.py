@@ -1,5 +1,6 @@
 """Matrix addition: the kernel under mpiexec (P = 1..4, 1-D/2-D/3-D grids, odd sizes, injected
 error), its decomposition against the model's, and the model by hand."""
+
 from __future__ import annotations
 
 import math
@@ -15,18 +16,20 @@ from commbook.models.hockney import Hockney
 
 
 @pytest.mark.mpi
-@pytest.mark.parametrize("np_,grid,shape,expect_grid", [
-    (1, "1x1x1", "7x5x3", "1x1x1"),
-    (2, "1x2x1", "7x5x3", "1x2x1"),
-    (3, "3x1x1", "13x11x9", "3x1x1"),
-    (3, "1x1x3", "13x11x9", "1x1x3"),
-    (4, "2x2x1", "13x11x9", "2x2x1"),
-    (4, "2x1x2", "5x3x7", "2x1x2"),
-    (4, "0x0x0", "9x9x9", None),  # MPI_Dims_create chooses
-])
+@pytest.mark.parametrize(
+    "np_,grid,shape,expect_grid",
+    [
+        (1, "1x1x1", "7x5x3", "1x1x1"),
+        (2, "1x2x1", "7x5x3", "1x2x1"),
+        (3, "3x1x1", "13x11x9", "3x1x1"),
+        (3, "1x1x3", "13x11x9", "1x1x3"),
+        (4, "2x2x1", "13x11x9", "2x2x1"),
+        (4, "2x1x2", "5x3x7", "2x1x2"),
+        (4, "0x0x0", "9x9x9", None),  # MPI_Dims_create chooses
+    ],
+)
 def test_matrix_add_validates_with_uneven_blocks(np_, grid, shape, expect_grid):
-    out = kernels.run_mpiexec("matrix_add", np_, {"grid": grid, "shape": shape, "repetitions": 2},
-                              timeout=90)
+    out = kernels.run_mpiexec("matrix_add", np_, {"grid": grid, "shape": shape, "repetitions": 2}, timeout=90)
     assert out.ok
     row = out.table.iloc[0]
     got = str(row["grid"])
@@ -49,8 +52,7 @@ def _run_raw(np_, args):
 @pytest.mark.mpi
 @pytest.mark.parametrize("np_,grid", [(1, "1x1x1"), (3, "1x3x1")])
 def test_injected_error_is_found_and_exits_2(np_, grid):
-    proc = _run_raw(np_, ["--grid", grid, "--shape", "5x7x3", "--inject-error", "1",
-                          "--repetitions", "1"])
+    proc = _run_raw(np_, ["--grid", grid, "--shape", "5x7x3", "--inject-error", "1", "--repetitions", "1"])
     assert proc.returncode == 2
     assert "# result: VALIDATION FAILED: C = A + B is wrong" in proc.stdout
     # the last rank's last element: C[4][6][2] for both grids
@@ -60,20 +62,25 @@ def test_injected_error_is_found_and_exits_2(np_, grid):
 @pytest.mark.mpi
 def test_cli_measure_matrix_add_fails_loudly(capsys):
     from commbook.cli import main
-    rc = main(["measure", "matrix-add", "--np", "2", "--grid", "2x1x1", "--shape", "5x5x5",
-               "--inject-error", "1", "--quiet"])
+
+    rc = main(
+        ["measure", "matrix-add", "--np", "2", "--grid", "2x1x1", "--shape", "5x5x5", "--inject-error", "1", "--quiet"]
+    )
     assert rc != 0
     assert "VALIDATION FAILED" in capsys.readouterr().err
 
 
 @pytest.mark.mpi
-@pytest.mark.parametrize("np_,opts,msg", [
-    (2, {"grid": "2x2x1"}, "--grid 2x2x1 is not a grid of 2 processes"),
-    (2, {"grid": "3x0x1"}, "is not a grid of 2 processes"),
-    (2, {"grid": "2x1x1", "shape": "1x4x4"}, "splits axis 0 (extent 1) into 2 parts"),
-    (1, {"shape": "0x4x4"}, "--shape 0x4x4: every extent must be at least 1"),
-    (1, {"grid": "axb"}, "--grid 'axb' is not of the form AxBxC"),
-])
+@pytest.mark.parametrize(
+    "np_,opts,msg",
+    [
+        (2, {"grid": "2x2x1"}, "--grid 2x2x1 is not a grid of 2 processes"),
+        (2, {"grid": "3x0x1"}, "is not a grid of 2 processes"),
+        (2, {"grid": "2x1x1", "shape": "1x4x4"}, "splits axis 0 (extent 1) into 2 parts"),
+        (1, {"shape": "0x4x4"}, "--shape 0x4x4: every extent must be at least 1"),
+        (1, {"grid": "axb"}, "--grid 'axb' is not of the form AxBxC"),
+    ],
+)
 def test_bad_input_is_named(np_, opts, msg):
     with pytest.raises(kernels.KernelFailed) as e:
         kernels.run_mpiexec("matrix_add", np_, opts, timeout=60)
@@ -124,8 +131,7 @@ def test_copies_are_priced_when_a_copy_rate_is_given():
 
 def test_grid_shape_does_not_change_the_collective_cost_at_orfeo_scale():
     link = Hockney(0.41, 5420)
-    times = [M.predict("2400x100x100", g, link, add_rate=500.0).total
-             for g in ("24x1x1", "12x2x1", "4x3x2", "2x3x4")]
+    times = [M.predict("2400x100x100", g, link, add_rate=500.0).total for g in ("24x1x1", "12x2x1", "4x3x2", "2x3x4")]
     assert max(times) / min(times) < 1.01
     # and at 24 ranks the distributed sum is slower than adding on one core
     assert M.predict("2400x100x100", "24x1x1", link, add_rate=500.0).speedup < 1
@@ -179,11 +185,20 @@ def test_speedup_limit_from_both_sides():
 
 def test_grid_rows_reads_both_student_spellings():
     import pandas as pd
-    tidy = pd.DataFrame({
-        "params": ["distribution=2400x100x100;topology=6x4;runtime_sec=0.54",
-                   "grid=24x1x1;matrix=2400x100x100", "matrix=800x300x100"],
-        "np": [24, 24, 24], "t_us": [5.2e5, 1.08e5, 1.2e5], "algorithm": ["", "virtual_topology", ""],
-        "source": ["MatteoScorcia/x@1:t.csv", "Francesc0rtu/y@2:r.csv", "Francesc0rtu/y@2:r.csv"]})
+
+    tidy = pd.DataFrame(
+        {
+            "params": [
+                "distribution=2400x100x100;topology=6x4;runtime_sec=0.54",
+                "grid=24x1x1;matrix=2400x100x100",
+                "matrix=800x300x100",
+            ],
+            "np": [24, 24, 24],
+            "t_us": [5.2e5, 1.08e5, 1.2e5],
+            "algorithm": ["", "virtual_topology", ""],
+            "source": ["MatteoScorcia/x@1:t.csv", "Francesc0rtu/y@2:r.csv", "Francesc0rtu/y@2:r.csv"],
+        }
+    )
     rows = M.grid_rows(tidy)
     assert list(rows.grid) == ["6x4x1", "24x1x1"]  # the row without a grid is dropped
     assert list(rows.matrix) == ["2400x100x100", "2400x100x100"]
@@ -192,5 +207,3 @@ def test_grid_rows_reads_both_student_spellings():
 
 # ---------------------------------------------------------------------------------------
 # Widget
-
-

@@ -1,5 +1,6 @@
 """Collective cost models: schedules against closed forms, pipeline optimum, crossovers,
 latency-map models (Loletti's eqs. 1-3), fits and the `predict collective` command."""
+
 from __future__ import annotations
 
 import json
@@ -43,7 +44,8 @@ def test_schedules_equal_closed_forms(key):
             continue
         for n in (0.0, 1.0, 4096.0, 3e6):
             assert costs.predict(op, alg, P, n, LAM, B, G) == pytest.approx(
-                costs.closed_form(op, alg, P, n, LAM, B, G), rel=1e-12, abs=1e-12), (P, n)
+                costs.closed_form(op, alg, P, n, LAM, B, G), rel=1e-12, abs=1e-12
+            ), (P, n)
             checked += 1
     assert checked >= 12
 
@@ -54,8 +56,7 @@ def test_binomial_gather_messages_grow_up_the_tree():
     assert [len(s) for s in steps] == [8, 4, 2, 1]
     # P = 6: the last subtree is cut short (rank 4 holds blocks 4, 5 only)
     steps = schedules.schedule("gather", "binomial", 6)
-    assert {(m.src, m.dst, m.frac) for s in steps for m in s} == {
-        (1, 0, 1), (3, 2, 1), (5, 4, 1), (2, 0, 2), (4, 0, 2)}
+    assert {(m.src, m.dst, m.frac) for s in steps for m in s} == {(1, 0, 1), (3, 2, 1), (5, 4, 1), (2, 0, 2), (4, 0, 2)}
     assert costs.predict("gather", "binomial", 6, 100, LAM, B) == pytest.approx(3 * LAM + (1 + 2 + 2) * 100 / B)
 
 
@@ -72,8 +73,7 @@ def test_recursive_doubling_folds_non_powers_of_two():
 
 def test_binary_tree_schedule():
     steps = schedules.schedule("bcast", "binary_tree", 7)
-    assert [[(m.src, m.dst) for m in s] for s in steps] == [
-        [(0, 1)], [(0, 2), (1, 3)], [(1, 4), (2, 5)], [(2, 6)]]
+    assert [[(m.src, m.dst) for m in s] for s in steps] == [[(0, 1)], [(0, 2), (1, 3)], [(1, 4), (2, 5)], [(2, 6)]]
     assert sum(len(s) for s in schedules.schedule("bcast", "binary_tree", 48)) == 47
 
 
@@ -86,7 +86,8 @@ def test_pipeline_optimum_equals_brute_force(P, n):
     assert costs.predict("bcast", "pipeline", P, n, LAM, B) == pytest.approx(costs.pipeline_time(P, n, LAM, B, k))
     # and the schedule with k segments is the formula (P-2+k)(lam + n/k b)
     assert costs.predict("bcast", "pipeline", P, n, LAM, B, segments=7) == pytest.approx(
-        (P - 2 + 7) * (LAM + n / 7 / B))
+        (P - 2 + 7) * (LAM + n / 7 / B)
+    )
 
 
 def test_fastest_bcast_crossover_binomial_to_scatter_allgather():
@@ -97,16 +98,16 @@ def test_fastest_bcast_crossover_binomial_to_scatter_allgather():
     t_sag = lambda n: costs.predict("bcast", "scatter_allgather", P, n, LAM, B)  # noqa: E731
     assert t_bin(0.9 * n_cross) < t_sag(0.9 * n_cross) and t_bin(1.1 * n_cross) > t_sag(1.1 * n_cross)
     assert costs.fastest_algorithm("bcast", P, 8, LAM, B)[0] == "binomial"
-    best, ranking = costs.fastest_algorithm("bcast", P, 2 ** 24, LAM, B)
+    best, ranking = costs.fastest_algorithm("bcast", P, 2**24, LAM, B)
     assert best in ("scatter_allgather", "pipeline")
     assert ranking.t_us.is_monotonic_increasing and len(ranking) == len(schedules.ALGORITHMS["bcast"])
-    assert ranking.set_index("algorithm").t_us["linear"] == pytest.approx((P - 1) * (LAM + 2 ** 24 / B))
+    assert ranking.set_index("algorithm").t_us["linear"] == pytest.approx((P - 1) * (LAM + 2**24 / B))
 
 
 def test_fastest_allreduce_changes_with_size():
     P = 64
     assert costs.fastest_algorithm("allreduce", P, 8, LAM, B, G)[0] == "recursive_doubling"
-    assert costs.fastest_algorithm("allreduce", P, 2 ** 26, LAM, B, G)[0] in ("rabenseifner", "ring")
+    assert costs.fastest_algorithm("allreduce", P, 2**26, LAM, B, G)[0] in ("rabenseifner", "ring")
     # two ranks: linear and binomial are the same single message; the tie keeps table order
     best, ranking = costs.fastest_algorithm("gather", 2, 100, LAM, B)
     assert best == "linear" and ranking.t_us.iloc[0] == ranking.t_us.iloc[1]
@@ -139,10 +140,10 @@ def test_topology_adds_hops_beyond_a_neighbour():
     # recursive doubling is contention-free on a hypercube, not on a ring
     H = T.hypercube(8)
     plain = costs.predict("allreduce", "recursive_doubling", 8, n, LAM, B)
-    assert costs.predict("allreduce", "recursive_doubling", 8, n, LAM, B, topology=H, t_h=t_h,
-                     contention=True) == pytest.approx(plain)
-    on_ring = costs.predict("allreduce", "recursive_doubling", 8, n, LAM, B, topology=R, t_h=0.0,
-                        contention=True)
+    assert costs.predict(
+        "allreduce", "recursive_doubling", 8, n, LAM, B, topology=H, t_h=t_h, contention=True
+    ) == pytest.approx(plain)
+    on_ring = costs.predict("allreduce", "recursive_doubling", 8, n, LAM, B, topology=R, t_h=0.0, contention=True)
     # distances 1, 2, 4 on a ring of 8: 1, 2, 4 messages per link, each step its n beta x load
     assert on_ring == pytest.approx(3 * LAM + (1 + 2 + 4) * n / B)
 
@@ -158,9 +159,11 @@ def test_latency_map_models_of_the_report():
     assert latency_maps.linear_gather_latency_model(L, P) == pytest.approx(sum(L[i, 0] for i in range(1, P)))
     # eq. 3: the binomial-tree edges (1,0) (3,2) (5,4) (2,0) (4,0)
     assert latency_maps.binomial_gather_latency_model(L, P) == pytest.approx(
-        L[1, 0] + L[3, 2] + L[5, 4] + L[2, 0] + L[4, 0])
+        L[1, 0] + L[3, 2] + L[5, 4] + L[2, 0] + L[4, 0]
+    )
     assert latency_maps.latency_map_time("gather", "binomial", L, P, how="steps") == pytest.approx(
-        max(L[1, 0], L[3, 2], L[5, 4]) + L[2, 0] + L[4, 0])  # distances 1, 2, 4: three steps
+        max(L[1, 0], L[3, 2], L[5, 4]) + L[2, 0] + L[4, 0]
+    )  # distances 1, 2, 4: three steps
     with pytest.raises(ValueError, match="square matrix of at least 8"):
         latency_maps.latency_map_time("bcast", "chain", L, 8)
     with pytest.raises(ValueError, match="overlap"):
@@ -168,8 +171,14 @@ def test_latency_map_models_of_the_report():
 
 
 def test_latency_matrix_from_pair_tables():
-    raw = pd.DataFrame({"Core 1": [0, 0, 1, 0, 0, 1, 0], "Core 2": [1, 2, 2, 1, 2, 2, 1],
-                        "Message Size": [1, 1, 1, 8, 8, 8, 1], "Latency": [0.2, 0.4, 0.3, 9, 9, 9, 0.4]})
+    raw = pd.DataFrame(
+        {
+            "Core 1": [0, 0, 1, 0, 0, 1, 0],
+            "Core 2": [1, 2, 2, 1, 2, 2, 1],
+            "Message Size": [1, 1, 1, 8, 8, 8, 1],
+            "Latency": [0.2, 0.4, 0.3, 9, 9, 9, 0.4],
+        }
+    )
     L = latency_maps.latency_matrix(raw)  # smallest size by default; (0, 1) measured twice -> mean
     np.testing.assert_allclose(L, [[0, 0.3, 0.4], [0.3, 0, 0.3], [0.4, 0.3, 0]])
     assert latency_maps.latency_matrix(raw, size_bytes=8)[0, 1] == 9
@@ -177,8 +186,14 @@ def test_latency_matrix_from_pair_tables():
     assert L4[3, 0] == 2.0 and L4[0, 1] == pytest.approx(0.3)
     with pytest.raises(ValueError, match=r"no latency for the pair \(0, 3\)"):
         latency_maps.latency_matrix(raw, P=4)
-    tidy = pd.DataFrame({"benchmark": ["latency"] * 3, "t_us": [0.2, 0.45, 0.5], "size_bytes": 0,
-                         "params": ["core_a=0;core_b=1", "core_a=0;core_b=2", "core_a=1;core_b=2"]})
+    tidy = pd.DataFrame(
+        {
+            "benchmark": ["latency"] * 3,
+            "t_us": [0.2, 0.45, 0.5],
+            "size_bytes": 0,
+            "params": ["core_a=0;core_b=1", "core_a=0;core_b=2", "core_a=1;core_b=2"],
+        }
+    )
     assert latency_maps.latency_matrix(tidy)[2, 1] == 0.5
     with pytest.raises(ValueError, match="no first-core column"):
         latency_maps.latency_matrix(pd.DataFrame({"x": [1], "t_us": [1]}))
@@ -188,11 +203,11 @@ def test_latency_matrix_from_pair_tables():
 
 
 def test_plateau_matrix_from_the_report_table():
-    table = pd.DataFrame({"core_from": [0] * 6, "core_to": [1, 4, 8, 16, 24, 48],
-                          "latency_us": [0.1, 0.2, 0.3, 0.5, 0.8, 2.0]})
+    table = pd.DataFrame(
+        {"core_from": [0] * 6, "core_to": [1, 4, 8, 16, 24, 48], "latency_us": [0.1, 0.2, 0.3, 0.5, 0.8, 2.0]}
+    )
     L = latency_maps.plateau_latency_matrix(49, table)
-    assert [L[0, j] for j in (1, 2, 4, 5, 16, 17, 30, 48)] == pytest.approx(
-        [0.1, 0.2, 0.2, 0.3, 0.5, 0.8, 2.0, 2.0])
+    assert [L[0, j] for j in (1, 2, 4, 5, 16, 17, 30, 48)] == pytest.approx([0.1, 0.2, 0.2, 0.3, 0.5, 0.8, 2.0, 2.0])
     assert L[10, 12] == 0.2 and L[5, 5] == 0
     with pytest.raises(ValueError, match="reaches core 48, not 49"):
         latency_maps.plateau_latency_matrix(50, table)
@@ -213,8 +228,11 @@ def test_class_latency_matrix():
 
 def _synthetic(op, alg, lam, b, nps, sizes, noise=0.02, seed=1):
     rng = np.random.default_rng(seed)
-    rows = [dict(np=P, size_bytes=n, t_us=costs.predict(op, alg, P, n, lam, b) * (1 + noise * rng.standard_normal()))
-            for P in nps for n in sizes]
+    rows = [
+        dict(np=P, size_bytes=n, t_us=costs.predict(op, alg, P, n, lam, b) * (1 + noise * rng.standard_normal()))
+        for P in nps
+        for n in sizes
+    ]
     return pd.DataFrame(rows)
 
 
@@ -235,9 +253,11 @@ def test_fit_with_the_wrong_model_predicts_badly():
 
 
 def test_fit_pipeline_with_segment_size_and_errors():
-    rows = [dict(np=P, size_bytes=n, t_us=costs.predict("bcast", "pipeline", P, n, 2.0, 5000.0,
-                                                     segment_bytes=8192))
-            for P in range(2, 25) for n in (1024, 65536, 1 << 20)]
+    rows = [
+        dict(np=P, size_bytes=n, t_us=costs.predict("bcast", "pipeline", P, n, 2.0, 5000.0, segment_bytes=8192))
+        for P in range(2, 25)
+        for n in (1024, 65536, 1 << 20)
+    ]
     fit = costs.fit_algorithm(pd.DataFrame(rows), "bcast", "pipeline", segment_bytes=8192, train="size")
     assert fit.lam_us == pytest.approx(2.0) and fit.b_MBps == pytest.approx(5000.0)
     with pytest.raises(ValueError, match="segment_bytes"):
@@ -253,8 +273,25 @@ def test_fit_pipeline_with_segment_size_and_errors():
 
 
 def test_cli_single_algorithm_json(capsys):
-    rc = main(["predict", "collective", "--op", "bcast", "--algorithm", "binomial", "--np", "16",
-               "--sizes", "8,1K", "--lambda-us", "1", "--bandwidth-MBps", "1000", "--json"])
+    rc = main(
+        [
+            "predict",
+            "collective",
+            "--op",
+            "bcast",
+            "--algorithm",
+            "binomial",
+            "--np",
+            "16",
+            "--sizes",
+            "8,1K",
+            "--lambda-us",
+            "1",
+            "--bandwidth-MBps",
+            "1000",
+            "--json",
+        ]
+    )
     out = json.loads(capsys.readouterr().out)
     assert rc == 0
     assert [r["t_us"] for r in out["predictions"]] == pytest.approx([4 * (1 + 8 / 1000), 4 * (1 + 1024 / 1000)])
@@ -262,9 +299,27 @@ def test_cli_single_algorithm_json(capsys):
 
 
 def test_cli_ranks_all_algorithms_with_topology(capsys):
-    rc = main(["predict", "collective", "--op", "allreduce", "--np", "8", "--sizes", "1M",
-               "--lambda-us", "1", "--bandwidth-MBps", "1000", "--topology", "ring:8",
-               "--hop-us", "0.5", "--contention"])
+    rc = main(
+        [
+            "predict",
+            "collective",
+            "--op",
+            "allreduce",
+            "--np",
+            "8",
+            "--sizes",
+            "1M",
+            "--lambda-us",
+            "1",
+            "--bandwidth-MBps",
+            "1000",
+            "--topology",
+            "ring:8",
+            "--hop-us",
+            "0.5",
+            "--contention",
+        ]
+    )
     out = capsys.readouterr().out
     assert rc == 0 and "model values" in out and "topology ring:8" in out
     lines = [l.split() for l in out.splitlines() if l.strip().startswith("1048576")]
@@ -272,14 +327,17 @@ def test_cli_ranks_all_algorithms_with_topology(capsys):
     assert float(lines[0][-2]) <= float(lines[-1][-2])
 
 
-@pytest.mark.parametrize("args,message", [
-    (["--op", "bcats"], "unknown collective 'bcats'; valid: bcast, gather"),
-    (["--op", "gather", "--algorithm", "chain"], "unknown gather algorithm 'chain'; valid: linear, binomial"),
-    (["--op", "bcast", "--topology", "ring:8"], "--topology needs --hop-us"),
-    (["--op", "bcast", "--hop-us", "1"], "--hop-us needs --topology"),
-    (["--op", "bcast", "--topology", "ring:2", "--hop-us", "1"], "p must be an integer >= 3"),
-    (["--op", "bcast", "--sizes", "1Q"], "'1Q' is not a size"),
-])
+@pytest.mark.parametrize(
+    "args,message",
+    [
+        (["--op", "bcats"], "unknown collective 'bcats'; valid: bcast, gather"),
+        (["--op", "gather", "--algorithm", "chain"], "unknown gather algorithm 'chain'; valid: linear, binomial"),
+        (["--op", "bcast", "--topology", "ring:8"], "--topology needs --hop-us"),
+        (["--op", "bcast", "--hop-us", "1"], "--hop-us needs --topology"),
+        (["--op", "bcast", "--topology", "ring:2", "--hop-us", "1"], "p must be an integer >= 3"),
+        (["--op", "bcast", "--sizes", "1Q"], "'1Q' is not a size"),
+    ],
+)
 def test_cli_bad_input_one_line(capsys, args, message):
     base = ["predict", "collective", "--np", "4", "--lambda-us", "1", "--bandwidth-MBps", "100"]
     rc = main(base + args)
@@ -321,9 +379,11 @@ def test_no_algorithm_beats_its_lower_bound(key):
     # and the bandwidth-optimal ones meet the bandwidth bound
     for P in (2, 4, 8, 16):
         assert costs.coefficients("allreduce", "ring", P)[1:] == pytest.approx(
-            costs.LOWER_BOUNDS["allreduce"].coefficients(P)[1:])
+            costs.LOWER_BOUNDS["allreduce"].coefficients(P)[1:]
+        )
         assert costs.coefficients("allreduce", "rabenseifner", P)[1:] == pytest.approx(
-            costs.LOWER_BOUNDS["allreduce"].coefficients(P)[1:])
+            costs.LOWER_BOUNDS["allreduce"].coefficients(P)[1:]
+        )
 
 
 def test_cost_table_lists_every_algorithm_and_a_bound_per_operation():
@@ -331,20 +391,19 @@ def test_cost_table_lists_every_algorithm_and_a_bound_per_operation():
     for op, algs in schedules.ALGORITHMS.items():
         assert set(t[t.operation == op].algorithm) == set(algs) | {"lower bound"}
     ring = t[(t.operation == "allreduce") & (t.algorithm == "ring")].iloc[0]
-    assert (ring["latency × λ"], ring["bytes × nβ"], ring["reduced × nγ"]) == \
-        ("2(P−1)", "2(P−1)/P", "(P−1)/P")
+    assert (ring["latency × λ"], ring["bytes × nβ"], ring["reduced × nγ"]) == ("2(P−1)", "2(P−1)/P", "(P−1)/P")
 
 
 def test_crossover_of_two_algorithms():
     # P = 2: ring pays one more latency and saves n gamma / 2: n* = lam / (gamma / 2)
-    assert costs.crossover("allreduce", "recursive_doubling", "ring", 2, 1.0, 5000.0, 1e-4) == \
-        pytest.approx(2e4)
+    assert costs.crossover("allreduce", "recursive_doubling", "ring", 2, 1.0, 5000.0, 1e-4) == pytest.approx(2e4)
     assert costs.crossover("allreduce", "recursive_doubling", "ring", 2, 1.0, 5000.0) == float("inf")
     # P = 8, gamma = 0: rabenseifner 3 latencies more, saves (3 - 7/4) n beta
     n = costs.crossover("allreduce", "recursive_doubling", "rabenseifner", 8, 1.0, 5000.0)
     assert n == pytest.approx(3 * 1.0 / (1.25 / 5000.0))
     assert costs.predict("allreduce", "rabenseifner", 8, n, 1.0, 5000.0) == pytest.approx(
-        costs.predict("allreduce", "recursive_doubling", 8, n, 1.0, 5000.0))
+        costs.predict("allreduce", "recursive_doubling", 8, n, 1.0, 5000.0)
+    )
 
 
 def test_equation_3_corrected_is_the_critical_path():
@@ -358,7 +417,9 @@ def test_equation_3_corrected_is_the_critical_path():
 
 def test_coefficient_table_for_explorers():
     t = costs.coefficient_table([1, 2, 5, 8], ["allreduce"])
-    assert set(t.algorithm) == set(schedules.ALGORITHMS["allreduce"]) and len(t) == 4 * len(schedules.ALGORITHMS["allreduce"])
+    assert set(t.algorithm) == set(schedules.ALGORITHMS["allreduce"]) and len(t) == 4 * len(
+        schedules.ALGORITHMS["allreduce"]
+    )
     row = t[(t.algorithm == "ring") & (t.np == 8)].iloc[0]
     assert (row.latency, row.bytes, row.reduce) == pytest.approx((14, 14 / 8, 7 / 8))
     assert (t[t.np == 1][["latency", "bytes", "reduce"]] == 0).all().all()

@@ -1,4 +1,5 @@
 """The Hockney model and its piecewise form: evaluation, derived quantities, JSON files."""
+
 import json
 
 import numpy as np
@@ -10,7 +11,7 @@ from commbook.models.hockney import Hockney, PiecewiseHockney, Segment, model_fr
 
 
 def test_time_and_units():
-    m = Hockney(2.0, 1000.0)           # 1000 MB/s = 1000 B/µs
+    m = Hockney(2.0, 1000.0)  # 1000 MB/s = 1000 B/µs
     assert m.time_us([0, 1000, 1_000_000]).tolist() == pytest.approx([2.0, 3.0, 1002.0])
     assert m.n_half == pytest.approx(2000.0)
 
@@ -22,8 +23,9 @@ def test_effective_bandwidth_is_half_of_b_at_n_half():
     assert m.effective_bandwidth([1e12])[0] == pytest.approx(6000.0, rel=1e-5)
 
 
-@pytest.mark.parametrize("lam,bw,what", [(-0.1, 100, "latency"), (1, 0, "bandwidth"),
-                                         (float("nan"), 100, "finite"), (1, "fast", "number")])
+@pytest.mark.parametrize(
+    "lam,bw,what", [(-0.1, 100, "latency"), (1, 0, "bandwidth"), (float("nan"), 100, "finite"), (1, "fast", "number")]
+)
 def test_refuses_impossible_parameters(lam, bw, what):
     with pytest.raises(ValueError, match=what):
         Hockney(lam, bw)
@@ -35,25 +37,26 @@ def test_refuses_negative_size():
 
 
 def two_segments():
-    return PiecewiseHockney((Segment(0, 4096, Hockney(0.3, 3000.0)),
-                             Segment(4097, None, Hockney(3.0, 8000.0))))
+    return PiecewiseHockney((Segment(0, 4096, Hockney(0.3, 3000.0)), Segment(4097, None, Hockney(3.0, 8000.0))))
 
 
 def test_piecewise_picks_segment_by_size():
     m = two_segments()
     t = m.time_us([0, 4096, 4097, 8 << 20])
-    assert t.tolist() == pytest.approx([0.3, 0.3 + 4096 / 3000, 3.0 + 4097 / 8000,
-                                        3.0 + (8 << 20) / 8000])
+    assert t.tolist() == pytest.approx([0.3, 0.3 + 4096 / 3000, 3.0 + 4097 / 8000, 3.0 + (8 << 20) / 8000])
     assert m.segment_index([0, 4096, 4097]).tolist() == [0, 0, 1]
     assert m.breakpoints == [4096]
 
 
-@pytest.mark.parametrize("segs,what", [
-    ((), "at least one"),
-    ((Segment(1, None, Hockney(1, 1)),), "start at 0"),
-    ((Segment(0, 10, Hockney(1, 1)),), "open-ended"),
-    ((Segment(0, 10, Hockney(1, 1)), Segment(20, None, Hockney(1, 1))), "contiguous"),
-])
+@pytest.mark.parametrize(
+    "segs,what",
+    [
+        ((), "at least one"),
+        ((Segment(1, None, Hockney(1, 1)),), "start at 0"),
+        ((Segment(0, 10, Hockney(1, 1)),), "open-ended"),
+        ((Segment(0, 10, Hockney(1, 1)), Segment(20, None, Hockney(1, 1))), "contiguous"),
+    ],
+)
 def test_piecewise_refuses_bad_segments(segs, what):
     with pytest.raises(ValueError, match=what):
         PiecewiseHockney(segs)
@@ -84,8 +87,14 @@ def test_malformed_model_file_names_file_and_line(tmp_path):
     bad.write_text(json.dumps({"model": "hockney", "lambda_us": 1}))
     with pytest.raises(DataFormatError, match="missing 'bandwidth_MBps'"):
         load_model(bad)
-    bad.write_text(json.dumps({"model": "hockney-piecewise", "segments": [
-        {"min_bytes": 0, "max_bytes": None, "lambda_us": -2, "bandwidth_MBps": 5}]}))
+    bad.write_text(
+        json.dumps(
+            {
+                "model": "hockney-piecewise",
+                "segments": [{"min_bytes": 0, "max_bytes": None, "lambda_us": -2, "bandwidth_MBps": 5}],
+            }
+        )
+    )
     with pytest.raises(DataFormatError, match="segment 1: latency"):
         load_model(bad)
     with pytest.raises(DataFormatError, match="no such file"):

@@ -3,6 +3,7 @@
 The layers are import-linter contracts in pyproject.toml ([tool.importlinter]); `lint-imports`
 checks them, imports inside functions included. grimp (import-linter's graph) gives the graph
 the no-cycle check walks."""
+
 import shutil
 import subprocess
 import sys
@@ -40,9 +41,11 @@ def test_every_module_sits_in_a_layer(repo):
     config = tomllib.loads((repo / "pyproject.toml").read_text())["tool"]["importlinter"]
     [layers] = [c["layers"] for c in config["contracts"] if c["type"] == "layers"]
     named = {m.strip() for layer in layers for m in layer.split(":")}
-    top = {".".join(p.relative_to(repo / "src").with_suffix("").parts[:2])
-           for p in (repo / "src" / "commbook").iterdir()
-           if (p.suffix == ".py" or (p / "__init__.py").exists()) and not p.name.startswith("_")}
+    top = {
+        ".".join(p.relative_to(repo / "src").with_suffix("").parts[:2])
+        for p in (repo / "src" / "commbook").iterdir()
+        if (p.suffix == ".py" or (p / "__init__.py").exists()) and not p.name.startswith("_")
+    }
     assert top - named == set(), "modules in no layer of [tool.importlinter]"
 
 

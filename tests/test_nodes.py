@@ -4,6 +4,7 @@ with a hostfile), and the cluster itself: up, down, bad input, and every ending 
 
 Timing assertions are ratios with wide margins (the machine is shared): TCP over a veth costs
 ~10-20 µs per message against well under 1 µs through shared memory."""
+
 import os
 import signal
 import subprocess
@@ -101,9 +102,18 @@ def test_launch_agent_ring_steps_up_at_the_node_crossing(on_nodes):
 def test_collective_across_nodes_checks_its_result(on_nodes):
     """An allreduce over all three nodes in a Slurm allocation; the kernel checks every
     algorithm's result on every rank (a wrong one would exit non-zero: VALIDATION FAILED)."""
-    m = on_nodes.measure("allreduce", "--np", "3", "--algorithm", "ring,library",
-                         "--sizes", "8,64K", "--repetitions", "3",
-                         allocation=["-N3", "--ntasks-per-node=1"])
+    m = on_nodes.measure(
+        "allreduce",
+        "--np",
+        "3",
+        "--algorithm",
+        "ring,library",
+        "--sizes",
+        "8,64K",
+        "--repetitions",
+        "3",
+        allocation=["-N3", "--ntasks-per-node=1"],
+    )
     assert m.meta["node_count"] == "3"
     assert sorted(machine.rank_hosts(m.meta["rank_hosts"])) == ["node1", "node2", "node3"]
     assert len(m.table) == 4 and (m.table["t_us"] > 0).all()
@@ -113,8 +123,9 @@ def test_collective_across_nodes_checks_its_result(on_nodes):
 @pytest.mark.slurm
 def test_mpiexec_inside_an_allocation_places_one_rank_per_node(on_nodes):
     """mpiexec inside `salloc -N2`: MPICH's Hydra (or Open MPI's PRTE) launches through Slurm."""
-    m = on_nodes.measure("pingpong", "--np", "2", "--sizes", "8:1K", "--repetitions", "3",
-                         allocation=["-N2", "--ntasks-per-node=1"])
+    m = on_nodes.measure(
+        "pingpong", "--np", "2", "--sizes", "8:1K", "--repetitions", "3", allocation=["-N2", "--ntasks-per-node=1"]
+    )
     assert m.meta["node_count"] == "2" and len(set(machine.rank_hosts(m.meta["rank_hosts"]))) == 2
     assert set(m.table["mapping"]) == {"node"}
     assert m.meta["mpi_library"].startswith("MPICH" if FLAVOUR == "mpich" else "Open MPI")
@@ -128,9 +139,10 @@ def test_book_job_script_runs_on_two_nodes(on_nodes, repo):
     job = on_nodes.run(["sbatch", "--parsable", "--wait", script], timeout=420)
     job_id = job.stdout.strip().split(";")[0]
     from commbook import data
+
     m = data.read_measurements(on_nodes.scratch / f"pingpong-emulated-{job_id}.csv")
     assert m.meta["node_count"] == "2" and set(m.table["mapping"]) == {"node"}
-    assert list(m.table["size_bytes"]) == [0] + [2 ** k for k in range(23)]
+    assert list(m.table["size_bytes"]) == [0] + [2**k for k in range(23)]
     assert set(m.table["machine"]) == {"emulated-nodes"}
 
 
@@ -138,9 +150,13 @@ def test_book_job_script_runs_on_two_nodes(on_nodes, repo):
 
 
 def commbook_nodes(*args, base: Path, timeout: float = 60) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "commbook.cli", "nodes", *args],
-                          capture_output=True, text=True, timeout=timeout,
-                          env={**os.environ, "COMMBOOK_NODES_DIR": str(base)})
+    return subprocess.run(
+        [sys.executable, "-m", "commbook.cli", "nodes", *args],
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+        env={**os.environ, "COMMBOOK_NODES_DIR": str(base)},
+    )
 
 
 def one_line(proc) -> str:
@@ -151,6 +167,7 @@ def one_line(proc) -> str:
 
 def current(base: Path):
     from commbook.nodes import state
+
     return state.current(base) if base.exists() else None
 
 
@@ -161,8 +178,7 @@ def test_up_status_exec_down_leave_nothing(tmp_path):
     assert up.returncode == 0 and "2 emulated nodes up in" in up.stdout, up.stderr
     record = current(base)
     assert commbook_nodes("status", base=base).returncode == 0
-    shown = commbook_nodes("exec", "--node", "node2", "--", "sh", "-c",
-                           "hostname; tc qdisc show dev eth0", base=base)
+    shown = commbook_nodes("exec", "--node", "node2", "--", "sh", "-c", "hostname; tc qdisc show dev eth0", base=base)
     assert shown.stdout.startswith("node2\n") and "tbf" in shown.stdout, shown
     twice = commbook_nodes("up", "--nodes", "2", base=base)
     assert twice.returncode == 2 and "already up" in one_line(twice)
@@ -171,12 +187,15 @@ def test_up_status_exec_down_leave_nothing(tmp_path):
     assert leftovers(record) == [] and not base.exists()
 
 
-@pytest.mark.parametrize("args, said", [
-    (["up", "--nodes", "9"], "2 to 8 nodes"),
-    (["up", "--nodes", "2", "--rate", "fast"], "is not a rate"),
-    (["down"], "no emulated cluster is up"),
-    (["exec", "--", "true"], "no emulated cluster is up"),
-])
+@pytest.mark.parametrize(
+    "args, said",
+    [
+        (["up", "--nodes", "9"], "2 to 8 nodes"),
+        (["up", "--nodes", "2", "--rate", "fast"], "is not a rate"),
+        (["down"], "no emulated cluster is up"),
+        (["exec", "--", "true"], "no emulated cluster is up"),
+    ],
+)
 def test_bad_input_gets_one_line_and_changes_nothing(tmp_path, args, said):
     base = tmp_path / "nodes"
     netns_before = sorted(os.listdir("/run/netns")) if os.path.isdir("/run/netns") else []
@@ -217,14 +236,18 @@ def wait_for_record(base: Path, phase: str | None = None, timeout: float = 30):
 def test_ctrl_c_during_up_removes_what_was_made(tmp_path):
     require()
     base = tmp_path / "nodes"
-    proc = subprocess.Popen([sys.executable, "-m", "commbook.cli", "nodes", "up", "--nodes", "8",
-                             "--slurm"], stderr=subprocess.PIPE, text=True,
-                            env={**os.environ, "COMMBOOK_NODES_DIR": str(base)})
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "commbook.cli", "nodes", "up", "--nodes", "8", "--slurm"],
+        stderr=subprocess.PIPE,
+        text=True,
+        env={**os.environ, "COMMBOOK_NODES_DIR": str(base)},
+    )
     record = wait_for_record(base)
     proc.send_signal(signal.SIGINT)
     _, err = proc.communicate(timeout=60)
     assert proc.returncode == 2 and "interrupted" in err and len(err.strip().splitlines()) == 1, err
     from commbook.nodes import state
+
     record = state.load(record.path) if record.path.exists() else record
     assert leftovers(record) == [] and not base.exists()
 
@@ -255,9 +278,9 @@ time.sleep(600)
 def test_a_killed_owner_takes_its_cluster_with_it(tmp_path):
     """The Python API's owner SIGKILLed: its keeper sees the pipe close and removes all."""
     require()
-    owner = subprocess.Popen([sys.executable, "-c", OWNER, str(tmp_path / "nodes")],
-                             stdout=subprocess.PIPE, text=True)
+    owner = subprocess.Popen([sys.executable, "-c", OWNER, str(tmp_path / "nodes")], stdout=subprocess.PIPE, text=True)
     from commbook.nodes import state
+
     record = state.load(owner.stdout.readline().strip())
     assert leftovers(record) != []
     owner.kill()
@@ -270,6 +293,7 @@ def test_a_killed_owner_takes_its_cluster_with_it(tmp_path):
 
 def test_rates_are_parsed_as_tc_reads_them():
     from commbook.nodes import NodesError, netns
+
     assert netns.parse_rate("1gbit") == 1e9 and netns.parse_rate("100Mbit") == 1e8
     assert netns.parse_rate("125mbps") == 1e9 and netns.parse_rate("2.5gbit") == 2.5e9
     for bad in ("", "1", "fast", "1 gigabit", "-1gbit", "10bit"):
@@ -290,8 +314,10 @@ def test_node_boundary_reference_path(monkeypatch):
     """Where no emulated nodes can be made (forced here), the book's node-boundary sections
     draw the shipped reference run, say so, and every verdict is computed from it."""
     import matplotlib
+
     matplotlib.use("Agg")
     from commbook.nodes import boundary
+
     monkeypatch.setenv("COMMBOOK_NODES_REFERENCE", "1")
     run = boundary.load()
     assert not run.live and "not measured while this page was built" in run.source_sentence

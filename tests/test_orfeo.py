@@ -1,4 +1,5 @@
 """ORFEO summary tables, catalog, fetch-with-hashes and the chapters' load() helper."""
+
 from __future__ import annotations
 
 import pytest
@@ -33,8 +34,7 @@ def test_read_table_names_file_and_line(tmp_path):
         orfeo.read_table(p, required=("source",))
 
 
-@pytest.mark.parametrize("name", ["pingpong_seed", "hardware_seed", "core_latency_seed",
-                                  "jacobi_seed", "ring_seed"])
+@pytest.mark.parametrize("name", ["pingpong_seed", "hardware_seed", "core_latency_seed", "jacobi_seed", "ring_seed"])
 def test_every_seed_table_reads_and_names_sources(name):
     df = orfeo.summary_table(name)
     assert len(df) > 0
@@ -68,8 +68,9 @@ from commbook.cli import main  # noqa: E402
 
 REPO = Path(__file__).resolve().parents[1]
 MIRROR = Path(os.environ.get("COMMBOOK_ORFEO_MIRROR") or REPO.parent / "shared" / "orfeo")
-needs_mirror = pytest.mark.skipif(not (MIRROR / "README.md").exists(),
-                                  reason=f"ORFEO mirror not found at {MIRROR} (set COMMBOOK_ORFEO_MIRROR)")
+needs_mirror = pytest.mark.skipif(
+    not (MIRROR / "README.md").exists(), reason=f"ORFEO mirror not found at {MIRROR} (set COMMBOOK_ORFEO_MIRROR)"
+)
 SMALL = "marcobarrasso1/bcast"  # a dataset of 3 small files for the download tests
 
 
@@ -93,23 +94,27 @@ def test_catalog_is_well_formed():
     assert set(cat.role) <= {"raw", "mean", "excluded", "license"}
     assert (cat[cat.role.isin(["excluded", "license"])].skip != "").all()
     url = orfeo.raw_url(orfeo.entry("mmunini99/Project_1/output/latency.txt"))
-    assert url.endswith("/Project%201/output/latency.txt") and url.startswith("https://raw.githubusercontent.com/mmunini99/")
+    assert url.endswith("/Project%201/output/latency.txt") and url.startswith(
+        "https://raw.githubusercontent.com/mmunini99/"
+    )
 
 
 @needs_mirror
 def test_catalog_matches_the_mirror():
     """Every data file is catalogued with its hash, and the rules reproduce the catalog."""
     cat = orfeo.catalog().set_index("key")
-    files = {p.relative_to(MIRROR).as_posix() for p in MIRROR.rglob("*")
-             if p.is_file() and p.name not in ("PROVENANCE.md", "README.md")}
+    files = {
+        p.relative_to(MIRROR).as_posix()
+        for p in MIRROR.rglob("*")
+        if p.is_file() and p.name not in ("PROVENANCE.md", "README.md")
+    }
     assert files == set(cat.index)
     for key in files:
         assert orfeo.sha256_of(MIRROR / key) == cat.sha256[key], key
         assert (MIRROR / key).stat().st_size == int(cat["size"][key])
     rebuilt = orfeo.build_catalog(MIRROR).set_index("key")
     committed = orfeo.catalog().set_index("key")
-    pd.testing.assert_frame_equal(rebuilt.astype(str), committed.astype(str).loc[rebuilt.index],
-                                  check_dtype=False)
+    pd.testing.assert_frame_equal(rebuilt.astype(str), committed.astype(str).loc[rebuilt.index], check_dtype=False)
 
 
 @needs_mirror
@@ -159,8 +164,7 @@ def test_fetch_over_http_checks_hashes(isolated, http_mirror, capsys):
 
 def test_fetch_from_missing_mirror_fails_cleanly(isolated, tmp_path, capsys):
     (tmp_path / "empty").mkdir()
-    assert main(["data", "fetch", "orfeo", "--mirror", str(tmp_path / "empty"),
-                 "--dataset", SMALL]) == 1
+    assert main(["data", "fetch", "orfeo", "--mirror", str(tmp_path / "empty"), "--dataset", SMALL]) == 1
     assert "not in the mirror" in capsys.readouterr().err
     assert main(["data", "fetch", "orfeo", "--mirror", str(tmp_path / "nowhere")]) == 2
     assert "not a directory" in capsys.readouterr().err
@@ -176,8 +180,7 @@ def test_load_reads_derived_tables_offline(isolated, monkeypatch):
     monkeypatch.setenv("COMMBOOK_ORFEO_MIRROR", "none")  # offline: no mirror, nothing fetched
     df, caption = orfeo.load("pingpong")
     assert caption.startswith("ORFEO data: ") and "data/orfeo/derived/pingpong.csv.gz" in caption
-    thin = df[(df.machine == "orfeo-thin") & (df.mapping == "node") & (df.transport == "ucx")
-              & (df.size_bytes == 0)]
+    thin = df[(df.machine == "orfeo-thin") & (df.mapping == "node") & (df.transport == "ucx") & (df.size_bytes == 0)]
     assert 0.9 < thin.t_us.median() < 1.3  # the seed report's 0.99 µs inter-node UCX latency
     assert (df.t_min_us <= df.t_us).all() and (df.t_us <= df.t_max_us).all() and (df.runs >= 1).all()
     bcast, _ = orfeo.load("bcast", machine="orfeo-thin")
@@ -208,12 +211,18 @@ def test_catalog_rules_file_reads():
     assert folders["mmunini99"]["path_fixes"] == [["Project_1/", "Project 1/"]]
 
 
-@pytest.mark.parametrize("text, message", [
-    ('[folders.a]\nmachine = "x"\n[[rules]]\nfolder = "a"\npattern = "("\n', "rule 1 .*bad regular expression"),
-    ('[folders.a]\nmachine = "x"\n[[rules]]\nfolder = "b"\npattern = "x"\n', "rule 1 .*known folder"),
-    ('[folders.a]\n[[rules]]\nfolder = "a"\npattern = "x"\nbenchmrk = "ring"\n', r"rule 1 .*unknown or non-text field\(s\) \['benchmrk'\]"),
-    ('[folders.a\n', "cannot read the catalog rules"),
-])
+@pytest.mark.parametrize(
+    "text, message",
+    [
+        ('[folders.a]\nmachine = "x"\n[[rules]]\nfolder = "a"\npattern = "("\n', "rule 1 .*bad regular expression"),
+        ('[folders.a]\nmachine = "x"\n[[rules]]\nfolder = "b"\npattern = "x"\n', "rule 1 .*known folder"),
+        (
+            '[folders.a]\n[[rules]]\nfolder = "a"\npattern = "x"\nbenchmrk = "ring"\n',
+            r"rule 1 .*unknown or non-text field\(s\) \['benchmrk'\]",
+        ),
+        ("[folders.a\n", "cannot read the catalog rules"),
+    ],
+)
 def test_catalog_rules_errors_name_file_and_rule(tmp_path, monkeypatch, text, message):
     bad = tmp_path / "catalog_rules.toml"
     bad.write_text(text)
@@ -244,8 +253,12 @@ def test_orfeo_mirror_beside_a_checkout(tmp_path, monkeypatch):
 
 
 def test_fixes_are_data_and_every_named_fix_exists(tmp_path, monkeypatch):
-    named = {item.partition("=")[2] for hints in orfeo.catalog().hints
-             for item in hints.split(";") if item.startswith("fix=")}
+    named = {
+        item.partition("=")[2]
+        for hints in orfeo.catalog().hints
+        for item in hints.split(";")
+        if item.startswith("fix=")
+    }
     assert named and named <= set(raw_catalog.catalog_fixes())
     bad = tmp_path / "catalog_rules.toml"
     bad.write_text('[fixes.oops]\nwhere = { algorithm = "x" }\nrelabel = "y"\n')
@@ -260,8 +273,15 @@ def test_fixes_are_data_and_every_named_fix_exists(tmp_path, monkeypatch):
 
 def test_a_fix_relabels_rows_as_its_table_says():
     import pandas as pd
-    rows = pd.DataFrame({"benchmark": ["bcast"] * 3, "algorithm": ["algo1", "algo3", "default"],
-                         "mapping": "core", "params": ["coll_tuned_id=0", "", ""]})
+
+    rows = pd.DataFrame(
+        {
+            "benchmark": ["bcast"] * 3,
+            "algorithm": ["algo1", "algo3", "default"],
+            "mapping": "core",
+            "params": ["coll_tuned_id=0", "", ""],
+        }
+    )
     out = raw_catalog.catalog_fixes()["mmunini_bcast"](rows.copy())
     assert list(out.algorithm) == ["basic_linear", "binary_tree", "default"]
     assert list(out.params) == ["coll_tuned_id=1;file_label=algo1", "coll_tuned_id=5;file_label=algo3", ""]

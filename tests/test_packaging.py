@@ -4,6 +4,7 @@ The wheel is built offline from a copy of the sources (no build isolation: setup
 from this environment, see the test extra) and installed without dependencies into a fresh
 venv; the dependencies come from this environment through a .pth line (which does not carry
 this environment's editable commbook), MPI from PATH as on a cluster."""
+
 import importlib.metadata
 import shutil
 import subprocess
@@ -18,8 +19,7 @@ import pytest
 from commbook.data import read_measurements
 
 # what a build needs: pyproject.toml names README.md and LICENSE, setup.py copies the resources
-SOURCES = ("src", "kernels_c", "data", "pyproject.toml", "setup.py", "MANIFEST.in", "README.md",
-           "LICENSE")
+SOURCES = ("src", "kernels_c", "data", "pyproject.toml", "setup.py", "MANIFEST.in", "README.md", "LICENSE")
 IGNORE = shutil.ignore_patterns("__pycache__", "*.egg-info", "*.so", "*.pyc", "build", "dist")
 
 
@@ -34,33 +34,66 @@ def _version(dist: str) -> tuple:
 def installed(repo, tmp_path_factory):
     """A fresh venv with the commbook wheel built from this checkout; returns its bin folder."""
     if _version("setuptools") < (77,):
-        pytest.skip("an offline wheel build needs setuptools>=77 in this environment "
-                    "(pip install -e '.[test]')")
+        pytest.skip("an offline wheel build needs setuptools>=77 in this environment (pip install -e '.[test]')")
     tmp = tmp_path_factory.mktemp("packaging")
     src = tmp / "src"
     for name in SOURCES:
-        (shutil.copytree(repo / name, src / name, ignore=IGNORE) if (repo / name).is_dir()
-         else shutil.copy2(repo / name, src / name))
-    build = subprocess.run([sys.executable, "-m", "pip", "wheel", str(src), "--no-deps",
-                            "--no-build-isolation", "--no-index", "-w", str(tmp / "wheels")],
-                           capture_output=True, text=True, timeout=300)
+        (
+            shutil.copytree(repo / name, src / name, ignore=IGNORE)
+            if (repo / name).is_dir()
+            else shutil.copy2(repo / name, src / name)
+        )
+    build = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "pip",
+            "wheel",
+            str(src),
+            "--no-deps",
+            "--no-build-isolation",
+            "--no-index",
+            "-w",
+            str(tmp / "wheels"),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
     assert build.returncode == 0, f"pip wheel failed:\n{build.stdout}\n{build.stderr}"
     [wheel] = (tmp / "wheels").glob("commbook-*.whl")
     venv.create(tmp / "venv", with_pip=False)
     vbin = tmp / "venv" / "bin"
-    site = subprocess.run([vbin / "python", "-c", "import sysconfig; "
-                           "print(sysconfig.get_paths()['purelib'])"],
-                          capture_output=True, text=True, check=True).stdout.strip()
+    site = subprocess.run(
+        [vbin / "python", "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"],
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout.strip()
     (Path(site) / "deps-from-test-env.pth").write_text(sysconfig.get_paths()["purelib"] + "\n")
-    inst = subprocess.run([sys.executable, "-m", "pip", "--python", str(vbin / "python"),
-                           "install", "--no-deps", "--no-index", str(wheel)],
-                          capture_output=True, text=True, timeout=300)
+    inst = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "pip",
+            "--python",
+            str(vbin / "python"),
+            "install",
+            "--no-deps",
+            "--no-index",
+            str(wheel),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
     assert inst.returncode == 0, f"pip install failed:\n{inst.stdout}\n{inst.stderr}"
     return vbin
 
 
 def _env(vbin, tmp_path):
     import os
+
     path = os.pathsep.join([str(vbin), str(Path(sys.executable).parent), os.environ["PATH"]])
     env = dict(os.environ, PATH=path, COMMBOOK_BUILD_DIR=str(tmp_path / "build"))
     env.pop("COMMBOOK_KERNELS", None)
@@ -80,8 +113,14 @@ def test_installed_package_finds_its_packaged_resources(installed, tmp_path):
         print(len(data.load_reference("pingpong").table), len(orfeo.summary_table("pingpong_seed")),
               len(orfeo.load("pingpong")[0]))
     """)
-    proc = subprocess.run([installed / "python", "-c", code], capture_output=True, text=True,
-                          cwd=tmp_path, env=_env(installed, tmp_path), timeout=120)
+    proc = subprocess.run(
+        [installed / "python", "-c", code],
+        capture_output=True,
+        text=True,
+        cwd=tmp_path,
+        env=_env(installed, tmp_path),
+        timeout=120,
+    )
     assert proc.returncode == 0, proc.stderr
     where, counts = proc.stdout.splitlines()
     assert Path(where).is_relative_to(installed.parent), where  # the wheel, not the checkout
@@ -91,10 +130,26 @@ def test_installed_package_finds_its_packaged_resources(installed, tmp_path):
 @pytest.mark.mpi
 def test_installed_commbook_measures_pingpong(installed, tmp_path):
     out = tmp_path / "pp.csv"
-    proc = subprocess.run([installed / "commbook", "measure", "pingpong", "--np", "2",
-                           "--sizes", "0:1K", "--repetitions", "3", "--out", str(out)],
-                          capture_output=True, text=True, cwd=tmp_path,
-                          env=_env(installed, tmp_path), timeout=300)
+    proc = subprocess.run(
+        [
+            installed / "commbook",
+            "measure",
+            "pingpong",
+            "--np",
+            "2",
+            "--sizes",
+            "0:1K",
+            "--repetitions",
+            "3",
+            "--out",
+            str(out),
+        ],
+        capture_output=True,
+        text=True,
+        cwd=tmp_path,
+        env=_env(installed, tmp_path),
+        timeout=300,
+    )
     assert proc.returncode == 0, proc.stderr  # 3 if the kernel's own check had failed
     assert "wrote 12 rows" in proc.stderr  # 0 and 1 B .. 1 KiB
     assert len(read_measurements(out).table) == 12
@@ -104,13 +159,25 @@ def test_installed_commbook_measures_pingpong(installed, tmp_path):
 def test_installed_commbook_validates_and_fits(installed, tmp_path, repo):
     """validate reads data/validation from the wheel; fit reads a shipped measurement file."""
     env = _env(installed, tmp_path)
-    proc = subprocess.run([installed / "commbook", "validate", "summary"], capture_output=True,
-                          text=True, cwd=tmp_path, env=env, timeout=300)
+    proc = subprocess.run(
+        [installed / "commbook", "validate", "summary"],
+        capture_output=True,
+        text=True,
+        cwd=tmp_path,
+        env=env,
+        timeout=300,
+    )
     assert proc.returncode == 0, proc.stderr  # reads data/validation from the wheel
     assert len(proc.stdout.splitlines()) > 3 and "model vs measured" in proc.stdout
     [reference] = sorted((repo / "data" / "reference").rglob("pingpong*.csv"))[:1]
-    proc = subprocess.run([installed / "commbook", "fit", "hockney", str(reference), "--bootstrap", "0"],
-                          capture_output=True, text=True, cwd=tmp_path, env=env, timeout=300)
+    proc = subprocess.run(
+        [installed / "commbook", "fit", "hockney", str(reference), "--bootstrap", "0"],
+        capture_output=True,
+        text=True,
+        cwd=tmp_path,
+        env=env,
+        timeout=300,
+    )
     assert proc.returncode == 0, proc.stderr
     assert "λ  = " in proc.stdout and "b  = " in proc.stdout
 
@@ -119,10 +186,12 @@ def _requirements(pyproject: dict) -> list:
     """Core dependencies and the book, test and course extras (what environment.yml provides),
     those whose marker holds on the environment's Python."""
     from packaging.requirements import Requirement
+
     project = pyproject["project"]
     extras = project["optional-dependencies"]
-    reqs = [Requirement(r) for r in project["dependencies"] + extras["book"] + extras["test"]
-            + extras.get("course", [])]
+    reqs = [
+        Requirement(r) for r in project["dependencies"] + extras["book"] + extras["test"] + extras.get("course", [])
+    ]
     return [r for r in reqs if r.marker is None or r.marker.evaluate({"python_version": "3.11"})]
 
 
@@ -131,6 +200,7 @@ def test_environment_yml_has_every_dependency_with_its_range(repo):
 
     import yaml
     from packaging.requirements import Requirement
+
     try:
         import tomllib
     except ModuleNotFoundError:  # Python 3.10

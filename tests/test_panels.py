@@ -1,6 +1,7 @@
 """Run panels without a browser: values checked and refused in one line, the static note with the
 equivalent command, and real runs through a Session (your run kept, exported, stopped at once
 with nothing left)."""
+
 import threading
 import time
 from pathlib import Path
@@ -29,24 +30,31 @@ def test_every_chapter_panel_has_bounded_labelled_controls_and_a_command(chapter
     assert spec.points(values), "a Run makes at least one run"
 
 
-@pytest.mark.parametrize("chapter, change, words", [
-    ("pingpong", {"sizes": "0:128M"}, "message sizes (bytes, MIN:MAX or list): 134217728 B is outside 0 B .. 64 MiB"),
-    ("pingpong", {"sizes": "lots"}, "is not a byte count"),
-    ("pingpong", {"sizes": "1M:8"}, "MIN 1048576 B is larger than MAX 8 B"),
-    ("pingpong", {"sizes": ",".join(str(i) for i in range(50))}, "at most 40"),
-    ("pingpong", {"repetitions": 0}, "repetitions (timed runs per point): 0 is outside 1 .. 20"),
-    ("ring", {"processes": "1,2"}, "processes (MPI ranks, list): 1 is outside 2 .."),
-    ("ring", {"processes": "two"}, "'two' is not a whole number"),
-    ("ring", {"size": "2"}, "message size (bytes): 2 B is outside 4 B"),
-    ("matrix_add", {"processes": 4, "grids": "2x2x1,3x1x1"}, "3x1x1 has 3 processes, not 4"),
-    ("matrix_add", {"grids": "2by1"}, "is not AxBxC or auto"),
-    ("matrix_add", {"shape": "9x9x9"}, "'9x9x9' is not one of"),
-    ("jacobi", {"L": "9000"}, "9000 is outside 8 .. 256"),
-    ("jacobi", {"processes": ""}, "empty"),
-    ("collectives", {"operation": "gather", "algorithm": "ring"}, "gather has no algorithm 'ring'"),
-    ("collectives", {"operation": "scan"}, "'scan' is not one of bcast, gather, allreduce"),
-    ("pingpong", {"placement": "rack"}, "placement (mpiexec --map-by): 'rack' is not one of"),
-])
+@pytest.mark.parametrize(
+    "chapter, change, words",
+    [
+        (
+            "pingpong",
+            {"sizes": "0:128M"},
+            "message sizes (bytes, MIN:MAX or list): 134217728 B is outside 0 B .. 64 MiB",
+        ),
+        ("pingpong", {"sizes": "lots"}, "is not a byte count"),
+        ("pingpong", {"sizes": "1M:8"}, "MIN 1048576 B is larger than MAX 8 B"),
+        ("pingpong", {"sizes": ",".join(str(i) for i in range(50))}, "at most 40"),
+        ("pingpong", {"repetitions": 0}, "repetitions (timed runs per point): 0 is outside 1 .. 20"),
+        ("ring", {"processes": "1,2"}, "processes (MPI ranks, list): 1 is outside 2 .."),
+        ("ring", {"processes": "two"}, "'two' is not a whole number"),
+        ("ring", {"size": "2"}, "message size (bytes): 2 B is outside 4 B"),
+        ("matrix_add", {"processes": 4, "grids": "2x2x1,3x1x1"}, "3x1x1 has 3 processes, not 4"),
+        ("matrix_add", {"grids": "2by1"}, "is not AxBxC or auto"),
+        ("matrix_add", {"shape": "9x9x9"}, "'9x9x9' is not one of"),
+        ("jacobi", {"L": "9000"}, "9000 is outside 8 .. 256"),
+        ("jacobi", {"processes": ""}, "empty"),
+        ("collectives", {"operation": "gather", "algorithm": "ring"}, "gather has no algorithm 'ring'"),
+        ("collectives", {"operation": "scan"}, "'scan' is not one of bcast, gather, allreduce"),
+        ("pingpong", {"placement": "rack"}, "placement (mpiexec --map-by): 'rack' is not one of"),
+    ],
+)
 def test_bad_values_are_refused_in_one_line(chapter, change, words):
     spec = chapters.spec(chapter)
     with pytest.raises(specs.PanelInputError) as e:
@@ -81,6 +89,7 @@ def test_static_book_shows_the_command_not_controls(monkeypatch):
 
 def specs_env():
     from commbook.panels.widget import ENV_STATIC
+
     return ENV_STATIC
 
 
@@ -101,8 +110,7 @@ def test_live_kernel_shows_the_widget(monkeypatch):
 
 @pytest.mark.mpi
 def test_your_run_is_kept_exported_and_drawn(mpi_cluster, tmp_path):
-    panel = RunPanel("pingpong", cluster=mpi_cluster,
-                     earlier=[("earlier", data.empty_table())])
+    panel = RunPanel("pingpong", cluster=mpi_cluster, earlier=[("earlier", data.empty_table())])
     assert panel.start({"placement": "core", "sizes": "8,1K", "repetitions": 1}, wait=True)
     assert "your run 1: 2 points" in panel.status.value, panel.status.value
     assert panel.progress.value == panel.progress.max == 2
@@ -131,8 +139,10 @@ def test_stop_ends_a_long_run_at_once_and_leaves_nothing():
     and many repetitions runs for minutes; Stop kills it within seconds."""
     chapter_cluster = MPICluster(n=2)
     session = Session(chapters.spec("ring"), chapter_cluster)
-    values = specs.check(session.spec, {"processes": "3", "placement": "core", "size": "16M",
-                                        "algorithm": "MPI_Sendrecv", "repetitions": 20})
+    values = specs.check(
+        session.spec,
+        {"processes": "3", "placement": "core", "size": "16M", "algorithm": "MPI_Sendrecv", "repetitions": 20},
+    )
     session.spec.options = lambda v, P: {"size": "16M:16M", "repetitions": 20, "iterations": 100000}
     errors = []
     worker = threading.Thread(target=lambda: _keep_error(errors, session.run, values))
@@ -171,8 +181,10 @@ SMALL = {
     "ring": ({"processes": "2", "size": "64", "repetitions": 1}, 1),
     "matrix_add": ({"processes": 2, "grids": "2x1x1,1x2x1", "shape": "100x100x100", "repetitions": 1}, 2),
     "jacobi": ({"processes": "2", "L": 16, "sweeps": 2}, 1),
-    "collectives": ({"operation": "allreduce", "algorithm": "ring", "processes": 2, "sizes": "8,1K",
-                     "repetitions": 1}, 2),
+    "collectives": (
+        {"operation": "allreduce", "algorithm": "ring", "processes": 2, "sizes": "8,1K", "repetitions": 1},
+        2,
+    ),
 }
 
 
@@ -183,17 +195,19 @@ def test_each_chapter_panel_runs_on_the_chapters_cluster_and_feeds_its_explorer(
     from commbook.explorers import jacobi as je
     from commbook.explorers import matrix as me
     from commbook.explorers import ring as re_
+
     change, rows = SMALL[chapter]
     spec = chapters.spec(chapter)
     session = Session(spec, mpi_cluster)
     table = session.run(specs.check(spec, {**spec.defaults(), **change}))
     assert len(table) == rows and session._own is None, "ran on the chapter's 2 engines"
     mine = session.series()
-    chart = {"ring": lambda: re_.explorer(mine),
-             "matrix_add": lambda: me.explorer(with_your_runs.matrix_measured(mine), shape="100x100x100", P=2),
-             "jacobi": lambda: je.explorer(with_your_runs.jacobi_measured(mine)),
-             "collectives": lambda: ce.explorer(with_your_runs.collectives_measured({}, mine), P=2,
-                                                op="allreduce")}[chapter]()
+    chart = {
+        "ring": lambda: re_.explorer(mine),
+        "matrix_add": lambda: me.explorer(with_your_runs.matrix_measured(mine), shape="100x100x100", P=2),
+        "jacobi": lambda: je.explorer(with_your_runs.jacobi_measured(mine)),
+        "collectives": lambda: ce.explorer(with_your_runs.collectives_measured({}, mine), P=2, op="allreduce"),
+    }[chapter]()
     assert "your run 1" in str(chart.spec())
     panel = RunPanel(chapter, session=session)
     assert panel.figure_png()[:4] == b"\x89PNG"
@@ -208,24 +222,30 @@ def test_the_html_book_shows_the_command_and_no_controls(repo, tmp_path):
     import sys
 
     import yaml
+
     config = yaml.safe_load((repo / "_config.yml").read_text())
     config["sphinx"]["config"]["html_static_path"] = []
     (tmp_path / "_config.yml").write_text(yaml.safe_dump(config))
     (tmp_path / "references.bib").write_text((repo / "references.bib").read_text())
     (tmp_path / "_toc.yml").write_text("format: jb-book\nroot: book/page\n")
     (tmp_path / "book").mkdir()
-    cells = "".join(f"```{{code-cell}} ipython3\n:tags: [remove-input]\n\nfrom commbook.panels."
-                    f"widget import panel\npanel({name!r})\n```\n\n" for name in sorted(chapters.SPECS))
+    cells = "".join(
+        f"```{{code-cell}} ipython3\n:tags: [remove-input]\n\nfrom commbook.panels."
+        f"widget import panel\npanel({name!r})\n```\n\n"
+        for name in sorted(chapters.SPECS)
+    )
     (tmp_path / "book" / "page.md").write_text(
         "---\njupytext:\n  text_representation:\n    format_name: myst\nkernelspec:\n  name: python3\n"
-        "  display_name: Python 3\n---\n\n# Panels\n\n" + cells)
+        "  display_name: Python 3\n---\n\n# Panels\n\n" + cells
+    )
     jb = Path(sys.executable).with_name("jupyter-book")
-    out = subprocess.run([str(jb), "build", "-W", "-n", str(tmp_path)],
-                         capture_output=True, text=True, timeout=600, cwd=tmp_path)
+    out = subprocess.run(
+        [str(jb), "build", "-W", "-n", str(tmp_path)], capture_output=True, text=True, timeout=600, cwd=tmp_path
+    )
     assert out.returncode == 0, out.stdout[-3000:] + out.stderr[-3000:]
     page = (tmp_path / "_build" / "html" / "book" / "page.html").read_text()
-    article = page[page.index('<article'):page.index('</article>')]
-    notes = re.findall(r'commbook-run-panel-note.*?<code>(.*?)</code>', article, re.S)
+    article = page[page.index("<article") : page.index("</article>")]
+    notes = re.findall(r"commbook-run-panel-note.*?<code>(.*?)</code>", article, re.S)
     assert [n.split()[2] for n in notes] == ["bcast", "jacobi", "matrix-add", "pingpong", "ring"]
     assert "widget-view" not in article and "<input" not in article and "<button" not in article
     assert "from commbook.panels" not in article, "the cell's code is hidden in the HTML"

@@ -1,5 +1,6 @@
 """Protocols and duplex: the eager limit moved (deadlock example), the bandwidth kernel, and
 the ping-pong's reply buffer. Correctness only; timings are for benchmarks/ and the book."""
+
 from __future__ import annotations
 
 import pytest
@@ -43,14 +44,15 @@ def test_recv_first_and_bad_options():
 @pytest.mark.mpi
 @pytest.mark.parametrize("P", [2, 3, 4])
 def test_bandwidth_both_modes_validate_for_every_pair(P):
-    out = kernels.run_mpiexec("bandwidth", P, {"sizes": "1:64K", "iterations": 2,
-                                               "repetitions": 1, "window": 4}, timeout=120)
+    out = kernels.run_mpiexec(
+        "bandwidth", P, {"sizes": "1:64K", "iterations": 2, "repetitions": 1, "window": 4}, timeout=120
+    )
     t = out.table
     assert out.ok and set(t.algorithm) == {"uni", "bi"} and len(t) == 2 * 17
     assert (t.pairs == P // 2).all()
     bi, uni = t[t.algorithm == "bi"], t[t.algorithm == "uni"]
-    assert (bi.bandwidth_MBps.values == pytest.approx(2 * (P // 2) * bi.per_link_MBps.values, rel=1e-2, abs=2e-3))
-    assert (uni.bandwidth_MBps.values == pytest.approx((P // 2) * uni.per_link_MBps.values, rel=1e-2, abs=2e-3))
+    assert bi.bandwidth_MBps.values == pytest.approx(2 * (P // 2) * bi.per_link_MBps.values, rel=1e-2, abs=2e-3)
+    assert uni.bandwidth_MBps.values == pytest.approx((P // 2) * uni.per_link_MBps.values, rel=1e-2, abs=2e-3)
     if P % 2:
         assert "the last rank idles" in out.meta["pairs"]
 
@@ -67,12 +69,12 @@ def test_bandwidth_injected_error_and_bad_input():
 
 @pytest.mark.mpi
 def test_duplex_table_from_a_run():
-    out = kernels.run_mpiexec("bandwidth", 2, {"sizes": "64K:128K", "iterations": 2,
-                                               "repetitions": 1}, timeout=120)
+    out = kernels.run_mpiexec("bandwidth", 2, {"sizes": "64K:128K", "iterations": 2, "repetitions": 1}, timeout=120)
     d = protocols.duplex_table(out)
     assert list(d.index) == [65536, 131072] and (d["B / b"] > 0).all()
-    one_way = kernels.run_mpiexec("bandwidth", 2, {"sizes": "1K", "mode": "uni",
-                                                   "iterations": 2, "repetitions": 1}, timeout=60)
+    one_way = kernels.run_mpiexec(
+        "bandwidth", 2, {"sizes": "1K", "mode": "uni", "iterations": 2, "repetitions": 1}, timeout=60
+    )
     with pytest.raises(ValueError, match="uni,bi"):
         protocols.duplex_table(one_way)
 
@@ -80,13 +82,13 @@ def test_duplex_table_from_a_run():
 @pytest.mark.mpi
 @pytest.mark.parametrize("echo", [0, 1])
 def test_pingpong_reply_buffer_both_ways_validates(echo):
-    out = kernels.run_mpiexec("pingpong", 2, {"sizes": "0:64K", "echo": echo, "iterations": 5,
-                                              "repetitions": 1}, timeout=120)
+    out = kernels.run_mpiexec(
+        "pingpong", 2, {"sizes": "0:64K", "echo": echo, "iterations": 5, "repetitions": 1}, timeout=120
+    )
     assert out.ok and (out.table.echo == echo).all()
     assert ("echo" in out.meta["reply"]) == bool(echo)
     with pytest.raises(kernels.ValidationFailed):
-        kernels.run_mpiexec("pingpong", 2, {"sizes": "8:8", "echo": echo, "inject-error": 1},
-                            timeout=60)
+        kernels.run_mpiexec("pingpong", 2, {"sizes": "8:8", "echo": echo, "inject-error": 1}, timeout=60)
 
 
 def test_echo_comparison_alternates_and_takes_the_fastest():

@@ -1,4 +1,5 @@
 """The kernel registry reads each kernel's own C option table: nothing copied by hand."""
+
 import re
 
 import pytest
@@ -15,12 +16,16 @@ def test_every_c_option_is_on_the_command_line_once():
 
 def test_table_parser_joins_strings_and_refuses_bad_rows(tmp_path):
     src = tmp_path / "k.c"
-    src.write_text('static const cb_optspec CB_OPTIONS[] = {\n'
-                   '    {"a", "1", "first " "half, with a comma"},\n'
-                   '    {"b", "x,y", "testing only: hidden"},\n    {NULL, NULL, NULL}};\n')
+    src.write_text(
+        "static const cb_optspec CB_OPTIONS[] = {\n"
+        '    {"a", "1", "first " "half, with a comma"},\n'
+        '    {"b", "x,y", "testing only: hidden"},\n    {NULL, NULL, NULL}};\n'
+    )
     rows = registry.c_option_table(src)
     assert [(r.name, r.default, r.help) for r in rows] == [
-        ("a", "1", "first half, with a comma"), ("b", "x,y", "testing only: hidden")]
+        ("a", "1", "first half, with a comma"),
+        ("b", "x,y", "testing only: hidden"),
+    ]
     assert rows[1].testing_only and not rows[0].testing_only
     bad = tmp_path / "bad.c"
     bad.write_text('static const cb_optspec CB_OPTIONS[] = {\n    {"a", "1"},\n    {NULL}};\n')
@@ -50,8 +55,12 @@ def test_registry_matches_what_the_compiled_kernel_prints(name):
     proc = kernels.mpiexec_raw(1, [str(exe), "--help"], timeout=120)
     printed = dict(re.findall(r"^#   --(\S+)\s+.*\(default (.*)\)$", proc.stdout, re.M))
     assert printed, proc.stdout + proc.stderr
-    table = {r.name: r.default for r in registry.c_option_table(
-        config.kernels_dir() / ("collectives_algos.h" if name == "allreduce" else f"{spec.source}.c"),
-        "CC_ALLREDUCE_OPTIONS" if name == "allreduce" else "CB_OPTIONS")}
+    table = {
+        r.name: r.default
+        for r in registry.c_option_table(
+            config.kernels_dir() / ("collectives_algos.h" if name == "allreduce" else f"{spec.source}.c"),
+            "CC_ALLREDUCE_OPTIONS" if name == "allreduce" else "CB_OPTIONS",
+        )
+    }
     assert printed == table
     assert {o.kernel_name for o in spec.options} == set(table)

@@ -1,5 +1,6 @@
 """Ring: the kernel under mpiexec (P = 1..4, both variants, padding, injected errors), the CLI
 failure path, and the placement-driven model."""
+
 from __future__ import annotations
 
 import numpy as np
@@ -21,8 +22,7 @@ QUICK = {"iterations": 5, "repetitions": 2}
 @pytest.mark.parametrize("nonblocking", [0, 1])
 def test_ring_validates_for_any_P(np_, nonblocking):
     # 4:64 also sends messages with padding, which the validated ring checks byte by byte
-    out = kernels.run_mpiexec("ring", np_, {"size": "4:64", "nonblocking": nonblocking, **QUICK},
-                              timeout=90)
+    out = kernels.run_mpiexec("ring", np_, {"size": "4:64", "nonblocking": nonblocking, **QUICK}, timeout=90)
     assert out.ok
     assert list(out.table["size_bytes"]) == [4, 8, 16, 32, 64]
     assert (out.table["np"] == np_).all()
@@ -40,14 +40,16 @@ def _run_raw(np_, args):
 
 
 @pytest.mark.mpi
-@pytest.mark.parametrize("np_,inject,size,what", [
-    (3, 1, "4", "value from the left is"),
-    (2, 2, "64", "padding byte 63"),
-    (1, 1, "4", "value from the left is"),
-])
+@pytest.mark.parametrize(
+    "np_,inject,size,what",
+    [
+        (3, 1, "4", "value from the left is"),
+        (2, 2, "64", "padding byte 63"),
+        (1, 1, "4", "value from the left is"),
+    ],
+)
 def test_injected_error_exits_2_on_every_path(np_, inject, size, what):
-    proc = _run_raw(np_, ["--size", size, "--inject-error", str(inject), "--iterations", "2",
-                          "--repetitions", "1"])
+    proc = _run_raw(np_, ["--size", size, "--inject-error", str(inject), "--iterations", "2", "--repetitions", "1"])
     assert proc.returncode == 2
     assert "# result: VALIDATION FAILED" in proc.stdout
     assert what in proc.stderr  # the rank and the step are named
@@ -60,11 +62,14 @@ def test_injected_error_raises_validation_failed():
 
 
 @pytest.mark.mpi
-@pytest.mark.parametrize("opts,msg", [
-    ({"size": 2}, "below 4 bytes"),
-    ({"nonblocking": 2}, "--nonblocking 2 is not a whole number in [0, 1]"),
-    ({"sizes": 4}, "unknown option '--sizes'"),
-])
+@pytest.mark.parametrize(
+    "opts,msg",
+    [
+        ({"size": 2}, "below 4 bytes"),
+        ({"nonblocking": 2}, "--nonblocking 2 is not a whole number in [0, 1]"),
+        ({"sizes": 4}, "unknown option '--sizes'"),
+    ],
+)
 def test_bad_options_are_named(opts, msg):
     with pytest.raises(kernels.KernelFailed) as e:
         kernels.run_mpiexec("ring", 1, opts, timeout=60)
@@ -75,9 +80,25 @@ def test_bad_options_are_named(opts, msg):
 @pytest.mark.mpi
 def test_cli_measure_ring_fails_loudly_on_validation(capsys, tmp_path):
     from commbook.cli import main
+
     out = tmp_path / "ring.csv"
-    rc = main(["measure", "ring", "--np", "2", "--inject-error", "1", "--iterations", "2",
-               "--repetitions", "1", "--quiet", "--out", str(out)])
+    rc = main(
+        [
+            "measure",
+            "ring",
+            "--np",
+            "2",
+            "--inject-error",
+            "1",
+            "--iterations",
+            "2",
+            "--repetitions",
+            "1",
+            "--quiet",
+            "--out",
+            str(out),
+        ]
+    )
     assert rc != 0
     assert "VALIDATION FAILED" in capsys.readouterr().err
     assert not out.exists()  # nothing written for a failed run
@@ -107,8 +128,13 @@ def test_link_classes_of_a_ring_that_spans_two_nodes():
 def test_ring_time_by_hand():
     n = 4
     t = ring_time([1, 12, 13, 24, 25], n, UCX, THIN)
-    hand = [2 * 1 * (0.20 + n / 6200), 2 * 12 * (0.20 + n / 6200), 2 * 13 * (0.41 + n / 5420),
-            2 * 24 * (0.41 + n / 5420), 2 * 25 * (0.99 + n / 12090)]
+    hand = [
+        2 * 1 * (0.20 + n / 6200),
+        2 * 12 * (0.20 + n / 6200),
+        2 * 13 * (0.41 + n / 5420),
+        2 * 24 * (0.41 + n / 5420),
+        2 * 25 * (0.99 + n / 12090),
+    ]
     assert np.allclose(t, hand)
     # non-blocking overlap: one message per step
     assert ring_time(25, n, UCX, THIN, messages_per_step=1)[0] == pytest.approx(hand[-1] / 2)
@@ -156,8 +182,7 @@ def test_fit_refuses_bad_times():
 
 
 def test_links_from_the_orfeo_seed_table():
-    links = links_from_table(orfeo.summary_table("pingpong_seed"), "orfeo-thin", "ucx",
-                             library="Open MPI")
+    links = links_from_table(orfeo.summary_table("pingpong_seed"), "orfeo-thin", "ucx", library="Open MPI")
     assert links["node"].lambda_us == pytest.approx(0.99)
     assert links["core"].lambda_us == pytest.approx(0.20)
     # the report's model at P = 25: 2 * 25 * 0.99 us plus a negligible 4-byte transfer

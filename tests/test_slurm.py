@@ -1,6 +1,7 @@
 """The cluster login node, for real: a single-node Slurm (tests/slurm_fixture.py) places the
 ipyparallel engines and runs the book's batch job. Each test bounded by a timeout; every job is
 cancelled and squeue checked empty after each test, the daemons stopped after the session."""
+
 import shutil
 import socket
 import time
@@ -94,14 +95,13 @@ def test_book_job_script_runs_commbook_measure_in_sbatch(slurm, repo, tmp_path, 
     monkeypatch.setenv("PATH", mpi_env.bin_path())
     script = repo / JOB_SCRIPT
     assert f"{{literalinclude}} scripts/{script.name}" in (repo / "book" / "cluster.md").read_text()
-    job = scheduler.submit(script, ["--nodes=1", "--ntasks-per-node=2"], cwd=tmp_path,
-                           timeout=240)
+    job = scheduler.submit(script, ["--nodes=1", "--ntasks-per-node=2"], cwd=tmp_path, timeout=240)
     assert job.state == "COMPLETED" and job.exit_code == 0, job.output
     assert "size_bytes" in job.output and "commbook: wrote 24 rows" in job.output
     csv = tmp_path / f"pingpong-commbook-test-{job.job_id}.csv"
     measured = data.read_measurements(csv)
     table, meta = measured.table, measured.meta
-    assert list(table["size_bytes"]) == [0] + [2 ** k for k in range(23)]
+    assert list(table["size_bytes"]) == [0] + [2**k for k in range(23)]
     assert set(table["machine"]) == {"commbook-test-debug"}
     assert set(table["mapping"]) == {"core"} and set(table["np"]) == {2}
     assert meta["np"] == "2" and "pingpong" in meta["command"]
@@ -159,11 +159,13 @@ def test_status_without_slurm(monkeypatch, tmp_path, capsys):
 
 
 def test_engine_job_options_come_from_the_environment():
-    env = {"COMMBOOK_SLURM_QUEUE": "THIN", "COMMBOOK_SLURM_TIME": "00:30:00",
-           "COMMBOOK_SLURM_OPTIONS": "--nodes=2 '--comment=a b' --x={y}"}
+    env = {
+        "COMMBOOK_SLURM_QUEUE": "THIN",
+        "COMMBOOK_SLURM_TIME": "00:30:00",
+        "COMMBOOK_SLURM_OPTIONS": "--nodes=2 '--comment=a b' --x={y}",
+    }
     options = scheduler.sbatch_options(env)
-    assert options == ["--partition=THIN", "--time=00:30:00", "--nodes=2", "--comment=a b",
-                       "--x={y}"]
+    assert options == ["--partition=THIN", "--time=00:30:00", "--nodes=2", "--comment=a b", "--x={y}"]
     text = scheduler.engine_batch_template(options, plugin="pmi2")
     assert "#SBATCH --partition=THIN\n" in text and '#SBATCH "--comment=a b"\n' in text
     assert "#SBATCH --x={{y}}" in text  # survives ipyparallel's str.format as {y}
@@ -177,8 +179,7 @@ def test_local_slurm_stops_everything(slurm_cluster, tmp_path):
     other.start()
     try:
         marker = tmp_path / "job.pid"
-        other.cmd("sbatch", f"--output={tmp_path}/out", "--wrap",
-                  f"echo $$ > {marker}; exec sleep 600")
+        other.cmd("sbatch", f"--output={tmp_path}/out", "--wrap", f"echo $$ > {marker}; exec sleep 600")
         assert wait_until(marker.exists, 30), other.logs()
         job_pid = int(marker.read_text())
         assert is_alive(job_pid)

@@ -1,5 +1,6 @@
 """Sources are cited, never pointed at: no seed file name and no machine path in book/ or data/,
 every {cite} key exists in references.bib, and the bibliography holds every agreed key."""
+
 from __future__ import annotations
 
 import re
@@ -7,11 +8,30 @@ import re
 import pytest
 
 REQUIRED_KEYS = {
-    "hockney1994", "culler1993logp", "alexandrov1995loggp", "thakur2005", "chan2007",
-    "pjesivac2007", "vandegeijn1994", "bruck1997", "hoefler2015", "williams2009roofline",
-    "hager2010", "grama2003", "leiserson1985", "osu", "imb", "amdahl1967", "gustafson1988",
-    "eijkhout-mpi", "scorcia-report", "verardo-report", "loletti-report", "malakar-lecture",
-    "rappl-homework"}
+    "hockney1994",
+    "culler1993logp",
+    "alexandrov1995loggp",
+    "thakur2005",
+    "chan2007",
+    "pjesivac2007",
+    "vandegeijn1994",
+    "bruck1997",
+    "hoefler2015",
+    "williams2009roofline",
+    "hager2010",
+    "grama2003",
+    "leiserson1985",
+    "osu",
+    "imb",
+    "amdahl1967",
+    "gustafson1988",
+    "eijkhout-mpi",
+    "scorcia-report",
+    "verardo-report",
+    "loletti-report",
+    "malakar-lecture",
+    "rappl-homework",
+}
 # a seed document by file name, or an absolute path of some machine
 FORBIDDEN = re.compile(r"seeds/00|/work/|/home/\w|/Users/\w|/tmp/\w|shared/seeds")
 
@@ -57,8 +77,13 @@ def test_no_seed_file_name_and_no_machine_path_in_data(repo):
 from test_prose_numbers import PAGES, PENDING  # noqa: E402  the pages still being cited
 
 
-@pytest.mark.parametrize("page", [pytest.param(p, marks=pytest.mark.xfail(reason=PENDING[p], strict=False))
-                                  if p in PENDING else p for p in PAGES + ["scripts"]])
+@pytest.mark.parametrize(
+    "page",
+    [
+        pytest.param(p, marks=pytest.mark.xfail(reason=PENDING[p], strict=False)) if p in PENDING else p
+        for p in PAGES + ["scripts"]
+    ],
+)
 def test_no_seed_file_name_and_no_machine_path_in_the_book(repo, page):
     paths = sorted((repo / "book" / "scripts").rglob("*")) if page == "scripts" else [repo / "book" / f"{page}.md"]
     bad = _forbidden_lines(repo, paths)

@@ -5,6 +5,7 @@ The HTML edition is built here with execution off (`--execute off`): solutions a
 whether cells run changes nothing about what is removed, and a sphinx-only build takes seconds
 where an executed one takes minutes. The executed student edition reuses the default build's
 cache (`--execute cache`, the default of `build --student`)."""
+
 import json
 import re
 import subprocess
@@ -29,11 +30,13 @@ def plain(html: str) -> str:
 
 
 def test_split_solutions_removes_whole_directives_with_nested_fences():
-    text = ("intro\n\n```{exercise} E\n:label: e\n\nQuestion?\n```\n\n"
-            "````{solution} e\n:class: dropdown\n\nAnswer.\n```python\nx = 42\n```\nMore answer.\n````\n\n"
-            ":::{solution} e\nColon answer.\n:::\n\n"
-            "```{solution-start} e\n```\nGated answer.\n```{code-cell} ipython3\ny = 1\n```\n"
-            "```{solution-end}\n```\n\noutro\n")
+    text = (
+        "intro\n\n```{exercise} E\n:label: e\n\nQuestion?\n```\n\n"
+        "````{solution} e\n:class: dropdown\n\nAnswer.\n```python\nx = 42\n```\nMore answer.\n````\n\n"
+        ":::{solution} e\nColon answer.\n:::\n\n"
+        "```{solution-start} e\n```\nGated answer.\n```{code-cell} ipython3\ny = 1\n```\n"
+        "```{solution-end}\n```\n\noutro\n"
+    )
     kept, removed = split_solutions(text)
     assert len(removed) == 3
     for gone in ("Answer.", "x = 42", "More answer.", "Colon answer.", "Gated answer.", "y = 1"):
@@ -66,6 +69,7 @@ def test_the_instructor_page_is_not_a_student_page(repo):
     import yaml
 
     from commbook.booktools import INSTRUCTOR_PAGES, student_toc
+
     pages = {p.relative_to(repo).with_suffix("").as_posix() for p in chapter_files(repo)}
     student = {p.relative_to(repo).with_suffix("").as_posix() for p in chapter_files(repo, student=True)}
     assert set(INSTRUCTOR_PAGES) <= pages and not set(INSTRUCTOR_PAGES) & student
@@ -76,12 +80,15 @@ def test_the_instructor_page_is_not_a_student_page(repo):
 
 @pytest.fixture(scope="module")
 def student_build(repo):
-    proc = subprocess.run([sys.executable, "-m", "commbook.booktools", "build", "--student",
-                           "--execute", "off"], cwd=repo, capture_output=True, text=True,
-                          timeout=1200)
+    proc = subprocess.run(
+        [sys.executable, "-m", "commbook.booktools", "build", "--student", "--execute", "off"],
+        cwd=repo,
+        capture_output=True,
+        text=True,
+        timeout=1200,
+    )
     if proc.returncode != 0:
-        pytest.fail(f"student edition build failed (exit {proc.returncode}):\n"
-                    f"{(proc.stdout + proc.stderr)[-5000:]}")
+        pytest.fail(f"student edition build failed (exit {proc.returncode}):\n{(proc.stdout + proc.stderr)[-5000:]}")
     return repo / "_build" / "student"
 
 
@@ -114,6 +121,7 @@ def test_student_html_and_notebooks_hold_no_solution(repo, student_build):
 
 def test_student_notebooks_are_valid_and_complete(repo, student_build):
     import nbformat
+
     for md in chapter_files(repo, student=True):
         nb = nbformat.read(student_build / "notebooks" / f"{md.stem}.ipynb", as_version=4)
         nbformat.validate(nb)
@@ -131,8 +139,11 @@ def test_student_pdf_holds_no_solution(repo, student_build, browser, tmp_path):
     from pypdf import PdfReader
 
     from commbook import pdf
+
     out = pdf.build_pdf(repo, student=True, browser=browser, out=tmp_path / "student.pdf")
-    text = " ".join(" ".join(unicodedata.normalize("NFKC", p.extract_text() or "").split()) for p in PdfReader(out).pages)
+    text = " ".join(
+        " ".join(unicodedata.normalize("NFKC", p.extract_text() or "").split()) for p in PdfReader(out).pages
+    )
     checked = 0
     for md in chapter_files(repo):
         for block in split_solutions(md.read_text())[1]:

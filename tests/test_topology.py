@@ -1,4 +1,5 @@
 """Interconnect graphs: metrics against the lecture's closed forms, placement, routing, costs."""
+
 from __future__ import annotations
 
 import math
@@ -10,10 +11,15 @@ import pytest
 from commbook import topology as T
 from commbook.chapters import topology as topology_chapter
 
-CASES = ([("linear", p) for p in (2, 5, 8, 16)] + [("ring", p) for p in (3, 4, 8, 15, 16)]
-         + [("mesh", p) for p in (4, 16, 36)] + [("torus", p) for p in (16, 36)]
-         + [("hypercube", p) for p in (2, 4, 8, 16, 32)] + [("tree", p) for p in (3, 7, 15)]
-         + [("switch_tree", p) for p in (2, 4, 8)])
+CASES = (
+    [("linear", p) for p in (2, 5, 8, 16)]
+    + [("ring", p) for p in (3, 4, 8, 15, 16)]
+    + [("mesh", p) for p in (4, 16, 36)]
+    + [("torus", p) for p in (16, 36)]
+    + [("hypercube", p) for p in (2, 4, 8, 16, 32)]
+    + [("tree", p) for p in (3, 7, 15)]
+    + [("switch_tree", p) for p in (2, 4, 8)]
+)
 
 
 @pytest.mark.parametrize("kind,p", CASES)
@@ -30,15 +36,18 @@ def test_closed_forms_by_hand():
     # the lecture's numbers written out, independently of closed_form()
     assert (T.diameter(T.mesh(16)), T.bisection_width(T.mesh(16)), T.link_count(T.mesh(16))) == (6, 4, 24)
     assert (T.diameter(T.torus(16)), T.bisection_width(T.torus(16)), T.link_count(T.torus(16))) == (4, 8, 32)
-    assert (T.diameter(T.hypercube(16)), T.bisection_width(T.hypercube(16)),
-            T.link_count(T.hypercube(16))) == (4, 8, 32)
+    assert (T.diameter(T.hypercube(16)), T.bisection_width(T.hypercube(16)), T.link_count(T.hypercube(16))) == (
+        4,
+        8,
+        32,
+    )
     assert (T.diameter(T.ring(10)), T.bisection_width(T.ring(10)), T.link_count(T.ring(10))) == (5, 2, 10)
 
 
 @pytest.mark.parametrize("k,n", [(2, 1), (2, 2), (2, 3), (3, 2)])
 def test_fat_tree_full_bisection(k, n):
     G = T.fat_tree(k, n)
-    p = k ** n
+    p = k**n
     assert len(T.processors(G)) == p
     assert T.diameter(G) == 2 * n
     assert T.link_count(G) == n * p
@@ -78,7 +87,13 @@ def test_cluster_structure_and_link_classes():
     counts = {c: sum(1 for *_, l in G.edges(data="link") if l == c) for c in T.LINK_CLASSES}
     assert counts == {"core": 48, "socket": 4, "node": 2}
     assert [T.pair_class(G, 0, x) for x in (0, 11, 12, 23, 24, 47)] == [
-        "self", "core", "socket", "socket", "node", "node"]
+        "self",
+        "core",
+        "socket",
+        "socket",
+        "node",
+        "node",
+    ]
     assert [T.hops(G, 0, x) for x in (1, 12, 24)] == [2, 4, 6]
     assert T.bisection(T.cluster(2, 2, 2)).width == 1  # exact: one node link
     assert T.cluster(1, 2, 4).graph["nodes"] == 1 and T.diameter(T.cluster(1, 2, 4)) == 4
@@ -100,8 +115,11 @@ def test_placements_follow_open_mpi_map_by():
         T.place(T.ring(8), 4, "node")
 
 
-@pytest.mark.parametrize("G", [T.mesh(16), T.torus(25), T.hypercube(16), T.fat_tree(2, 3),
-                               T.fat_tree(3, 2), T.ring(9), T.switch_tree(8)], ids=lambda G: G.graph["kind"])
+@pytest.mark.parametrize(
+    "G",
+    [T.mesh(16), T.torus(25), T.hypercube(16), T.fat_tree(2, 3), T.fat_tree(3, 2), T.ring(9), T.switch_tree(8)],
+    ids=lambda G: G.graph["kind"],
+)
 def test_routes_are_shortest_paths(G):
     procs = T.processors(G)
     dist = dict(nx.all_pairs_shortest_path_length(G))
@@ -124,7 +142,8 @@ def test_message_time_routing_modes():
     assert T.message_time(1e6, 4, 2.0, 0.5, 1000.0, "store-and-forward") == pytest.approx(2 + 4 * 1000.5)
     # one hop: the two agree
     assert T.message_time(1e4, 1, 1, 0.1, 100, "store-and-forward") == pytest.approx(
-        T.message_time(1e4, 1, 1, 0.1, 100))
+        T.message_time(1e4, 1, 1, 0.1, 100)
+    )
     t = T.message_time(np.array([0, 1e3]), np.array([1, 3]), 1.0, 0.1, 100.0)
     assert t.tolist() == pytest.approx([1.1, 1.3 + 10])
     with pytest.raises(ValueError, match="unknown routing"):
@@ -184,8 +203,11 @@ def test_metrics_table_and_positions():
     assert math.isclose(T.closed_form(T.torus(36))["bisection"], 12)
 
 
-@pytest.mark.parametrize("G", [T.linear_array(64), T.ring(64), T.mesh(64), T.torus(64), T.hypercube(64),
-                               T.binary_tree(63), T.torus(100)], ids=lambda G: f"{G.graph['kind']}{G.graph['p']}")
+@pytest.mark.parametrize(
+    "G",
+    [T.linear_array(64), T.ring(64), T.mesh(64), T.torus(64), T.hypercube(64), T.binary_tree(63), T.torus(100)],
+    ids=lambda G: f"{G.graph['kind']}{G.graph['p']}",
+)
 def test_large_graphs_upper_bound_reaches_the_formula(G):
     # no exact search here: the bound must still find a cut as small as the known optimum
     b = T.bisection(G)
@@ -194,10 +216,9 @@ def test_large_graphs_upper_bound_reaches_the_formula(G):
     assert nx.cut_size(G, b.half) == b.width
 
 
-
-
 def test_drawing_one_arrow_per_hop():
     import matplotlib
+
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
     from matplotlib.patches import FancyArrowPatch

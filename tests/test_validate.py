@@ -1,4 +1,5 @@
 """Out-of-sample validation: the harness, the predictive piecewise fit, the committed tables."""
+
 import numpy as np
 import pandas as pd
 import pytest
@@ -6,7 +7,7 @@ import pytest
 from commbook import fit, validate
 from commbook.cli import main
 
-SIZES = np.array([0] + [2 ** k for k in range(23)], float)
+SIZES = np.array([0] + [2**k for k in range(23)], float)
 
 
 def test_loglog_interpolation_is_exact_on_a_power_law_and_between_points():
@@ -19,7 +20,7 @@ def test_loglog_interpolation_is_exact_on_a_power_law_and_between_points():
 def test_crossing_breakpoint_gives_the_gap_to_the_faster_line():
     # two lines fitted on 0..1 KiB and 64 KiB..: they cross inside the unmeasured gap
     low, high = fit.Hockney(1.0, 1000.0), fit.Hockney(20.0, 10000.0)
-    cross = (20.0 - 1.0) / (1 / 1000 - 1 / 10000)                 # 21 111 B
+    cross = (20.0 - 1.0) / (1 / 1000 - 1 / 10000)  # 21 111 B
     assert fit._gap_breakpoint(1024, 65536, low, high) == int(cross)
     # no crossing in the gap: the whole gap goes to the line that is lower in it
     assert fit._gap_breakpoint(1024, 2048, low, high) == 2047
@@ -28,8 +29,7 @@ def test_crossing_breakpoint_gives_the_gap_to_the_faster_line():
 
 def test_predictive_setting_beats_the_descriptive_one_on_a_held_out_cache_edge():
     # latency regime, bandwidth regime, then a cache edge: bandwidth halves beyond 1 MiB
-    t = np.where(SIZES <= 1024, 1.0 + SIZES / 500,
-                 np.where(SIZES <= 1 << 20, 3.0 + SIZES / 8000, SIZES / 4000))
+    t = np.where(SIZES <= 1024, 1.0 + SIZES / 500, np.where(SIZES <= 1 << 20, 3.0 + SIZES / 8000, SIZES / 4000))
     keep = np.arange(SIZES.size) % 2 == 0
     err = {}
     for name, kw in (("bic", {}), ("predictive", fit.PREDICTIVE)):
@@ -43,8 +43,16 @@ def test_predictive_setting_beats_the_descriptive_one_on_a_held_out_cache_edge()
 
 
 def _curve(source, t, machine="orfeo-thin", curve=""):
-    return {"source": source, "machine": machine, "mapping": "core", "transport": "ucx",
-            "mpi_library": "Open MPI", "curve": curve, "n": SIZES, "t": np.asarray(t, float)}
+    return {
+        "source": source,
+        "machine": machine,
+        "mapping": "core",
+        "transport": "ucx",
+        "mpi_library": "Open MPI",
+        "curve": curve,
+        "n": SIZES,
+        "t": np.asarray(t, float),
+    }
 
 
 def test_pingpong_sizes_split_scores_each_method_on_the_odd_sizes_only():
@@ -53,14 +61,16 @@ def test_pingpong_sizes_split_scores_each_method_on_the_odd_sizes_only():
     r = rows.iloc[0]
     assert r.n_fit == 12 and r.n_test == 12 and r.source == "a@1:x.csv"
     assert r.err_piecewise_predictive < 1e-3 and r.err_interpolation > 1e-3
-    assert list(points.size_bytes) == [int(s) for s in SIZES[1::2][::validate.PINGPONG_POINT_STEP]]
+    assert list(points.size_bytes) == [int(s) for s in SIZES[1::2][:: validate.PINGPONG_POINT_STEP]]
 
 
 def test_runs_and_machines_pair_the_right_curves():
     line = 0.5 + SIZES / 5000
-    curves = [_curve("m@1:thin/core-ucx-1.csv", line, curve="run=1"),
-              _curve("m@1:thin/core-ucx-2.csv", line * 1.2, curve="run=2"),
-              _curve("m@1:gpu/core-ucx-1.csv", line * 1.5, machine="orfeo-gpu", curve="run=1")]
+    curves = [
+        _curve("m@1:thin/core-ucx-1.csv", line, curve="run=1"),
+        _curve("m@1:thin/core-ucx-2.csv", line * 1.2, curve="run=2"),
+        _curve("m@1:gpu/core-ucx-1.csv", line * 1.5, machine="orfeo-gpu", curve="run=1"),
+    ]
     runs = validate.pingpong_runs(curves)
     assert list(runs.what) == ["run 1 -> run 2"]
     assert runs.err_model.iloc[0] == pytest.approx(1 - 1 / 1.2, abs=1e-3)  # model of run 1 vs run 2
@@ -71,17 +81,22 @@ def test_runs_and_machines_pair_the_right_curves():
 
 def test_collective_choice_is_scored_against_measured_times():
     from commbook.models.collective_costs import predict
+
     rows = []
     for P in (2, 4, 8, 16, 32):
         for n in (1, 1024, 1 << 20):
             for alg, model in (("basic_linear", "linear"), ("binomial", "binomial")):
-                rows.append({"algorithm": alg, "np": P, "size_bytes": n,
-                             "t_us": predict("bcast", model, P, n, 2.0, 5000.0)})
+                rows.append(
+                    {"algorithm": alg, "np": P, "size_bytes": n, "t_us": predict("bcast", model, P, n, 2.0, 5000.0)}
+                )
     g = pd.DataFrame(rows)
     table, pts = validate.collective_processes(
-        [("bcast", "x/y", "orfeo-thin", "core", g),
-         ("barrier", "x/y", "orfeo-thin", "core", "no model of barrier algorithms")],
-        cores={"orfeo-thin": 8})
+        [
+            ("bcast", "x/y", "orfeo-thin", "core", g),
+            ("barrier", "x/y", "orfeo-thin", "core", "no model of barrier algorithms"),
+        ],
+        cores={"orfeo-thin": 8},
+    )
     ok = table.iloc[0]
     assert ok.status == "ok" and ok.train == "P <= 8 (one node)" and ok.cases == 6
     assert ok.chosen_fastest == 1.0 and ok.median_model_error < 1e-6
@@ -97,15 +112,35 @@ def test_tables_write_read_and_summarise(tmp_path):
     tables["pingpong_runs"] = validate.pingpong_runs(curves)
     tables["pingpong_machines"] = validate.pingpong_machines(curves)
     tables["collectives"] = pd.DataFrame(
-        [{"op": "bcast", "dataset": "x/y", "machine": "orfeo-thin", "mapping": "core", "status": "ok",
-          "algorithms": "linear binomial", "train": "P <= 8 (one node)", "cases": 10,
-          "chosen_fastest": 0.7, "chosen_within_10": 0.9, "always_one": 0.9,
-          "median_model_error": 0.2, "worst_model_error": 0.3}])
+        [
+            {
+                "op": "bcast",
+                "dataset": "x/y",
+                "machine": "orfeo-thin",
+                "mapping": "core",
+                "status": "ok",
+                "algorithms": "linear binomial",
+                "train": "P <= 8 (one node)",
+                "cases": 10,
+                "chosen_fastest": 0.7,
+                "chosen_within_10": 0.9,
+                "always_one": 0.9,
+                "median_model_error": 0.2,
+                "worst_model_error": 0.3,
+            }
+        ]
+    )
     tables["collectives_points"] = pd.DataFrame({"op": ["bcast"], "t_us": [1.0], "pred_us": [1.2]})
-    tables["jacobi"] = pd.DataFrame({"machine": ["orfeo-thin", "orfeo-gpu"], "np": [4, 48],
-                                     "measured_mlups": [450.0, 1900.0], "model_mlups": [453.0, 3750.0],
-                                     "model_over_measured": [453 / 450, 3750 / 1900],
-                                     "within_15": [True, False]})
+    tables["jacobi"] = pd.DataFrame(
+        {
+            "machine": ["orfeo-thin", "orfeo-gpu"],
+            "np": [4, 48],
+            "measured_mlups": [450.0, 1900.0],
+            "model_mlups": [453.0, 3750.0],
+            "model_over_measured": [453 / 450, 3750 / 1900],
+            "within_15": [True, False],
+        }
+    )
     validate.write_tables(tables, tmp_path, command="test")
     text = (tmp_path / "pingpong_sizes.csv").read_text()
     assert text.startswith("# what:") and "# regenerate: test" in text
@@ -149,10 +184,14 @@ def test_committed_tables_are_what_the_raw_files_give(orfeo_mirror, tmp_path, mo
     assert main(["validate", "all", "--write", "--out", str(tmp_path)]) == 0
     for name, path in validate.TABLE_FILES.items():
         fresh, committed = validate.load_table(name, tmp_path), validate.load_table(name)
-        pd.testing.assert_frame_equal(fresh, committed, check_exact=False, rtol=1e-4,
-                                      obj=f"{path} (regenerate: commbook validate all --write)")
-        meta = lambda p: [x for x in p.read_text().splitlines()  # noqa: E731
-                          if x.startswith("#") and not x.startswith("# regenerate:")]
+        pd.testing.assert_frame_equal(
+            fresh, committed, check_exact=False, rtol=1e-4, obj=f"{path} (regenerate: commbook validate all --write)"
+        )
+        meta = lambda p: [
+            x
+            for x in p.read_text().splitlines()  # noqa: E731
+            if x.startswith("#") and not x.startswith("# regenerate:")
+        ]
         assert meta(tmp_path / path) == meta(validate.TABLES_DIR / path)
 
 

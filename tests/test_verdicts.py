@@ -1,5 +1,6 @@
 """The sentences pages glue about their own runs change when the measurements do (no MPI:
 the inputs are small tables shaped like the kernels' output)."""
+
 from __future__ import annotations
 
 import pandas as pd
@@ -15,8 +16,10 @@ from commbook.chapters import topology as topo
 def _moved(eager_8k, rdv_8k):
     rows = []
     for limit, t8 in (("default", rdv_8k), ("32768", eager_8k)):
-        rows += [{"size_bytes": 8192, "eager_limit": limit, "t_min_us": t8},
-                 {"size_bytes": 16384, "eager_limit": limit, "t_min_us": t8 * 1.5}]
+        rows += [
+            {"size_bytes": 8192, "eager_limit": limit, "t_min_us": t8},
+            {"size_bytes": 16384, "eager_limit": limit, "t_min_us": t8 * 1.5},
+        ]
     return pd.DataFrame(rows)
 
 
@@ -38,8 +41,9 @@ def test_echo_and_hugepage_and_allocation_verdicts():
 
 
 def test_machines_agree_from_the_largest_size_down():
-    t = pd.DataFrame({"thin": [1.0, 10.0, 100.0, 1000.0], "gpu": [1.4, 13.0, 101.0, 1001.0]},
-                     index=[0, 1024, 2**20, 2**22])
+    t = pd.DataFrame(
+        {"thin": [1.0, 10.0, 100.0, 1000.0], "gpu": [1.4, 13.0, 101.0, 1001.0]}, index=[0, 1024, 2**20, 2**22]
+    )
     assert pp.agree_from(t, 0.02) == 2**20
     assert pp.agree_from(t.assign(gpu=t.gpu * 1.1), 0.02) != pp.agree_from(t, 0.02)
 
@@ -53,17 +57,27 @@ def test_ring_oversubscription_and_model_texts():
 
 
 def test_topology_formula_verdict_names_bounds():
-    table = pd.DataFrame({"kind": ["ring", "fat_tree"], "diameter": [8, 8], "diameter_formula": [8, 8],
-                          "bisection": [2, 8], "bisection_formula": [2, 8], "bisection_exact": [True, False],
-                          "links": [16, 64], "links_formula": [16, 64]})
+    table = pd.DataFrame(
+        {
+            "kind": ["ring", "fat_tree"],
+            "diameter": [8, 8],
+            "diameter_formula": [8, 8],
+            "bisection": [2, 8],
+            "bisection_formula": [2, 8],
+            "bisection_exact": [True, False],
+            "links": [16, 64],
+            "links_formula": [16, 64],
+        }
+    )
     text = topo.formula_verdict(table)
     assert text.startswith("Every computed value equals its formula.") and "`fat_tree`" in text
     assert "differ for: ring links" in topo.formula_verdict(table.assign(links=[15, 64]))
 
 
 def test_matrix_texts_follow_the_runs():
-    by_P = pd.DataFrame({"np": [1, 2], "t_add_median_us": [10.0, 5.0], "t_median_us": [100.0, 200.0],
-                         "t_serial_add_us": [10.0, 10.0]})
+    by_P = pd.DataFrame(
+        {"np": [1, 2], "t_add_median_us": [10.0, 5.0], "t_median_us": [100.0, 200.0], "t_serial_add_us": [10.0, 10.0]}
+    )
     assert "not beaten" in madd.first_look_text(by_P)
     assert "was beaten here" in madd.first_look_text(by_P.assign(t_median_us=[100.0, 50.0]))
     assert "below one" in madd.limit_text(0.45, 900) and "above one" in madd.limit_text(1.3, 100)

@@ -7,8 +7,10 @@ def _describe_figures() -> None:
     """In a notebook, every matplotlib figure is shown with its description, the book's alt
     text (commbook.figure_alt); outside IPython nothing happens."""
     import sys
+
     if "IPython" in sys.modules:
         from . import figure_alt
+
         figure_alt.install()
 
 

@@ -18,6 +18,7 @@ names are Open MPI's own, so ``ompi_info --param coll tuned --level 9`` prints t
 MPICH: the values of ``MPIR_CVAR_<OP>_INTRA_ALGORITHM`` (MPICH 5.0.2, ``mpivars``), "auto"
 excluded, with their position in MPICH's list: MPICH reports the variable as that index.
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -26,16 +27,16 @@ from functools import lru_cache
 
 @dataclass(frozen=True)
 class Algorithm:
-    operation: str                  # bcast, gather, scatter, reduce, allreduce, barrier
-    model: str | None = None        # name in commbook.models.collective_schedules.ALGORITHMS
-    kernel: str | None = None       # label in the kernel's cc_algo table
-    ompi_id: int | None = None      # Open MPI coll_tuned number
-    ompi_name: str | None = None    # Open MPI's name for that number
-    mpich: str | None = None        # MPICH's MPIR_CVAR_<OP>_INTRA_ALGORITHM value
+    operation: str  # bcast, gather, scatter, reduce, allreduce, barrier
+    model: str | None = None  # name in commbook.models.collective_schedules.ALGORITHMS
+    kernel: str | None = None  # label in the kernel's cc_algo table
+    ompi_id: int | None = None  # Open MPI coll_tuned number
+    ompi_name: str | None = None  # Open MPI's name for that number
+    mpich: str | None = None  # MPICH's MPIR_CVAR_<OP>_INTRA_ALGORITHM value
     mpich_index: int | None = None  # its position in MPICH's list of values (0 is "auto")
     description: str = ""
-    colour: str | None = None       # matplotlib colour of its curves (None: one by position)
-    aliases: tuple[str, ...] = ()   # other spellings in the students' files
+    colour: str | None = None  # matplotlib colour of its curves (None: one by position)
+    aliases: tuple[str, ...] = ()  # other spellings in the students' files
 
     @property
     def label(self) -> str:
@@ -48,93 +49,331 @@ class Algorithm:
 A = Algorithm
 ALGORITHMS: tuple[Algorithm, ...] = (
     # ---------------------------------------------------------------- broadcast
-    A("bcast", "linear", "linear", 1, "basic_linear",
-      description="root sends to every rank in turn: (P-1)(lam + n beta)", colour="C0", aliases=("linear",)),
-    A("bcast", "chain", "chain", 2, "chain",
-      description="rank i forwards to i+1: (P-1)(lam + n beta)", colour="C1"),
-    A("bcast", "pipeline", "pipeline", 3, "pipeline",
-      description="chain with k segments: (P-2+k)(lam + (n/k) beta); k* when not given", colour="C2"),
-    A("bcast", None, None, 4, "split_binary_tree",
-      description="binary tree, the message split in two halves sent down the two subtrees",
-      aliases=("splitbinarytree",)),
-    A("bcast", "binary_tree", "binary", 5, "binary_tree",
-      description="each rank sends to its 2 children (2i+1, 2i+2) in turn", colour="C3",
-      aliases=("bintree", "binarytree", "btree", "binary")),
-    A("bcast", "binomial", "binomial", 6, "binomial", "binomial", mpich_index=1,
-      description="senders double each step: ceil(log2 P)(lam + n beta)", colour="C4"),
-    A("bcast", None, None, None, None, "nb", mpich_index=2, description="MPICH: the non-blocking broadcast, waited for"),
+    A(
+        "bcast",
+        "linear",
+        "linear",
+        1,
+        "basic_linear",
+        description="root sends to every rank in turn: (P-1)(lam + n beta)",
+        colour="C0",
+        aliases=("linear",),
+    ),
+    A("bcast", "chain", "chain", 2, "chain", description="rank i forwards to i+1: (P-1)(lam + n beta)", colour="C1"),
+    A(
+        "bcast",
+        "pipeline",
+        "pipeline",
+        3,
+        "pipeline",
+        description="chain with k segments: (P-2+k)(lam + (n/k) beta); k* when not given",
+        colour="C2",
+    ),
+    A(
+        "bcast",
+        None,
+        None,
+        4,
+        "split_binary_tree",
+        description="binary tree, the message split in two halves sent down the two subtrees",
+        aliases=("splitbinarytree",),
+    ),
+    A(
+        "bcast",
+        "binary_tree",
+        "binary",
+        5,
+        "binary_tree",
+        description="each rank sends to its 2 children (2i+1, 2i+2) in turn",
+        colour="C3",
+        aliases=("bintree", "binarytree", "btree", "binary"),
+    ),
+    A(
+        "bcast",
+        "binomial",
+        "binomial",
+        6,
+        "binomial",
+        "binomial",
+        mpich_index=1,
+        description="senders double each step: ceil(log2 P)(lam + n beta)",
+        colour="C4",
+    ),
+    A(
+        "bcast",
+        None,
+        None,
+        None,
+        None,
+        "nb",
+        mpich_index=2,
+        description="MPICH: the non-blocking broadcast, waited for",
+    ),
     A("bcast", None, None, None, None, "smp", mpich_index=3, description="MPICH: within the node, then across nodes"),
     A("bcast", None, None, 7, "knomial", description="k-nomial tree (radix coll_tuned_bcast_algorithm_knomial_radix)"),
-    A("bcast", None, None, 8, "scatter_allgather", "scatter_recursive_doubling_allgather", mpich_index=4,
-      description="binomial scatter, then recursive-doubling allgather"),
-    A("bcast", "scatter_allgather", "scatter-allgather", 9, "scatter_allgather_ring", "scatter_ring_allgather", mpich_index=5,
-      description="van de Geijn: binomial scatter + ring allgather", colour="C9"),
+    A(
+        "bcast",
+        None,
+        None,
+        8,
+        "scatter_allgather",
+        "scatter_recursive_doubling_allgather",
+        mpich_index=4,
+        description="binomial scatter, then recursive-doubling allgather",
+    ),
+    A(
+        "bcast",
+        "scatter_allgather",
+        "scatter-allgather",
+        9,
+        "scatter_allgather_ring",
+        "scatter_ring_allgather",
+        mpich_index=5,
+        description="van de Geijn: binomial scatter + ring allgather",
+        colour="C9",
+    ),
     A("bcast", None, None, None, None, "pipelined_tree", mpich_index=6, description="MPICH: a tree in segments"),
     A("bcast", None, None, None, None, "tree", mpich_index=7, description="MPICH: a k-ary tree"),
     # ---------------------------------------------------------------- gather
-    A("gather", "linear", "linear", 1, "basic_linear",
-      description="every rank sends its block to the root in turn: (P-1)(lam + n beta)", colour="C0",
-      aliases=("linear",)),
-    A("gather", "binomial", "binomial", 2, "binomial", "binomial", mpich_index=1,
-      description="blocks climb a binomial tree, messages grow: ceil(log2 P) lam + (P-1) n beta", colour="C4"),
+    A(
+        "gather",
+        "linear",
+        "linear",
+        1,
+        "basic_linear",
+        description="every rank sends its block to the root in turn: (P-1)(lam + n beta)",
+        colour="C0",
+        aliases=("linear",),
+    ),
+    A(
+        "gather",
+        "binomial",
+        "binomial",
+        2,
+        "binomial",
+        "binomial",
+        mpich_index=1,
+        description="blocks climb a binomial tree, messages grow: ceil(log2 P) lam + (P-1) n beta",
+        colour="C4",
+    ),
     A("gather", None, None, None, None, "nb", mpich_index=2, description="MPICH: the non-blocking gather, waited for"),
-    A("gather", None, None, 3, "linear_sync", description="linear, each rank's send synchronised by the root",
-      aliases=("sync", "linearsync")),
+    A(
+        "gather",
+        None,
+        None,
+        3,
+        "linear_sync",
+        description="linear, each rank's send synchronised by the root",
+        aliases=("sync", "linearsync"),
+    ),
     # ---------------------------------------------------------------- scatter
-    A("scatter", "linear", None, 1, "basic_linear",
-      description="root sends each rank its block in turn: (P-1)(lam + n beta)", colour="C0",
-      aliases=("linear",)),
-    A("scatter", "binomial", None, 2, "binomial",
-      description="halves of the blocks go down a binomial tree: ceil(log2 P) lam + (P-1) n beta", colour="C4"),
-    A("scatter", None, None, 3, "linear_nb", description="linear with non-blocking sends",
-      aliases=("nonblockinglinear", "linearnb")),
+    A(
+        "scatter",
+        "linear",
+        None,
+        1,
+        "basic_linear",
+        description="root sends each rank its block in turn: (P-1)(lam + n beta)",
+        colour="C0",
+        aliases=("linear",),
+    ),
+    A(
+        "scatter",
+        "binomial",
+        None,
+        2,
+        "binomial",
+        description="halves of the blocks go down a binomial tree: ceil(log2 P) lam + (P-1) n beta",
+        colour="C4",
+    ),
+    A(
+        "scatter",
+        None,
+        None,
+        3,
+        "linear_nb",
+        description="linear with non-blocking sends",
+        aliases=("nonblockinglinear", "linearnb"),
+    ),
     # ---------------------------------------------------------------- reduce
-    A("reduce", "linear", None, 1, "linear",
-      description="root receives and combines every buffer in turn: (P-1)(lam + n beta + n gamma)",
-      colour="C0"),
-    A("reduce", None, None, 2, "chain", description="partial results travel along chains to the root",
-      colour="C1"),
+    A(
+        "reduce",
+        "linear",
+        None,
+        1,
+        "linear",
+        description="root receives and combines every buffer in turn: (P-1)(lam + n beta + n gamma)",
+        colour="C0",
+    ),
+    A("reduce", None, None, 2, "chain", description="partial results travel along chains to the root", colour="C1"),
     A("reduce", None, None, 3, "pipeline", description="chain in segments", colour="C2"),
     A("reduce", None, None, 4, "binary", description="binary tree", colour="C3"),
-    A("reduce", "binomial", None, 5, "binomial",
-      description="binomial tree, combining on the way: ceil(log2 P)(lam + n beta + n gamma)", colour="C4"),
-    A("reduce", None, None, 6, "in-order_binary", description="binary tree keeping the operands' rank order",
-      aliases=("inorderbinary",)),
-    A("reduce", None, None, 7, "rabenseifner",
-      description="recursive-halving reduce-scatter, then a binomial gather", colour="C8"),
+    A(
+        "reduce",
+        "binomial",
+        None,
+        5,
+        "binomial",
+        description="binomial tree, combining on the way: ceil(log2 P)(lam + n beta + n gamma)",
+        colour="C4",
+    ),
+    A(
+        "reduce",
+        None,
+        None,
+        6,
+        "in-order_binary",
+        description="binary tree keeping the operands' rank order",
+        aliases=("inorderbinary",),
+    ),
+    A(
+        "reduce",
+        None,
+        None,
+        7,
+        "rabenseifner",
+        description="recursive-halving reduce-scatter, then a binomial gather",
+        colour="C8",
+    ),
     # ---------------------------------------------------------------- barrier
     A("barrier", None, None, 1, "linear", description="every rank reports to rank 0, which releases them"),
-    A("barrier", None, None, 2, "double_ring", description="a token goes twice round a ring",
-      aliases=("ring", "doublering")),
-    A("barrier", None, None, 3, "recursive_doubling", description="pairwise exchanges at doubling distances",
-      colour="C5", aliases=("recdoubling",)),
+    A(
+        "barrier",
+        None,
+        None,
+        2,
+        "double_ring",
+        description="a token goes twice round a ring",
+        aliases=("ring", "doublering"),
+    ),
+    A(
+        "barrier",
+        None,
+        None,
+        3,
+        "recursive_doubling",
+        description="pairwise exchanges at doubling distances",
+        colour="C5",
+        aliases=("recdoubling",),
+    ),
     A("barrier", None, None, 4, "bruck", description="Bruck's dissemination barrier"),
     A("barrier", None, None, 5, "two_proc", description="the two-process exchange"),
     A("barrier", None, None, 6, "tree", description="a tree fan-in, then fan-out"),
     # ---------------------------------------------------------------- allreduce
-    A("allreduce", None, None, 1, "basic_linear", description="reduce to the root, then broadcast, both linear",
-      colour="C0", aliases=("linear",)),
+    A(
+        "allreduce",
+        None,
+        None,
+        1,
+        "basic_linear",
+        description="reduce to the root, then broadcast, both linear",
+        colour="C0",
+        aliases=("linear",),
+    ),
     A("allreduce", None, None, 2, "nonoverlapping", description="reduce, then broadcast"),
-    A("allreduce", "recursive_doubling", "butterfly-lh", 3, "recursive_doubling", "recursive_doubling", mpich_index=3,
-      description="butterfly: log2 P (lam + n beta + n gamma), fold in/out when P is not 2^k", colour="C5",
-      aliases=("recdoubling",)),
-    A("allreduce", "recursive_doubling", "butterfly-hl",
-      description="butterfly with the partners' highest bit first", colour="C6"),
+    A(
+        "allreduce",
+        "recursive_doubling",
+        "butterfly-lh",
+        3,
+        "recursive_doubling",
+        "recursive_doubling",
+        mpich_index=3,
+        description="butterfly: log2 P (lam + n beta + n gamma), fold in/out when P is not 2^k",
+        colour="C5",
+        aliases=("recdoubling",),
+    ),
+    A(
+        "allreduce",
+        "recursive_doubling",
+        "butterfly-hl",
+        description="butterfly with the partners' highest bit first",
+        colour="C6",
+    ),
     A("allreduce", "reduce_bcast", description="binomial reduce then binomial bcast"),
-    A("allreduce", "ring", "ring", 4, "ring", "ring", mpich_index=8,
-      description="ring reduce-scatter + ring allgather: 2(P-1)(lam + n beta / P) + (P-1) n gamma / P",
-      colour="C7"),
+    A(
+        "allreduce",
+        "ring",
+        "ring",
+        4,
+        "ring",
+        "ring",
+        mpich_index=8,
+        description="ring reduce-scatter + ring allgather: 2(P-1)(lam + n beta / P) + (P-1) n gamma / P",
+        colour="C7",
+    ),
     A("allreduce", None, None, 5, "segmented_ring", description="ring in segments"),
-    A("allreduce", "rabenseifner", "rabenseifner", 6, "rabenseifner", "reduce_scatter_allgather", mpich_index=5,
-      description="recursive halving reduce-scatter + recursive doubling allgather", colour="C8"),
-    A("allreduce", None, None, None, None, "nb", mpich_index=1, description="MPICH: the non-blocking allreduce, waited for"),
-    A("allreduce", None, None, None, None, "smp", mpich_index=2, description="MPICH: within the node, then across nodes"),
-    A("allreduce", None, None, None, None, "recursive_multiplying", mpich_index=4,
-      description="MPICH: recursive doubling generalised to k partners per step"),
-    A("allreduce", None, None, None, None, "tree", mpich_index=6, description="MPICH: reduce up a tree, broadcast down"),
-    A("allreduce", None, None, None, None, "recexch", mpich_index=7, description="MPICH: recursive exchange (k partners)"),
-    A("allreduce", None, None, None, None, "k_reduce_scatter_allgather", mpich_index=9,
-      description="MPICH: k-way reduce-scatter, then allgather"),
+    A(
+        "allreduce",
+        "rabenseifner",
+        "rabenseifner",
+        6,
+        "rabenseifner",
+        "reduce_scatter_allgather",
+        mpich_index=5,
+        description="recursive halving reduce-scatter + recursive doubling allgather",
+        colour="C8",
+    ),
+    A(
+        "allreduce",
+        None,
+        None,
+        None,
+        None,
+        "nb",
+        mpich_index=1,
+        description="MPICH: the non-blocking allreduce, waited for",
+    ),
+    A(
+        "allreduce",
+        None,
+        None,
+        None,
+        None,
+        "smp",
+        mpich_index=2,
+        description="MPICH: within the node, then across nodes",
+    ),
+    A(
+        "allreduce",
+        None,
+        None,
+        None,
+        None,
+        "recursive_multiplying",
+        mpich_index=4,
+        description="MPICH: recursive doubling generalised to k partners per step",
+    ),
+    A(
+        "allreduce",
+        None,
+        None,
+        None,
+        None,
+        "tree",
+        mpich_index=6,
+        description="MPICH: reduce up a tree, broadcast down",
+    ),
+    A(
+        "allreduce",
+        None,
+        None,
+        None,
+        None,
+        "recexch",
+        mpich_index=7,
+        description="MPICH: recursive exchange (k partners)",
+    ),
+    A(
+        "allreduce",
+        None,
+        None,
+        None,
+        None,
+        "k_reduce_scatter_allgather",
+        mpich_index=9,
+        description="MPICH: k-way reduce-scatter, then allgather",
+    ),
     A("allreduce", None, None, None, None, "ccl", mpich_index=10, description="MPICH: a vendor collective library"),
 )
 del A
@@ -174,11 +413,12 @@ def ompi_coll_tuned(operation: str) -> dict[int, str]:
     return {0: "ignore", **dict(sorted(table.items()))} if table else {}
 
 
-OMPI_COLL_TUNED: dict[str, dict[int, str]] = {
-    op: ompi_coll_tuned(op) for op in OPERATIONS if ompi_coll_tuned(op)}
+OMPI_COLL_TUNED: dict[str, dict[int, str]] = {op: ompi_coll_tuned(op) for op in OPERATIONS if ompi_coll_tuned(op)}
 MPICH_ALGORITHMS: dict[str, tuple[str, ...]] = {
-    op: names for op in OPERATIONS
-    if (names := tuple(a.mpich for a in sorted(of(op), key=lambda a: a.mpich_index or 0) if a.mpich))}
+    op: names
+    for op in OPERATIONS
+    if (names := tuple(a.mpich for a in sorted(of(op), key=lambda a: a.mpich_index or 0) if a.mpich))
+}
 
 
 def coll_tuned_labels(op: str) -> list[str]:
@@ -234,9 +474,9 @@ def kernel_algorithms(op: str) -> dict[str, str]:
     """{label: description} of the hand-written algorithms of `op`, read from the kernel's C
     table, in its order; labels without a record (the reader's exercise, "mine") left out."""
     from . import c_tables, config
+
     file, table = KERNEL_TABLES[op]
-    rows = c_tables.string_rows(config.kernels_dir() / file, "cc_algo", table,
-                                ("name", "description"), "algorithm")
+    rows = c_tables.string_rows(config.kernels_dir() / file, "cc_algo", table, ("name", "description"), "algorithm")
     known = {a.kernel for a in of(op) if a.kernel}
     return {name: text for name, text in rows if name in known}
 

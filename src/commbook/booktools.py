@@ -18,6 +18,7 @@ with the solutions stripped in _build/student/notebooks/, ready to hand out. It 
 default build's execution cache (solutions are text, so the code cells hash the same);
 `--execute off` builds the pages without running them.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -40,8 +41,9 @@ def repo_root() -> Path:
 def vendor_mathjax(root: Path) -> Path:
     spec = importlib.util.find_spec("mathjax")
     if spec is None or not spec.submodule_search_locations:
-        raise SystemExit("MathJax files not found: pip install -e '.[book]' (django-static-mathjax; "
-                         "make book installs it)")
+        raise SystemExit(
+            "MathJax files not found: pip install -e '.[book]' (django-static-mathjax; make book installs it)"
+        )
     src = Path(list(spec.submodule_search_locations)[0]) / "static" / "mathjax" / "es5"
     dest = root / "book" / "_static" / "mathjax"
     if not (dest / "tex-chtml.js").exists():
@@ -56,10 +58,13 @@ def fetch_orfeo(root: Path) -> None:
         return
     os.environ["COMMBOOK_ORFEO_MIRROR"] = mirror
     from . import orfeo
+
     paths, errors = orfeo.fetch(mirror=mirror)
     if errors:
-        print(f"book: {len(errors)} raw ORFEO file(s) not fetched from {mirror} (first: {errors[0]}); "
-              "chapters draw from data/orfeo/derived/ as always")
+        print(
+            f"book: {len(errors)} raw ORFEO file(s) not fetched from {mirror} (first: {errors[0]}); "
+            "chapters draw from data/orfeo/derived/ as always"
+        )
     else:
         print(f"book: {len(paths)} raw ORFEO files fetched from {mirror}, sha256-checked")
 
@@ -68,12 +73,14 @@ def select_execution_cache(root: Path) -> Path:
     """Point _build/.jupyter_cache (where MyST-NB caches executed notebooks) at this MPI
     family's cache, so one family's measurements are never shown as another's."""
     from .claims.mpi_cache import select
+
     return select(root / "_build", mpi_env.detect().flavour)
 
 
 def build(root: Path, strict: bool = True, announce: bool = True) -> int:
     vendor_mathjax(root)
     from .explorers.render import vendor_bundle
+
     vendor_bundle(root / "book")
     fetch_orfeo(root)
     print(f"book: execution cache {select_execution_cache(root)}")
@@ -110,22 +117,25 @@ def build(root: Path, strict: bool = True, announce: bool = True) -> int:
 def _leftovers() -> list[str]:
     """MPI/ipyparallel processes of this environment (other environments' are not ours)."""
     from .cluster import leftover_processes
+
     return [p for p in leftover_processes() if sys.prefix in p]
 
 
 # ---------------------------------------------------------------------------------------
 # The student edition: solutions removed
 
+
 def student_notebook(md_path: Path):
     """A chapter (MyST markdown) as an nbformat notebook without solutions: solution directives
     removed from markdown cells, cells tagged `solution` dropped, outputs empty; literalinclude
     excerpts replaced by their C code (commbook.notebook_code)."""
     import jupytext
+
     text, _ = split_solutions(md_path.read_text())
     from .notebook_code import expand_notebook
+
     nb = jupytext.reads(text, fmt="md:myst")
-    nb.cells = [c for c in nb.cells if "solution" not in c.get("metadata", {}).get("tags", [])
-                and c.source.strip()]
+    nb.cells = [c for c in nb.cells if "solution" not in c.get("metadata", {}).get("tags", []) and c.source.strip()]
     return expand_notebook(nb, md_path.parent, md_path.name)  # the C excerpts as code
 
 
@@ -133,6 +143,7 @@ def build_student(root: Path, strict: bool = True, execute: str = "cache") -> in
     """The student edition: HTML in _build/student/html, notebooks in _build/student/notebooks."""
     import jupytext
     import yaml
+
     if execute not in ("cache", "off"):
         raise ValueError(f"execute must be 'cache' or 'off', not {execute!r}")
     out = root / "_build" / "student"
@@ -152,8 +163,7 @@ def build_student(root: Path, strict: bool = True, execute: str = "cache") -> in
         if extra.is_dir() and not extra.name.startswith("."):
             shutil.copytree(extra, stage / "book" / extra.name, dirs_exist_ok=True)
     # the pages' C excerpts (literalinclude); no solution file in what students may be given
-    shutil.copytree(root / "kernels_c", stage / "kernels_c",
-                    ignore=shutil.ignore_patterns("*_solution.c"))
+    shutil.copytree(root / "kernels_c", stage / "kernels_c", ignore=shutil.ignore_patterns("*_solution.c"))
     shutil.copy2(root / "references.bib", stage / "references.bib")  # the {cite} roles' entries
     toc = student_toc(yaml.safe_load((root / "_toc.yml").read_text()))
     (stage / "_toc.yml").write_text(yaml.safe_dump(toc, sort_keys=False, allow_unicode=True))
@@ -186,12 +196,17 @@ def main(argv=None) -> int:
     p.add_argument("action", choices=["build"])
     p.add_argument("--root", type=Path, default=None)
     p.add_argument("--no-strict", action="store_true", help="do not turn warnings into errors")
-    p.add_argument("--student", action="store_true",
-                   help="the student edition: solutions removed, notebooks to hand out "
-                        "(_build/student/)")
-    p.add_argument("--execute", choices=["cache", "off"], default="cache",
-                   help="student edition: reuse the default build's execution cache, or do "
-                        "not execute")
+    p.add_argument(
+        "--student",
+        action="store_true",
+        help="the student edition: solutions removed, notebooks to hand out (_build/student/)",
+    )
+    p.add_argument(
+        "--execute",
+        choices=["cache", "off"],
+        default="cache",
+        help="student edition: reuse the default build's execution cache, or do not execute",
+    )
     args = p.parse_args(argv)
     root = (args.root or repo_root()).resolve()
     if args.student:

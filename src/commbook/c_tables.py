@@ -4,6 +4,7 @@ A kernel's options (``static const cb_optspec CB_OPTIONS[] = {{"name", "default"
 and a collective kernel's hand-written algorithms (``static const cc_algo ALGOS[] =
 {{"name", "description"}, ...}``) are rows of string literals ended by a NULL row.
 """
+
 from __future__ import annotations
 
 import re
@@ -14,8 +15,9 @@ _STRING = re.compile(r'"((?:[^"\\]|\\.)*)"')
 
 
 @lru_cache(maxsize=None)
-def string_rows(path: Path, type_name: str, table: str, columns: tuple[str, ...],
-                what: str) -> tuple[tuple[str, ...], ...]:
+def string_rows(
+    path: Path, type_name: str, table: str, columns: tuple[str, ...], what: str
+) -> tuple[tuple[str, ...], ...]:
     """The rows of `TYPE TABLE[] = {{"a", "b", ...}, ..., {NULL, ...}}` in a C file, each a tuple
     of len(columns) strings. Adjacent string literals are joined as the C compiler joins them."""
     text = Path(path).read_text()
@@ -26,7 +28,7 @@ def string_rows(path: Path, type_name: str, table: str, columns: tuple[str, ...]
     while True:
         start = text.index("{", i)
         end = text.index("}", start)
-        body = text[start + 1:end]
+        body = text[start + 1 : end]
         if re.match(r"\s*(NULL|0)\b", body):
             return tuple(rows)
         parts = [[]]

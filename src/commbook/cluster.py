@@ -18,6 +18,7 @@
   job whose ``srun --mpi`` starts the engines; a timeout cancels the job), or
   ``COMMBOOK_IPP_PROFILE`` to use an ipyparallel profile you configured yourself.
 """
+
 from __future__ import annotations
 
 import atexit
@@ -63,6 +64,7 @@ def _engine_pid_and_rank(client_host: str):
     import socket as _socket
 
     from mpi4py import MPI
+
     # A pid on another node (engines placed by Slurm) must never be signalled from here.
     pids = [_os.getpid()] if _socket.gethostname() == client_host else []
     return pids, MPI.COMM_WORLD.Get_rank(), MPI.COMM_WORLD.Get_size()
@@ -70,6 +72,7 @@ def _engine_pid_and_rank(client_host: str):
 
 def _engine_call(library, options):
     from commbook.kernels import call_on_comm
+
     return call_on_comm(library, options)
 
 
@@ -118,9 +121,14 @@ def _tail(output: str, lines: int = 15) -> str:
 class MPICluster:
     """One ipyparallel cluster of MPI engines. Not started until first used (or start())."""
 
-    def __init__(self, n: int | None = None, engines: str | None = None,
-                 start_timeout: float = 120.0, default_timeout: float = 300.0,
-                 map_by: str | None = None):
+    def __init__(
+        self,
+        n: int | None = None,
+        engines: str | None = None,
+        start_timeout: float = 120.0,
+        default_timeout: float = 300.0,
+        map_by: str | None = None,
+    ):
         self.n = int(mpi_env.cores() if n is None else n)
         if self.n < 1:
             raise ValueError(f"a cluster needs at least one engine, not {n}")
@@ -145,8 +153,7 @@ class MPICluster:
     @property
     def local(self) -> bool:
         """Engines on this machine (not through a scheduler, a hostfile or a user's own profile)."""
-        return (self.engines == "mpi" and not config.get("COMMBOOK_IPP_PROFILE")
-                and mpi_env.runs_here())
+        return self.engines == "mpi" and not config.get("COMMBOOK_IPP_PROFILE") and mpi_env.runs_here()
 
     def start(self) -> "MPICluster":
         if self.running:
@@ -163,9 +170,11 @@ class MPICluster:
                         f"could not start {self.n} MPI engines ({self.engines}): {e.reason}. "
                         f"Run `commbook doctor` to see what is missing.{_tail(e.output)}"
                     ) from e.__cause__
-                print(f"commbook: {self.n} MPI engines did not start ({e.reason}); trying "
-                      f"once more.{_tail(e.output)}",
-                      file=sys.stderr, flush=True)
+                print(
+                    f"commbook: {self.n} MPI engines did not start ({e.reason}); trying once more.{_tail(e.output)}",
+                    file=sys.stderr,
+                    flush=True,
+                )
         raise AssertionError("unreachable")
 
     def _start_once(self, timeout: float) -> "MPICluster":
@@ -212,7 +221,8 @@ class MPICluster:
             self._force_stop()
             raise kernels.KernelError(
                 f"engines do not share one MPI world (sizes {sorted(sizes)}): mpi4py and mpiexec "
-                f"come from different MPI installations. `commbook doctor` explains.")
+                f"come from different MPI installations. `commbook doctor` explains."
+            )
         self._engine_pids = [pid for pids, _, _ in info for pid in pids]
         for pid in self._engine_pids:
             self._tree.adopt(pid)
@@ -234,15 +244,17 @@ class MPICluster:
                 return
             except TimeoutError:
                 if left <= 1.0:
-                    raise TimeoutError(f"{self.n} engines not ready in {timeout:g} s "
-                                       f"({len(client.ids)} ready)") from None
+                    raise TimeoutError(
+                        f"{self.n} engines not ready in {timeout:g} s ({len(client.ids)} ready)"
+                    ) from None
             if self.local:
                 engines, launcher_alive = self._engine_processes()
                 seen = seen or bool(engines)
                 # mpiexec starts them within a second; 10 s leaves room for a loaded machine
                 if not engines and (seen or not launcher_alive or time.monotonic() - t0 > 10):
-                    raise RuntimeError(f"every engine process exited before registering "
-                                       f"({len(client.ids)} of {self.n} registered)")
+                    raise RuntimeError(
+                        f"every engine process exited before registering ({len(client.ids)} of {self.n} registered)"
+                    )
 
     def _engine_processes(self) -> tuple[list[psutil.Process], bool]:
         """The live engine processes below the engines' mpiexec, and whether mpiexec lives."""
@@ -285,8 +297,7 @@ class MPICluster:
         cluster = self._cluster
         if cluster is None or self._tree is None:
             return
-        for launcher in list(getattr(cluster, "engines", {}).values()) + [
-                getattr(cluster, "controller", None)]:
+        for launcher in list(getattr(cluster, "engines", {}).values()) + [getattr(cluster, "controller", None)]:
             proc = getattr(launcher, "process", None)
             pid = getattr(proc, "pid", None) or getattr(launcher, "pid", None)
             if pid:
@@ -342,8 +353,14 @@ class MPICluster:
 
     # -- running kernels ---------------------------------------------------------------
 
-    def run(self, kernel: str, options: dict | None = None, timeout: float | None = None,
-            extra_flags: tuple = (), cancel=None) -> KernelOutput:
+    def run(
+        self,
+        kernel: str,
+        options: dict | None = None,
+        timeout: float | None = None,
+        extra_flags: tuple = (),
+        cancel=None,
+    ) -> KernelOutput:
         """Compile (cached) and run a kernel on every engine; return rank 0's parsed output.
 
         Raises CompileError with the compiler's message, ValidationFailed when the kernel's own
@@ -353,12 +370,18 @@ class MPICluster:
         """
         library = str(kernels.compile_kernel(kernel, "shared", extra_flags))
         if self._tree is not None and not self.healthy():
-            print(f"commbook: the MPI cluster lost an engine since the last run; restarting it "
-                  f"({self.n} engines).", file=sys.stderr, flush=True)
+            print(
+                f"commbook: the MPI cluster lost an engine since the last run; restarting it ({self.n} engines).",
+                file=sys.stderr,
+                flush=True,
+            )
             self._force_stop()
         elif self._tree is None and self._ended:
-            print(f"commbook: starting a new MPI cluster ({self.n} engines) after the last run "
-                  f"{self._ended}.", file=sys.stderr, flush=True)
+            print(
+                f"commbook: starting a new MPI cluster ({self.n} engines) after the last run {self._ended}.",
+                file=sys.stderr,
+                flush=True,
+            )
         self._ended = ""
         self.start()
         timeout = self.default_timeout if timeout is None else timeout
@@ -373,24 +396,31 @@ class MPICluster:
         except KeyboardInterrupt:
             self._force_stop()  # the engines are inside MPI: only killing them stops the run
             self._ended = "was interrupted"
-            print(f"commbook: {kernel} interrupted; the cluster's processes were killed and the "
-                  f"next run starts a new cluster.", file=sys.stderr, flush=True)
+            print(
+                f"commbook: {kernel} interrupted; the cluster's processes were killed and the "
+                f"next run starts a new cluster.",
+                file=sys.stderr,
+                flush=True,
+            )
             raise
         except Exception as e:
             import ipyparallel as ipp
+
             if isinstance(e, ipp.error.TimeoutError):
                 self._force_stop()
                 self._ended = "timed out"
                 raise KernelTimeout(
                     f"{kernel} did not finish on {self.n} engines within {timeout:g} s; the "
-                    f"engines were killed and the next run starts a new cluster.") from None
+                    f"engines were killed and the next run starts a new cluster."
+                ) from None
             if isinstance(e, ipp.error.EngineError) or not self.healthy():
                 self._force_stop()
                 self._ended = "lost an engine"
                 died = [l.strip() for l in str(e).splitlines() if "died" in l] or [str(e)]
                 raise kernels.KernelFailed(
                     f"{kernel}: an MPI engine died during the run ({died[0]}); the cluster "
-                    f"was stopped and the next run starts a new one.") from None
+                    f"was stopped and the next run starts a new one."
+                ) from None
             raise kernels.KernelFailed(f"{kernel} raised on an engine: {e}") from None
         by_rank = sorted(zip((self._ranks[eid] for eid in result.engine_id), replies))
         codes = [rc for _, (rc, _) in by_rank]
@@ -411,8 +441,15 @@ class MPICluster:
                 return result.get(timeout=0)  # raises ipyparallel's TimeoutError
         return result.get()
 
-    def sweep(self, kernel: str, values: list, option: str, options: dict | None = None,
-              timeout: float | None = None, label: str = "") -> list[KernelOutput]:
+    def sweep(
+        self,
+        kernel: str,
+        values: list,
+        option: str,
+        options: dict | None = None,
+        timeout: float | None = None,
+        label: str = "",
+    ) -> list[KernelOutput]:
         """Run a kernel once per value of one option, with a text progress bar."""
         outs, bar = [], _ProgressBar(len(values), label or f"{kernel} {option}")
         for i, v in enumerate(values):
@@ -428,16 +465,26 @@ class _ProgressBar:
 
     def __init__(self, total: int, label: str):
         from tqdm import tqdm
+
         self.handle = None
         try:
             from IPython import get_ipython
+
             if get_ipython() is not None:
                 from IPython.display import display
+
                 self.handle = display({"text/plain": ""}, display_id=True, raw=True)
         except ImportError:
             pass
-        self.bar = tqdm(total=total, desc=label, file=self if self.handle else sys.stderr,
-                        ascii=True, dynamic_ncols=False, ncols=100, mininterval=0)
+        self.bar = tqdm(
+            total=total,
+            desc=label,
+            file=self if self.handle else sys.stderr,
+            ascii=True,
+            dynamic_ncols=False,
+            ncols=100,
+            mininterval=0,
+        )
 
     def write(self, text: str) -> None:
         line = text.replace("\x1b[A", "").strip("\r\n")  # tqdm's cursor-up, then line ends
@@ -456,8 +503,16 @@ class _ProgressBar:
 
 def leftover_processes() -> list[str]:
     """Command lines of ipyparallel/MPI processes still running (for tests and doctor)."""
-    keys = ("ipengine", "ipcontroller", "ipyparallel.engine", "ipyparallel.controller",
-            "hydra_pmi_proxy", "prterun", "prted", "mpiexec")
+    keys = (
+        "ipengine",
+        "ipcontroller",
+        "ipyparallel.engine",
+        "ipyparallel.controller",
+        "hydra_pmi_proxy",
+        "prterun",
+        "prted",
+        "mpiexec",
+    )
     found = []
     for p in psutil.process_iter(["pid", "cmdline"]):
         line = " ".join(p.info["cmdline"] or [])

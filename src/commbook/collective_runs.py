@@ -21,6 +21,7 @@ Traces (``--trace 1``) list each hand-written algorithm's sends step by step
 (``# trace: ALG step S: SRC -> DST bytes=B phase=P``); :func:`communication_diagram` prints
 them the way Rappl's butterfly homework does: "Communication from i to j".
 """
+
 from __future__ import annotations
 
 import re
@@ -37,8 +38,7 @@ OPS = ("bcast", "gather", "allreduce")
 # The hand-written algorithms of each kernel, {label: description} in the C table's order.
 HAND_ALGORITHMS = {op: algorithms.kernel_algorithms(op) for op in OPS}
 # Kernel algorithm -> name in commbook.models.collective_schedules.
-MODEL_NAMES = {(op, label): model for op in OPS
-               for label, model in algorithms.kernel_model_names(op).items()}
+MODEL_NAMES = {(op, label): model for op in OPS for label, model in algorithms.kernel_model_names(op).items()}
 
 # What the libraries call their algorithms lives in commbook.algorithms; these are the
 # operations the kernels time.
@@ -62,10 +62,10 @@ def check_op(op: str) -> str:
 @dataclass(frozen=True)
 class LibraryChoice:
     op: str
-    label: str       # as the kernel prints it: library, library:6, library:2:chain_fanout=1
-    flavour: str     # openmpi | mpich
-    algorithm: str   # the library's own name for it ("binomial"), "" for the default
-    env: dict        # what to put in the environment of mpiexec
+    label: str  # as the kernel prints it: library, library:6, library:2:chain_fanout=1
+    flavour: str  # openmpi | mpich
+    algorithm: str  # the library's own name for it ("binomial"), "" for the default
+    env: dict  # what to put in the environment of mpiexec
 
 
 def library_env(op: str, label: str, flavour: str | None = None) -> LibraryChoice:
@@ -91,18 +91,20 @@ def library_env(op: str, label: str, flavour: str | None = None) -> LibraryChoic
         else:
             valid = ", ".join(f"{k} ({v})" for k, v in table.items())
             raise SelectionError(f"Open MPI has no {op} algorithm '{ident}'; valid: {valid}")
-        env = {"OMPI_MCA_coll_tuned_use_dynamic_rules": "1",
-               ompi_variable(op): str(number),
-               # coll/han (Open MPI 5) takes collectives over on multi-node runs and ignores
-               # coll/tuned's forced algorithm; on one node it steps aside by itself.
-               "OMPI_MCA_coll": "^han"}
+        env = {
+            "OMPI_MCA_coll_tuned_use_dynamic_rules": "1",
+            ompi_variable(op): str(number),
+            # coll/han (Open MPI 5) takes collectives over on multi-node runs and ignores
+            # coll/tuned's forced algorithm; on one node it steps aside by itself.
+            "OMPI_MCA_coll": "^han",
+        }
         canonical = [f"library:{number}"]
         for kv in extras:
             key, eq, value = kv.partition("=")
             if not eq or key not in OMPI_PARAMETERS[op] or not value.isdigit():
                 raise SelectionError(
-                    f"'{kv}' in {label}: parameters are key=integer with key one of "
-                    f"{', '.join(OMPI_PARAMETERS[op])}")
+                    f"'{kv}' in {label}: parameters are key=integer with key one of {', '.join(OMPI_PARAMETERS[op])}"
+                )
             env[f"OMPI_MCA_coll_tuned_{op}_algorithm_{key}"] = value
             canonical.append(f"{key}={value}")
         return LibraryChoice(op, ":".join(canonical), flavour, table[number], env)
@@ -110,13 +112,16 @@ def library_env(op: str, label: str, flavour: str | None = None) -> LibraryChoic
         if extras:
             raise SelectionError(f"{label}: algorithm parameters are supported for Open MPI only")
         if ident not in MPICH_ALGORITHMS[op]:
-            raise SelectionError(f"MPICH has no {op} algorithm '{ident}'; valid: "
-                                 f"{', '.join(MPICH_ALGORITHMS[op])} (names, not numbers)")
-        env = {mpich_variable(op): ident,
-               # without this MPICH ignores the variable above, silently
-               "MPIR_CVAR_DEVICE_COLLECTIVES": "none",
-               # an algorithm that cannot handle the arguments fails instead of falling back
-               "MPIR_CVAR_COLLECTIVE_FALLBACK": "error"}
+            raise SelectionError(
+                f"MPICH has no {op} algorithm '{ident}'; valid: {', '.join(MPICH_ALGORITHMS[op])} (names, not numbers)"
+            )
+        env = {
+            mpich_variable(op): ident,
+            # without this MPICH ignores the variable above, silently
+            "MPIR_CVAR_DEVICE_COLLECTIVES": "none",
+            # an algorithm that cannot handle the arguments fails instead of falling back
+            "MPIR_CVAR_COLLECTIVE_FALLBACK": "error",
+        }
         return LibraryChoice(op, f"library:{ident}", flavour, ident, env)
     raise SelectionError(f"choosing the library's algorithm needs Open MPI or MPICH, not {flavour}")
 
@@ -134,18 +139,22 @@ def parse_algorithms(op: str, text: str, flavour: str | None = None):
         elif name == "library" or name.startswith("library:"):
             c = library_env(op, name, flavour)
             if choice is not None and (c.label != choice.label):
-                raise SelectionError(f"one run can use one library algorithm, not {choice.label} "
-                                     f"and {c.label} (the environment chooses it when MPI starts)")
+                raise SelectionError(
+                    f"one run can use one library algorithm, not {choice.label} "
+                    f"and {c.label} (the environment chooses it when MPI starts)"
+                )
             choice = c
             out.append(c.label)
         else:
-            raise SelectionError(f"unknown {op} algorithm '{name}'; valid: "
-                                 f"{', '.join(HAND_ALGORITHMS[op])}, library, library:ID")
+            raise SelectionError(
+                f"unknown {op} algorithm '{name}'; valid: {', '.join(HAND_ALGORITHMS[op])}, library, library:ID"
+            )
     return out, choice
 
 
 def prepare_for(op: str):
     """The KernelSpec.prepare hook of `op`: rewrites --algorithm and returns the environment."""
+
     def prepare(options: dict) -> tuple[dict, dict]:
         options = dict(options)
         names, choice = parse_algorithms(op, options.get("algorithm") or "library")
@@ -154,6 +163,7 @@ def prepare_for(op: str):
         if str(options.get("monitor", 0)) == "1" and mpi_env.detect().flavour == "openmpi":
             env["OMPI_MCA_pml_monitoring_enable"] = "1"
         return options, env
+
     return prepare
 
 
@@ -229,11 +239,11 @@ def check_selection(out, op: str, choice: LibraryChoice | None) -> str:
     if choice is None or choice.label == "library":
         return "library: the MPI library's own choice (nothing forced)"
     cvars = library_cvars(out)
-    var = (f"coll_tuned_{op}_algorithm" if choice.flavour == "openmpi"
-           else mpich_variable(op))
+    var = f"coll_tuned_{op}_algorithm" if choice.flavour == "openmpi" else mpich_variable(op)
     if var not in cvars:
-        raise SelectionError(f"{choice.label}: the kernel did not report {var}; cannot confirm "
-                             f"that the library applied it")
+        raise SelectionError(
+            f"{choice.label}: the kernel did not report {var}; cannot confirm that the library applied it"
+        )
     value, name = cvars[var]
     if choice.flavour == "openmpi":
         ok = value == choice.label.split(":")[1] and name in ("", choice.algorithm)
@@ -248,8 +258,9 @@ def check_selection(out, op: str, choice: LibraryChoice | None) -> str:
         ok = got == choice.algorithm and dc == "none"
         said = f"{value} ({got}), MPIR_CVAR_DEVICE_COLLECTIVES = {dc}"
     if not ok:
-        raise SelectionError(f"{choice.label} was asked for, but the library reports {var} = "
-                             f"{said}: the selection did not take effect")
+        raise SelectionError(
+            f"{choice.label} was asked for, but the library reports {var} = {said}: the selection did not take effect"
+        )
     return f"{choice.label}: the library reports {var} = {said}"
 
 
@@ -257,8 +268,10 @@ def communication_diagram(trace: pd.DataFrame, algorithm: str) -> str:
     """The homework's listing: per step, 'Communication from i to j' for every message."""
     t = trace[trace.algorithm == algorithm]
     if t.empty:
-        raise ValueError(f"no trace for '{algorithm}' (run with trace=True; library algorithms "
-                         f"have none, see the messages counted with monitor=True)")
+        raise ValueError(
+            f"no trace for '{algorithm}' (run with trace=True; library algorithms "
+            f"have none, see the messages counted with monitor=True)"
+        )
     lines = []
     for step, group in t.groupby("step", sort=True):
         phases = ", ".join(sorted(set(group.phase)))
@@ -296,7 +309,11 @@ def run_summary(op: str, out) -> str:
     if "messages" in out.meta:
         msgs = parse_messages(out)
         for alg, g in msgs.groupby("algorithm", sort=False):
-            pairs = ", ".join(f"{r.src}->{r.dst}" + (f" x{r.count}" if r.count > 1 else "")
-                              for r in g.itertuples() if r.count > 0) or "none"
+            pairs = (
+                ", ".join(
+                    f"{r.src}->{r.dst}" + (f" x{r.count}" if r.count > 1 else "") for r in g.itertuples() if r.count > 0
+                )
+                or "none"
+            )
             lines.append(f"messages the library counted in one {alg} call: {pairs}")
     return "\n".join(lines)

@@ -10,6 +10,7 @@ the default) and appended to this docstring as a table, so ``help(commbook.confi
 Read them with :func:`get` (which refuses a name not listed in :data:`VARIABLES`) or the path
 functions below, never with ``os.environ`` elsewhere: ``tests/test_config.py`` checks that.
 """
+
 from __future__ import annotations
 
 import os
@@ -28,32 +29,35 @@ class Variable:
     meaning: str
 
 
-VARIABLES = {v.name: v for v in [
-    Variable("COMMBOOK_KERNELS", "", "folder of the C kernels (with commbench.h)"),
-    Variable("COMMBOOK_BUILD_DIR", "~/.cache/commbook/build", "compiled kernels, a folder per MPI"),
-    Variable("COMMBOOK_DATA_CACHE", "~/.cache/commbook/orfeo", "raw ORFEO files, hash-checked"),
-    Variable("COMMBOOK_ORFEO_MIRROR", "", "local ORFEO tree or URL to fetch from; 'none' = offline"),
-    Variable("COMMBOOK_MEASUREMENTS", "~/.cache/commbook/measurements",
-             "where notebooks save what they measure"),
-    Variable("COMMBOOK_MACHINE", "", "machine name recorded in measurements"),
-    Variable("COMMBOOK_ENGINES", "mpi", "ipyparallel engines: mpi or slurm"),
-    Variable("COMMBOOK_IPP_PROFILE", "", "ipyparallel profile to start clusters from"),
-    Variable("COMMBOOK_SLURM_QUEUE", "", "Slurm partition of the engines' job"),
-    Variable("COMMBOOK_SLURM_ACCOUNT", "", "Slurm account of the engines' job"),
-    Variable("COMMBOOK_SLURM_TIME", "", "Slurm time limit of the engines' job"),
-    Variable("COMMBOOK_SLURM_OPTIONS", "", "extra #SBATCH options of the engines' job"),
-    Variable("COMMBOOK_SLURM_MPI", "", "how the engines' job starts ranks: srun --mpi plugin or mpiexec"),
-    Variable("COMMBOOK_HOSTFILE", "", "hostfile for mpiexec outside a batch job: ranks and engines over its nodes"),
-    Variable("COMMBOOK_NODES_DIR", "", "where `commbook nodes` records its emulated cluster"),
-    Variable("COMMBOOK_NODES_REFERENCE", "", "book: draw the node-boundary sections from data/reference"),
-    Variable("COMMBOOK_DEBUG", "", "the CLI shows tracebacks instead of one line"),
-    Variable("COMMBOOK_REQUIRE_BROWSER", "", "tests: fail instead of skip without chromium"),
-    Variable("COMMBOOK_LAB_CHAPTERS", "", "tests: the chapters the JupyterLab test runs (comma list; default every page)"),
-    Variable("COMMBOOK_REQUIRE_SLURM", "", "tests: fail instead of skip without Slurm or root"),
-]}
+VARIABLES = {
+    v.name: v
+    for v in [
+        Variable("COMMBOOK_KERNELS", "", "folder of the C kernels (with commbench.h)"),
+        Variable("COMMBOOK_BUILD_DIR", "~/.cache/commbook/build", "compiled kernels, a folder per MPI"),
+        Variable("COMMBOOK_DATA_CACHE", "~/.cache/commbook/orfeo", "raw ORFEO files, hash-checked"),
+        Variable("COMMBOOK_ORFEO_MIRROR", "", "local ORFEO tree or URL to fetch from; 'none' = offline"),
+        Variable("COMMBOOK_MEASUREMENTS", "~/.cache/commbook/measurements", "where notebooks save what they measure"),
+        Variable("COMMBOOK_MACHINE", "", "machine name recorded in measurements"),
+        Variable("COMMBOOK_ENGINES", "mpi", "ipyparallel engines: mpi or slurm"),
+        Variable("COMMBOOK_IPP_PROFILE", "", "ipyparallel profile to start clusters from"),
+        Variable("COMMBOOK_SLURM_QUEUE", "", "Slurm partition of the engines' job"),
+        Variable("COMMBOOK_SLURM_ACCOUNT", "", "Slurm account of the engines' job"),
+        Variable("COMMBOOK_SLURM_TIME", "", "Slurm time limit of the engines' job"),
+        Variable("COMMBOOK_SLURM_OPTIONS", "", "extra #SBATCH options of the engines' job"),
+        Variable("COMMBOOK_SLURM_MPI", "", "how the engines' job starts ranks: srun --mpi plugin or mpiexec"),
+        Variable("COMMBOOK_HOSTFILE", "", "hostfile for mpiexec outside a batch job: ranks and engines over its nodes"),
+        Variable("COMMBOOK_NODES_DIR", "", "where `commbook nodes` records its emulated cluster"),
+        Variable("COMMBOOK_NODES_REFERENCE", "", "book: draw the node-boundary sections from data/reference"),
+        Variable("COMMBOOK_DEBUG", "", "the CLI shows tracebacks instead of one line"),
+        Variable("COMMBOOK_REQUIRE_BROWSER", "", "tests: fail instead of skip without chromium"),
+        Variable(
+            "COMMBOOK_LAB_CHAPTERS", "", "tests: the chapters the JupyterLab test runs (comma list; default every page)"
+        ),
+        Variable("COMMBOOK_REQUIRE_SLURM", "", "tests: fail instead of skip without Slurm or root"),
+    ]
+}
 if __doc__:  # None under python -OO
-    __doc__ += "\n" + "\n".join(f"  {v.name:<25} {v.default or '-':<31} {v.meaning}"
-                                for v in VARIABLES.values()) + "\n"
+    __doc__ += "\n" + "\n".join(f"  {v.name:<25} {v.default or '-':<31} {v.meaning}" for v in VARIABLES.values()) + "\n"
 
 
 def get(name: str) -> str:
@@ -98,8 +102,10 @@ def kernels_dir() -> Path:
         return _path("COMMBOOK_KERNELS")
     path = resource("kernels_c")
     if not (path / "commbench.h").is_file():
-        raise FileNotFoundError(f"kernels_c/ not found at {path}: install a wheel (pip install .) "
-                                "or set COMMBOOK_KERNELS to the folder with commbench.h")
+        raise FileNotFoundError(
+            f"kernels_c/ not found at {path}: install a wheel (pip install .) "
+            "or set COMMBOOK_KERNELS to the folder with commbench.h"
+        )
     return path
 
 

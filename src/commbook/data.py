@@ -24,6 +24,7 @@ run never leaves half a file where a good one was; files get the user's umask li
 Commands that measure check their output path before they start (:func:`check_output_path`) and
 never lose a measurement to a failed write (:func:`write_measurements_keeping`).
 """
+
 from __future__ import annotations
 
 import csv
@@ -39,17 +40,34 @@ import pandas as pd
 from . import config
 
 COLUMNS = [
-    "benchmark", "algorithm", "mapping", "transport", "np", "size_bytes",
-    "t_us", "t_min_us", "t_max_us", "reps", "machine", "mpi_library", "source", "params",
+    "benchmark",
+    "algorithm",
+    "mapping",
+    "transport",
+    "np",
+    "size_bytes",
+    "t_us",
+    "t_min_us",
+    "t_max_us",
+    "reps",
+    "machine",
+    "mpi_library",
+    "source",
+    "params",
 ]
 INT_COLUMNS = ["np", "size_bytes", "reps"]
 FLOAT_COLUMNS = ["t_us", "t_min_us", "t_max_us"]
 TEXT_COLUMNS = [c for c in COLUMNS if c not in INT_COLUMNS + FLOAT_COLUMNS]
 MAPPINGS = {"core", "socket", "node", "self", "oversubscribed", "unknown"}
 # (column, smallest possible value, what is wrong below it): refused wherever a file is read
-IMPOSSIBLE = [("t_us", 0, "negative time"), ("t_min_us", 0, "negative time"),
-              ("t_max_us", 0, "negative time"), ("size_bytes", 0, "negative message size"),
-              ("np", 1, "fewer than one process"), ("reps", 1, "fewer than one repetition")]
+IMPOSSIBLE = [
+    ("t_us", 0, "negative time"),
+    ("t_min_us", 0, "negative time"),
+    ("t_max_us", 0, "negative time"),
+    ("size_bytes", 0, "negative message size"),
+    ("np", 1, "fewer than one process"),
+    ("reps", 1, "fewer than one repetition"),
+]
 
 
 class OutputPathError(ValueError):
@@ -176,8 +194,7 @@ def check_output_path(path) -> Path:
         os.close(fd)
         os.unlink(tmp)
     except OSError as e:
-        raise OutputPathError(f"--out {path}: cannot write in {path.parent} "
-                              f"({e.strerror or e})") from None
+        raise OutputPathError(f"--out {path}: cannot write in {path.parent} ({e.strerror or e})") from None
     return path
 
 
@@ -219,8 +236,15 @@ def read_regular_file(path, error=DataFormatError, limit: int = MAX_INPUT_BYTES)
     if stat.S_ISDIR(st.st_mode):
         raise error(path, 0, "is a directory")
     if not stat.S_ISREG(st.st_mode):
-        kind = ("a FIFO" if stat.S_ISFIFO(st.st_mode) else "a device" if stat.S_ISCHR(st.st_mode)
-                or stat.S_ISBLK(st.st_mode) else "a socket" if stat.S_ISSOCK(st.st_mode) else "special")
+        kind = (
+            "a FIFO"
+            if stat.S_ISFIFO(st.st_mode)
+            else "a device"
+            if stat.S_ISCHR(st.st_mode) or stat.S_ISBLK(st.st_mode)
+            else "a socket"
+            if stat.S_ISSOCK(st.st_mode)
+            else "special"
+        )
         raise error(path, 0, f"not a regular file ({kind})")
     try:
         with open(path, "rb") as f:
@@ -242,7 +266,7 @@ def read_metadata_csv(path) -> tuple[dict, int, list[str], list[tuple[int, list[
     try:
         text = raw.decode("utf-8-sig")
     except UnicodeDecodeError as e:
-        line = raw[:e.start].count(b"\n") + 1
+        line = raw[: e.start].count(b"\n") + 1
         raise DataFormatError(path, line, f"not UTF-8 text ({e.reason} at byte {e.start})") from None
     meta, body = {}, []
     for n, line in enumerate(text.splitlines(), start=1):
@@ -277,8 +301,7 @@ def read_measurements(path) -> Measurements:
         df = normalise(df, path)
     except DataFormatError as e:
         if e.line:  # normalise numbers rows from 2; give the file's own line
-            raise DataFormatError(path, rows[e.line - 2][0] if e.line >= 2 else header_line,
-                                  e.what) from None
+            raise DataFormatError(path, rows[e.line - 2][0] if e.line >= 2 else header_line, e.what) from None
         raise
     for column, lowest, what in IMPOSSIBLE:
         bad = (df[column] < lowest).to_numpy().nonzero()[0]
@@ -292,6 +315,7 @@ def measurement_path(name: str) -> Path:
     """Where a notebook saves what it measured: $COMMBOOK_MEASUREMENTS/<machine>/<name>.csv
     (default ~/.cache/commbook/measurements), never inside the book's sources."""
     from . import machine
+
     return config.measurements_dir() / machine.name() / f"{name}.csv"
 
 
@@ -301,20 +325,23 @@ REFERENCE_DIR = config.data_dir() / "reference"
 def load_reference(benchmark: str, machine_name: str | None = None) -> Measurements:
     """A measurement shipped in data/reference/<machine>/<benchmark>*.csv (the first machine
     folder that has one, unless machine_name is given)."""
-    folders = [REFERENCE_DIR / machine_name] if machine_name else sorted(
-        p for p in REFERENCE_DIR.glob("*") if p.is_dir())
+    folders = (
+        [REFERENCE_DIR / machine_name] if machine_name else sorted(p for p in REFERENCE_DIR.glob("*") if p.is_dir())
+    )
     for folder in folders:
         files = sorted(folder.glob(f"{benchmark}*.csv"))
         if files:
             m = read_measurements(files[0])
             m.meta.setdefault("file", str(files[0].relative_to(REFERENCE_DIR.parent.parent)))
             return m
-    raise DataFormatError(REFERENCE_DIR, 0, f"no reference measurement of '{benchmark}'"
-                          + (f" for machine '{machine_name}'" if machine_name else ""))
+    raise DataFormatError(
+        REFERENCE_DIR,
+        0,
+        f"no reference measurement of '{benchmark}'" + (f" for machine '{machine_name}'" if machine_name else ""),
+    )
 
 
-def describe(meta: dict, keys=("file", "machine", "cpu", "cores", "mpi_library", "date",
-                              "command")) -> str:
+def describe(meta: dict, keys=("file", "machine", "cpu", "cores", "mpi_library", "date", "command")) -> str:
     """The metadata lines that say where a measurement comes from, one per line."""
     return "\n".join(f"{k}: {meta[k]}" for k in keys if meta.get(k) not in (None, ""))
 

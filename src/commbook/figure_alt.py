@@ -6,6 +6,7 @@ what is drawn) into the PNG's ``Description`` text chunk, and the Sphinx side (t
 also a Sphinx extension) copies that chunk into the image's ``alt``. No chapter types alt text:
 a figure's alt follows its title, axes and legend as they change.
 """
+
 from __future__ import annotations
 
 import base64
@@ -18,6 +19,7 @@ PNG_KEY = "Description"
 
 # --- the description -------------------------------------------------------------------------
 
+
 def _scale(ax, which: str) -> str:
     scale = getattr(ax, f"get_{which}scale")()
     return {"log": "logarithmic", "symlog": "logarithmic", "logit": "logit"}.get(scale, "")
@@ -26,8 +28,12 @@ def _scale(ax, which: str) -> str:
 def _drawn(ax) -> str:
     """What the axes holds, in words (points, lines, bars, an image)."""
     lines = [ln for ln in ax.get_lines() if ln.get_visible() and len(ln.get_xdata()) > 0]
-    points = sum(1 for ln in lines if (ln.get_linestyle() in ("None", "", " ") or ln.get_linewidth() == 0)
-                 and ln.get_marker() not in (None, "None", ""))
+    points = sum(
+        1
+        for ln in lines
+        if (ln.get_linestyle() in ("None", "", " ") or ln.get_linewidth() == 0)
+        and ln.get_marker() not in (None, "None", "")
+    )
     curves = len(lines) - points
     bars = sum(1 for p in ax.patches if type(p).__name__ == "Rectangle")
     parts = []
@@ -43,8 +49,10 @@ def _drawn(ax) -> str:
         parts.append("markers")
     if ax.texts:
         labels = [t.get_text() for t in ax.texts if t.get_text().strip()]
-        parts.append(f"{len(labels)} labels" + (f" ({', '.join(labels[:8])}{', …' if len(labels) > 8 else ''})"
-                                                if labels else ""))
+        parts.append(
+            f"{len(labels)} labels"
+            + (f" ({', '.join(labels[:8])}{', …' if len(labels) > 8 else ''})" if labels else "")
+        )
     return ", ".join(parts)
 
 
@@ -58,8 +66,9 @@ def describe_axes(ax) -> str:
     out = f"{title}: " if title else ""
     if x or y:
         xs, ys = _scale(ax, "x"), _scale(ax, "y")
-        out += f"{y or 'values'}{f' ({ys} scale)' if ys else ''} against {x or 'position'}" \
-               f"{f' ({xs} scale)' if xs else ''}"
+        out += (
+            f"{y or 'values'}{f' ({ys} scale)' if ys else ''} against {x or 'position'}{f' ({xs} scale)' if xs else ''}"
+        )
     drawn = _drawn(ax)
     if drawn:
         out += f"{'; ' if x or y else ''}{drawn}"
@@ -83,10 +92,11 @@ def describe(fig) -> str:
     if entries:
         text += " Legend: " + ", ".join(entries) + "."
     text = " ".join(text.split())
-    return text if len(text) <= MAX_CHARS else text[:MAX_CHARS - 1].rsplit(" ", 1)[0] + "…"
+    return text if len(text) <= MAX_CHARS else text[: MAX_CHARS - 1].rsplit(" ", 1)[0] + "…"
 
 
 # --- kernel side: the PNG carries its description ---------------------------------------------
+
 
 def png_with_description(fig) -> str:
     """The inline backend's PNG (base64), with the description in a PNG text chunk."""
@@ -115,6 +125,7 @@ def install() -> None:
 
 
 # --- Sphinx side: alt from the PNG --------------------------------------------------------------
+
 
 def description_of(path: Path) -> str | None:
     from PIL import Image
@@ -146,6 +157,7 @@ def _add_alt(app, doctree) -> None:
             continue
         if uri.startswith("data:image/png;base64,"):
             from PIL import Image
+
             with Image.open(io.BytesIO(base64.b64decode(uri.split(",", 1)[1]))) as im:
                 text = getattr(im, "text", {}).get(PNG_KEY)
         else:

@@ -47,6 +47,7 @@ Confidence intervals
     or repetitions within each size when every size was measured several times (several rows
     with the same size). Percentile intervals for λ, b and n½ = λ·b.
 """
+
 from __future__ import annotations
 
 import math
@@ -59,8 +60,8 @@ from .models.hockney import Hockney, PiecewiseHockney, Segment
 from .units import format_bytes
 
 DEFAULT_LOSS = "soft_l1"
-DEFAULT_F_SCALE = 0.05           # relative residual where the robust loss turns linear
-MAX_BANDWIDTH_MBPS = 1e7         # 10 TB/s: above any link; a fit that hits it did not see b
+DEFAULT_F_SCALE = 0.05  # relative residual where the robust loss turns linear
+MAX_BANDWIDTH_MBPS = 1e7  # 10 TB/s: above any link; a fit that hits it did not see b
 LOSSES = ("linear", "soft_l1", "huber", "cauchy", "arctan")
 
 
@@ -105,16 +106,20 @@ def residuals(model, sizes, times) -> np.ndarray:
 
 
 def _quality(r: np.ndarray) -> dict:
-    return {"rms_rel": float(np.sqrt(np.mean(r ** 2))), "max_rel": float(np.max(np.abs(r))),
-            "median_abs_rel": float(np.median(np.abs(r)))}
+    return {
+        "rms_rel": float(np.sqrt(np.mean(r**2))),
+        "max_rel": float(np.max(np.abs(r))),
+        "median_abs_rel": float(np.median(np.abs(r))),
+    }
 
 
 # ---------------------------------------------------------------------------------------
 # One Hockney line
 
 
-def _fit_params(n, t, loss=DEFAULT_LOSS, f_scale=DEFAULT_F_SCALE,
-                max_bandwidth=MAX_BANDWIDTH_MBPS) -> tuple[float, float]:
+def _fit_params(
+    n, t, loss=DEFAULT_LOSS, f_scale=DEFAULT_F_SCALE, max_bandwidth=MAX_BANDWIDTH_MBPS
+) -> tuple[float, float]:
     """(λ µs, β = 1/b µs per byte) minimising the robust loss of the relative residuals."""
     beta_min = 1.0 / max_bandwidth
     # The relative-error problem is linear in (λ, β): solve it with nnls for a start point.
@@ -132,8 +137,7 @@ def _fit_params(n, t, loss=DEFAULT_LOSS, f_scale=DEFAULT_F_SCALE,
     def fun(p):
         return (p[0] * s_lam + p[1] * s_beta * n) / t - 1.0
 
-    res = least_squares(fun, p0, jac=lambda p: J, bounds=(lo, np.inf), loss=loss,
-                        f_scale=f_scale, method="trf")
+    res = least_squares(fun, p0, jac=lambda p: J, bounds=(lo, np.inf), loss=loss, f_scale=f_scale, method="trf")
     return float(res.x[0] * s_lam), float(max(res.x[1] * s_beta, beta_min))
 
 
@@ -155,22 +159,35 @@ class BootstrapCI:
     bandwidth_MBps: tuple[float, float]
     n_half_bytes: tuple[float, float]
     level: float
-    n_boot: int          # refits that succeeded
-    n_failed: int        # resamples that could not be fitted (e.g. one distinct size)
-    method: str          # "points" or "repetitions"
+    n_boot: int  # refits that succeeded
+    n_failed: int  # resamples that could not be fitted (e.g. one distinct size)
+    method: str  # "points" or "repetitions"
     seed: int | None
 
     def to_dict(self) -> dict:
-        return {"lambda_us": list(self.lambda_us), "bandwidth_MBps": list(self.bandwidth_MBps),
-                "n_half_bytes": list(self.n_half_bytes), "level": self.level,
-                "n_boot": self.n_boot, "n_failed": self.n_failed, "method": self.method,
-                "seed": self.seed}
+        return {
+            "lambda_us": list(self.lambda_us),
+            "bandwidth_MBps": list(self.bandwidth_MBps),
+            "n_half_bytes": list(self.n_half_bytes),
+            "level": self.level,
+            "n_boot": self.n_boot,
+            "n_failed": self.n_failed,
+            "method": self.method,
+            "seed": self.seed,
+        }
 
     @classmethod
     def from_dict(cls, d: dict) -> "BootstrapCI":
-        return cls(tuple(d["lambda_us"]), tuple(d["bandwidth_MBps"]), tuple(d["n_half_bytes"]),
-                   float(d["level"]), int(d["n_boot"]), int(d.get("n_failed", 0)),
-                   str(d["method"]), d.get("seed"))
+        return cls(
+            tuple(d["lambda_us"]),
+            tuple(d["bandwidth_MBps"]),
+            tuple(d["n_half_bytes"]),
+            float(d["level"]),
+            int(d["n_boot"]),
+            int(d.get("n_failed", 0)),
+            str(d["method"]),
+            d.get("seed"),
+        )
 
 
 @dataclass
@@ -180,9 +197,9 @@ class HockneyFit(_ModelResult):
     model: Hockney
     n_points: int
     n_sizes: int
-    size_range: tuple[int, int]      # smallest and largest size the fit saw
-    rms_rel: float                   # root mean square relative residual
-    max_rel: float                   # largest |relative residual|
+    size_range: tuple[int, int]  # smallest and largest size the fit saw
+    rms_rel: float  # root mean square relative residual
+    max_rel: float  # largest |relative residual|
     median_abs_rel: float
     loss: str = DEFAULT_LOSS
     f_scale: float = DEFAULT_F_SCALE
@@ -203,23 +220,38 @@ class HockneyFit(_ModelResult):
 
     def to_dict(self) -> dict:
         d = self.model.to_dict()
-        d["fit"] = {"method": "least squares on relative error", "loss": self.loss,
-                    "f_scale": self.f_scale, "n_points": self.n_points, "n_sizes": self.n_sizes,
-                    "size_range": list(self.size_range), "rms_rel": self.rms_rel,
-                    "max_rel": self.max_rel, "median_abs_rel": self.median_abs_rel,
-                    "ci": self.ci.to_dict() if self.ci else None, "warnings": self.warnings}
+        d["fit"] = {
+            "method": "least squares on relative error",
+            "loss": self.loss,
+            "f_scale": self.f_scale,
+            "n_points": self.n_points,
+            "n_sizes": self.n_sizes,
+            "size_range": list(self.size_range),
+            "rms_rel": self.rms_rel,
+            "max_rel": self.max_rel,
+            "median_abs_rel": self.median_abs_rel,
+            "ci": self.ci.to_dict() if self.ci else None,
+            "warnings": self.warnings,
+        }
         return d
 
     @classmethod
     def from_dict(cls, d: dict) -> "HockneyFit":
         f = d.get("fit") or {}
         try:
-            return cls(Hockney.from_dict(d), int(f["n_points"]), int(f["n_sizes"]),
-                       tuple(int(v) for v in f["size_range"]), float(f["rms_rel"]),
-                       float(f["max_rel"]), float(f["median_abs_rel"]), str(f["loss"]),
-                       float(f["f_scale"]),
-                       BootstrapCI.from_dict(f["ci"]) if f.get("ci") else None,
-                       list(f.get("warnings", [])))
+            return cls(
+                Hockney.from_dict(d),
+                int(f["n_points"]),
+                int(f["n_sizes"]),
+                tuple(int(v) for v in f["size_range"]),
+                float(f["rms_rel"]),
+                float(f["max_rel"]),
+                float(f["median_abs_rel"]),
+                str(f["loss"]),
+                float(f["f_scale"]),
+                BootstrapCI.from_dict(f["ci"]) if f.get("ci") else None,
+                list(f.get("warnings", [])),
+            )
         except (KeyError, TypeError) as e:
             raise ValueError(f"fit record incomplete: missing or bad {e}") from None
 
@@ -230,17 +262,29 @@ class HockneyFit(_ModelResult):
 def _bound_warnings(lam, beta, n, t, max_bandwidth) -> list[str]:
     out = []
     if lam <= 1e-9 * float(np.min(t)):
-        out.append("latency hit its lower bound 0: these sizes do not determine λ "
-                   "(transfer time dominates them; small messages, down to 0 B, fix λ)")
+        out.append(
+            "latency hit its lower bound 0: these sizes do not determine λ "
+            "(transfer time dominates them; small messages, down to 0 B, fix λ)"
+        )
     if beta <= (1 + 1e-6) / max_bandwidth:
-        out.append(f"bandwidth hit its upper bound {max_bandwidth:g} MB/s: these sizes do not "
-                   f"determine b (the times are flat; include larger messages)")
+        out.append(
+            f"bandwidth hit its upper bound {max_bandwidth:g} MB/s: these sizes do not "
+            f"determine b (the times are flat; include larger messages)"
+        )
     return out
 
 
-def fit_hockney(sizes, times, *, loss: str = DEFAULT_LOSS, f_scale: float = DEFAULT_F_SCALE,
-                n_boot: int = 500, seed: int | None = 0, level: float = 0.95,
-                max_bandwidth_MBps: float = MAX_BANDWIDTH_MBPS) -> HockneyFit:
+def fit_hockney(
+    sizes,
+    times,
+    *,
+    loss: str = DEFAULT_LOSS,
+    f_scale: float = DEFAULT_F_SCALE,
+    n_boot: int = 500,
+    seed: int | None = 0,
+    level: float = 0.95,
+    max_bandwidth_MBps: float = MAX_BANDWIDTH_MBPS,
+) -> HockneyFit:
     """Fit t = λ + n/b by robust least squares on relative error, λ ≥ 0 and b > 0.
 
     sizes in bytes, times in µs (one row per point; repeated sizes are repetitions). n_boot
@@ -258,11 +302,27 @@ def fit_hockney(sizes, times, *, loss: str = DEFAULT_LOSS, f_scale: float = DEFA
     r = (model.time_us(n) - t) / t
     ci = None
     if n_boot:
-        ci = bootstrap_ci(n, t, n_boot=n_boot, seed=seed, level=level, loss=loss,
-                          f_scale=f_scale, max_bandwidth_MBps=max_bandwidth_MBps)
-    return HockneyFit(model, int(n.size), int(np.unique(n).size), (int(n.min()), int(n.max())),
-                      **_quality(r), loss=loss, f_scale=f_scale, ci=ci,
-                      warnings=_bound_warnings(lam, beta, n, t, max_bandwidth_MBps))
+        ci = bootstrap_ci(
+            n,
+            t,
+            n_boot=n_boot,
+            seed=seed,
+            level=level,
+            loss=loss,
+            f_scale=f_scale,
+            max_bandwidth_MBps=max_bandwidth_MBps,
+        )
+    return HockneyFit(
+        model,
+        int(n.size),
+        int(np.unique(n).size),
+        (int(n.min()), int(n.max())),
+        **_quality(r),
+        loss=loss,
+        f_scale=f_scale,
+        ci=ci,
+        warnings=_bound_warnings(lam, beta, n, t, max_bandwidth_MBps),
+    )
 
 
 def _resample_groups(n: np.ndarray, method: str):
@@ -273,9 +333,18 @@ def _resample_groups(n: np.ndarray, method: str):
     return [np.nonzero(inverse == g)[0] for g in range(inverse.max() + 1)]
 
 
-def bootstrap_ci(sizes, times, *, n_boot: int = 500, seed: int | None = 0, level: float = 0.95,
-                 method: str = "auto", loss: str = DEFAULT_LOSS, f_scale: float = DEFAULT_F_SCALE,
-                 max_bandwidth_MBps: float = MAX_BANDWIDTH_MBPS) -> BootstrapCI:
+def bootstrap_ci(
+    sizes,
+    times,
+    *,
+    n_boot: int = 500,
+    seed: int | None = 0,
+    level: float = 0.95,
+    method: str = "auto",
+    loss: str = DEFAULT_LOSS,
+    f_scale: float = DEFAULT_F_SCALE,
+    max_bandwidth_MBps: float = MAX_BANDWIDTH_MBPS,
+) -> BootstrapCI:
     """Percentile bootstrap intervals for λ, b and n½.
 
     method "points" resamples (size, time) pairs; "repetitions" resamples the rows of each size
@@ -315,8 +384,9 @@ def bootstrap_ci(sizes, times, *, n_boot: int = 500, seed: int | None = 0, level
         lo, hi = np.percentile(x, q)
         return float(lo), float(hi)
 
-    return BootstrapCI(interval(lams), interval(bws), interval(lams * bws), float(level),
-                       len(lams), failed, method, seed)
+    return BootstrapCI(
+        interval(lams), interval(bws), interval(lams * bws), float(level), len(lams), failed, method, seed
+    )
 
 
 @dataclass(frozen=True)
@@ -352,7 +422,7 @@ class PiecewiseFit(_ModelResult):
 
     model: PiecewiseHockney
     segments: list[HockneyFit]
-    bic: dict[int, float]            # number of segments -> information criterion (see criterion)
+    bic: dict[int, float]  # number of segments -> information criterion (see criterion)
     n_points: int
     rms_rel: float
     max_rel: float
@@ -369,11 +439,16 @@ class PiecewiseFit(_ModelResult):
 
     def to_dict(self) -> dict:
         d = self.model.to_dict()
-        d["fit"] = {"method": f"piecewise least squares on relative error, segments by "
-                              f"{self.criterion.upper()}", "criterion": self.criterion,
-                    "bic": {str(k): v for k, v in self.bic.items()}, "n_points": self.n_points,
-                    "rms_rel": self.rms_rel, "max_rel": self.max_rel, "min_points": self.min_points,
-                    "segments": [s.to_dict()["fit"] for s in self.segments]}
+        d["fit"] = {
+            "method": f"piecewise least squares on relative error, segments by {self.criterion.upper()}",
+            "criterion": self.criterion,
+            "bic": {str(k): v for k, v in self.bic.items()},
+            "n_points": self.n_points,
+            "rms_rel": self.rms_rel,
+            "max_rel": self.max_rel,
+            "min_points": self.min_points,
+            "segments": [s.to_dict()["fit"] for s in self.segments],
+        }
         return d
 
     @classmethod
@@ -381,35 +456,45 @@ class PiecewiseFit(_ModelResult):
         model = PiecewiseHockney.from_dict(d)
         f = d.get("fit") or {}
         try:
-            segs = [HockneyFit.from_dict({**s.model.to_dict(), "fit": sf})
-                    for s, sf in zip(model.segments, f["segments"], strict=True)]
-            return cls(model, segs, {int(k): float(v) for k, v in f["bic"].items()},
-                       int(f["n_points"]), float(f["rms_rel"]), float(f["max_rel"]),
-                       int(f.get("min_points", 3)), str(f.get("criterion", "bic")))
+            segs = [
+                HockneyFit.from_dict({**s.model.to_dict(), "fit": sf})
+                for s, sf in zip(model.segments, f["segments"], strict=True)
+            ]
+            return cls(
+                model,
+                segs,
+                {int(k): float(v) for k, v in f["bic"].items()},
+                int(f["n_points"]),
+                float(f["rms_rel"]),
+                float(f["max_rel"]),
+                int(f.get("min_points", 3)),
+                str(f.get("criterion", "bic")),
+            )
         except (KeyError, TypeError, ValueError) as e:
             raise ValueError(f"piecewise fit record incomplete: {e}") from None
 
     def summary(self) -> str:
         chosen = self.n_segments
-        bic = ", ".join(f"{k}: {v:.1f}{' (chosen)' if k == chosen else ''}"
-                        for k, v in sorted(self.bic.items()))
-        lines = [f"piecewise Hockney fit, {chosen} segment(s); {self.criterion.upper()} by number "
-                 f"of segments: {bic}"]
+        bic = ", ".join(f"{k}: {v:.1f}{' (chosen)' if k == chosen else ''}" for k, v in sorted(self.bic.items()))
+        lines = [f"piecewise Hockney fit, {chosen} segment(s); {self.criterion.upper()} by number of segments: {bic}"]
         for i, (seg, f) in enumerate(zip(self.model.segments, self.segments), start=1):
             hi = "and up" if seg.max_bytes is None else f"to {format_bytes(seg.max_bytes, exact=True)}"
-            lines.append(f"segment {i}: {format_bytes(seg.min_bytes, exact=True)} {hi} "
-                         f"(fitted on {format_bytes(f.size_range[0], exact=True)} .. "
-                         f"{format_bytes(f.size_range[1], exact=True)}, {f.n_points} points)")
+            lines.append(
+                f"segment {i}: {format_bytes(seg.min_bytes, exact=True)} {hi} "
+                f"(fitted on {format_bytes(f.size_range[0], exact=True)} .. "
+                f"{format_bytes(f.size_range[1], exact=True)}, {f.n_points} points)"
+            )
             lines.append(_describe_line(f, indent="  "))
-        lines.append(f"overall: rms relative residual {self.rms_rel:.1%}, "
-                     f"max {self.max_rel:.1%} over {self.n_points} points")
+        lines.append(
+            f"overall: rms relative residual {self.rms_rel:.1%}, max {self.max_rel:.1%} over {self.n_points} points"
+        )
         return "\n".join(lines)
 
 
 def _segment_rss(n, t, loss, f_scale, max_bw):
     lam, beta = _fit_params(n, t, loss, f_scale, max_bw)
     r = (lam + beta * n) / t - 1.0
-    return float(np.sum(r ** 2))
+    return float(np.sum(r**2))
 
 
 def bic(rss: float, n_points: int, n_segments: int) -> float:
@@ -442,10 +527,21 @@ def _gap_breakpoint(a: float, c: float, low: Hockney, high: Hockney) -> int:
     return c - 1 if low.time_us(mid) <= high.time_us(mid) else a
 
 
-def fit_piecewise(sizes, times, max_segments: int = 3, *, min_points: int = 3,
-                  criterion: str = "bic", gap: str = "measured", loss: str = DEFAULT_LOSS, f_scale: float = DEFAULT_F_SCALE,
-                  n_boot: int = 500, seed: int | None = 0, level: float = 0.95,
-                  max_bandwidth_MBps: float = MAX_BANDWIDTH_MBPS) -> PiecewiseFit:
+def fit_piecewise(
+    sizes,
+    times,
+    max_segments: int = 3,
+    *,
+    min_points: int = 3,
+    criterion: str = "bic",
+    gap: str = "measured",
+    loss: str = DEFAULT_LOSS,
+    f_scale: float = DEFAULT_F_SCALE,
+    n_boot: int = 500,
+    seed: int | None = 0,
+    level: float = 0.95,
+    max_bandwidth_MBps: float = MAX_BANDWIDTH_MBPS,
+) -> PiecewiseFit:
     """Fit 1..max_segments Hockney segments with data-chosen breakpoints; keep the k with the
     best information criterion ("bic" or "aic", see the module docstring).
 
@@ -468,10 +564,11 @@ def fit_piecewise(sizes, times, max_segments: int = 3, *, min_points: int = 3,
     n, t = n[order], t[order]
     uniq, start = np.unique(n, return_index=True)
     m = uniq.size
-    bounds = list(start) + [n.size]      # rows of distinct size j are bounds[j]:bounds[j+1]
+    bounds = list(start) + [n.size]  # rows of distinct size j are bounds[j]:bounds[j+1]
     if m > MAX_PIECEWISE_SIZES:  # the breakpoint search fits O(m^2) segments
-        raise ValueError(f"{m} different sizes: a piecewise fit takes at most "
-                         f"{MAX_PIECEWISE_SIZES} (select a range of sizes)")
+        raise ValueError(
+            f"{m} different sizes: a piecewise fit takes at most {MAX_PIECEWISE_SIZES} (select a range of sizes)"
+        )
     k_max = min(int(max_segments), m // int(min_points))
     if k_max < 1:
         raise ValueError(f"need at least {min_points} different sizes, got {m}")
@@ -481,15 +578,17 @@ def fit_piecewise(sizes, times, max_segments: int = 3, *, min_points: int = 3,
     for i in range(m):
         for j in range(i + min_points, m + 1):
             a, b = bounds[i], bounds[j]
-            cost[i, j] = (_segment_rss(n[a:b], t[a:b], loss, f_scale, max_bandwidth_MBps)
-                          if np.unique(n[a:b]).size >= 2 else math.inf)
+            cost[i, j] = (
+                _segment_rss(n[a:b], t[a:b], loss, f_scale, max_bandwidth_MBps)
+                if np.unique(n[a:b]).size >= 2
+                else math.inf
+            )
     # best[k][j]: least cost of k segments covering sizes 0..j-1; back[k][j]: last split
     best = [{0: 0.0}] + [dict() for _ in range(k_max)]
     back = [dict() for _ in range(k_max + 1)]
     for k in range(1, k_max + 1):
         for j in range(k * min_points, m + 1):
-            cands = [(best[k - 1][i] + cost[i, j], i) for i in best[k - 1]
-                     if (i, j) in cost]
+            cands = [(best[k - 1][i] + cost[i, j], i) for i in best[k - 1] if (i, j) in cost]
             if cands:
                 best[k][j], back[k][j] = min(cands)
     scores = {k: CRITERIA[criterion](best[k][m], n.size, k) for k in range(1, k_max + 1) if m in best[k]}
@@ -504,19 +603,29 @@ def fit_piecewise(sizes, times, max_segments: int = 3, *, min_points: int = 3,
     fits, segs = [], []
     for s, (i, j) in enumerate(cuts):
         a, b = bounds[i], bounds[j]
-        f = fit_hockney(n[a:b], t[a:b], loss=loss, f_scale=f_scale, n_boot=n_boot,
-                        seed=None if seed is None else seed + s, level=level,
-                        max_bandwidth_MBps=max_bandwidth_MBps)
+        f = fit_hockney(
+            n[a:b],
+            t[a:b],
+            loss=loss,
+            f_scale=f_scale,
+            n_boot=n_boot,
+            seed=None if seed is None else seed + s,
+            level=level,
+            max_bandwidth_MBps=max_bandwidth_MBps,
+        )
         fits.append(f)
-    ends = [_gap_breakpoint(uniq[i - 1], uniq[i], fits[s].model, fits[s + 1].model)
-            if gap == "crossing" else int(uniq[i - 1]) for s, (i, _) in enumerate(cuts[1:])]
+    ends = [
+        _gap_breakpoint(uniq[i - 1], uniq[i], fits[s].model, fits[s + 1].model)
+        if gap == "crossing"
+        else int(uniq[i - 1])
+        for s, (i, _) in enumerate(cuts[1:])
+    ]
     starts = [0] + [e + 1 for e in ends]
     segs = [Segment(lo, hi, f.model) for lo, hi, f in zip(starts, ends + [None], fits)]
     model = PiecewiseHockney(tuple(segs))
     r = (model.time_us(n) - t) / t
     q = _quality(r)
-    return PiecewiseFit(model, fits, scores, int(n.size), q["rms_rel"], q["max_rel"],
-                        int(min_points), criterion)
+    return PiecewiseFit(model, fits, scores, int(n.size), q["rms_rel"], q["max_rel"], int(min_points), criterion)
 
 
 # ---------------------------------------------------------------------------------------
@@ -540,8 +649,7 @@ def _describe_line(f: HockneyFit, indent="") -> str:
     lvl = f"; [{ci.level:.0%} bootstrap CI, {ci.n_boot} resamples of {ci.method}]" if ci else ""
     lines = [
         f"{indent}latency   λ  = {f.lambda_us:.4g} µs{_ci_text(ci and ci.lambda_us, '{:.4g}'.format)}",
-        f"{indent}bandwidth b  = {f.bandwidth_MBps:.5g} MB/s"
-        f"{_ci_text(ci and ci.bandwidth_MBps, '{:.5g}'.format)}",
+        f"{indent}bandwidth b  = {f.bandwidth_MBps:.5g} MB/s{_ci_text(ci and ci.bandwidth_MBps, '{:.5g}'.format)}",
         f"{indent}n½ = λ·b     = {f.n_half:.4g} B{_ci_text(ci and ci.n_half_bytes, '{:.4g}'.format)}",
         f"{indent}fit: relative residual rms {f.rms_rel:.1%}, max {f.max_rel:.1%} "
         f"({f.loss} loss, {f.n_points} points){lvl}",
@@ -557,8 +665,9 @@ def calibrate_link_classes(table, algorithm: str = "default") -> dict:
     (map by core: two cores of a socket; socket: across sockets; node: across nodes)."""
     out = {}
     for mapping in ("core", "socket", "node"):
-        rows = table[(table.np == 2) & (table.mapping == mapping) & (table.algorithm == algorithm)
-                     & (table.size_bytes > 0)]
+        rows = table[
+            (table.np == 2) & (table.mapping == mapping) & (table.algorithm == algorithm) & (table.size_bytes > 0)
+        ]
         if rows.size_bytes.nunique() < 3:
             raise ValueError(f"need P = 2 {algorithm} rows of at least 3 sizes mapped by {mapping}")
         h = fit_hockney(rows.size_bytes.to_numpy(float), rows.t_us.to_numpy(float), n_boot=0)

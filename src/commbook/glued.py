@@ -1,9 +1,10 @@
 """Glue what a page measured into its prose (MyST-NB `glue`), never typed.
 
-    glued.number("pp_lat_us", 0.42)          -> {glue:text}`pp_lat_us:.2f` µs
-    glued.text("pp_verdict", "is cheaper")   -> {glue:md}`pp_verdict`  (a verdict chosen by code)
-    glued.measured_by("pp")                  -> {glue:md}`pp_measured_by` ("Measured with ...")
+glued.number("pp_lat_us", 0.42)          -> {glue:text}`pp_lat_us:.2f` µs
+glued.text("pp_verdict", "is cheaper")   -> {glue:md}`pp_verdict`  (a verdict chosen by code)
+glued.measured_by("pp")                  -> {glue:md}`pp_measured_by` ("Measured with ...")
 """
+
 from __future__ import annotations
 
 
@@ -27,6 +28,7 @@ def number(name: str, value: float) -> None:
     """Glue a number (shown with {glue:text}`name:.2f`); returns nothing, so a cell ending
     with it displays nothing."""
     from myst_nb import glue
+
     glue(name, float(value), display=False)
 
 
@@ -34,6 +36,7 @@ def text(name: str, markdown: str) -> None:
     """Glue a Markdown sentence (shown with {glue:md}`name`, rendered as inline CommonMark)."""
     from IPython.display import Markdown
     from myst_nb import glue
+
     glue(name, Markdown(markdown), display=False)
 
 
@@ -45,7 +48,10 @@ def choose(condition: bool, if_true: str, if_false: str) -> str:
 def measured_by(prefix: str) -> None:
     """Glue `<prefix>_measured_by`: which MPI (library and version) and machine measured the page."""
     from . import machine, mpi_env
+
     info = mpi_env.detect()
-    line = (f"*Measured while this page was built, with **{info.version}** on `{machine.name()}` "
-            f"({machine.describe()['cores']} cores, load average {machine.load_average()}).*")
+    line = (
+        f"*Measured while this page was built, with **{info.version}** on `{machine.name()}` "
+        f"({machine.describe()['cores']} cores, load average {machine.load_average()}).*"
+    )
     text(f"{prefix}_measured_by", line)

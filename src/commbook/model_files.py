@@ -1,5 +1,6 @@
 """Hockney model files: a model or a fit result as JSON (``commbook fit --out``, ``commbook predict
 --model``), read with one clear error naming the file, written atomically."""
+
 from __future__ import annotations
 
 import json

@@ -8,6 +8,7 @@ one switch: `make book MPI=mpich` (or any environment whose mpiexec is MPICH's).
 On a cluster login node the system MPI (`module load openmpi`) is used as it is: whatever
 `mpicc`/`mpiexec` come first on PATH after the environment's own bin directory.
 """
+
 from __future__ import annotations
 
 import functools
@@ -99,8 +100,7 @@ def loopback_environment(flavour: str) -> dict:
     elif flavour == "mpich":
         # UCX (the PyPI wheel's default netmod) and libfabric endpoints on loopback only;
         # shared-memory transports are not network devices and still carry the messages
-        wanted = {"HYDRA_IFACE": "lo", "FI_TCP_IFACE": "lo", "FI_SOCKETS_IFACE": "lo",
-                  "UCX_NET_DEVICES": "lo"}
+        wanted = {"HYDRA_IFACE": "lo", "FI_TCP_IFACE": "lo", "FI_SOCKETS_IFACE": "lo", "UCX_NET_DEVICES": "lo"}
     else:
         wanted = {}
     return {k: v for k, v in wanted.items() if k not in os.environ}
@@ -110,6 +110,7 @@ def hostfile() -> str | None:
     """$COMMBOOK_HOSTFILE outside a batch job: mpiexec spreads ranks over its nodes (a cluster
     without a scheduler; inside an allocation the scheduler says where ranks go)."""
     from . import config
+
     chosen = config.get("COMMBOOK_HOSTFILE")
     return chosen if chosen and not in_batch_job() else None
 
@@ -132,9 +133,15 @@ def placement_args(map_by: str | None = None) -> list[str]:
 
 #: What run_environment and loopback_environment set for runs on one machine only (and
 #: apply() leaves in os.environ): a shell on a cluster's login node starts without them.
-SINGLE_MACHINE_VARIABLES = ("OMPI_MCA_btl", "HYDRA_IFACE", "FI_TCP_IFACE", "FI_SOCKETS_IFACE",
-                            "UCX_NET_DEVICES", "PRTE_MCA_rmaps_default_mapping_policy",
-                            "OMPI_MCA_rmaps_base_oversubscribe")
+SINGLE_MACHINE_VARIABLES = (
+    "OMPI_MCA_btl",
+    "HYDRA_IFACE",
+    "FI_TCP_IFACE",
+    "FI_SOCKETS_IFACE",
+    "UCX_NET_DEVICES",
+    "PRTE_MCA_rmaps_default_mapping_policy",
+    "OMPI_MCA_rmaps_base_oversubscribe",
+)
 
 
 def run_environment(np: int | None = None, local: bool | None = None) -> dict:

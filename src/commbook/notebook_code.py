@@ -14,6 +14,7 @@ shows is what the HTML shows.
 * :func:`include_problems`: a missing file or marker, named by page and line
   (``tests/test_literalinclude.py``).
 """
+
 from __future__ import annotations
 
 import copy
@@ -35,12 +36,12 @@ class ExcerptError(ValueError):
 
 @dataclass
 class Include:
-    first: int        # index of the opening line
-    last: int         # index of the closing fence
+    first: int  # index of the opening line
+    last: int  # index of the closing fence
     indent: str
     fence: str
     argument: str
-    options: str      # the option block, as written
+    options: str  # the option block, as written
 
 
 def literalincludes(text: str, where: str = "page") -> list[Include]:
@@ -54,14 +55,23 @@ def literalincludes(text: str, where: str = "page") -> list[Include]:
         end = next((j for j in range(i + 1, len(lines)) if lines[j].strip() == m["fence"]), None)
         if end is None:
             raise ExcerptError(f"{where}:{i + 1}: literalinclude never closed")
-        found.append(Include(i, end, m["indent"], m["fence"], m["argument"].strip(),
-                             "\n".join(l[len(m["indent"]):] for l in lines[i + 1:end])))
+        found.append(
+            Include(
+                i,
+                end,
+                m["indent"],
+                m["fence"],
+                m["argument"].strip(),
+                "\n".join(l[len(m["indent"]) :] for l in lines[i + 1 : end]),
+            )
+        )
     return found
 
 
 def _parse(inc: Include, where: str):
     from myst_parser.parsers.directives import parse_directive_text
     from sphinx.directives.code import LiteralInclude
+
     parsed = parse_directive_text(LiteralInclude, inc.argument, inc.options, line=inc.first + 1)
     if parsed.warnings:
         raise ExcerptError(f"{where}:{inc.first + 1}: {parsed.warnings[0].msg}")
@@ -80,6 +90,7 @@ def resolve(argument: str, base: Path) -> Path:
 def excerpt(inc: Include, base: Path, where: str = "page") -> tuple[str, str, str]:
     """(language, caption, code) of one literalinclude, read by Sphinx's LiteralIncludeReader."""
     from sphinx.directives.code import LiteralIncludeReader
+
     parsed = _parse(inc, where)
     path = resolve(parsed.arguments[0], base)
     if not path.is_file():
@@ -118,7 +129,7 @@ def expand_text(text: str, base: Path, where: str = "page") -> str:
     out, at = [], 0
     for inc in includes:
         language, caption, code = excerpt(inc, base, where)
-        out += lines[at:inc.first]
+        out += lines[at : inc.first]
         fence = inc.fence if inc.fence.startswith("`") else "```"
         while fence in code:
             fence += "`"
@@ -161,6 +172,7 @@ def write_notebooks(root: Path, out: Path, kernel: str) -> list[Path]:
     asking for `kernel`."""
     import jupytext
     import yaml
+
     toc = yaml.safe_load((root / "_toc.yml").read_text())
     names = [toc["root"]] + [c["file"] for part in toc.get("parts", []) for c in part["chapters"]]
     written = []

@@ -1,6 +1,7 @@
 """The book's pages as files: their table-of-contents order, those of the student edition (the
 instructor pages left out), and a chapter's text split from its solutions. Used by the book
 build (booktools) and by the course tools (commbook.course); imports nothing of the package."""
+
 from __future__ import annotations
 
 import re
@@ -34,7 +35,7 @@ def split_solutions(text: str) -> tuple[str, list[str]]:
             end = next((j for j in range(i + 1, len(lines)) if lines[j].strip() == fence), None)
         if end is None:
             raise ValueError(f"line {start + 1}: solution directive never closed")
-        removed.append("".join(lines[start:end + 1]))
+        removed.append("".join(lines[start : end + 1]))
         i = end + 1
         while i < len(lines) and not lines[i].strip() and kept and not kept[-1].strip():
             i += 1  # no run of blank lines where the solution was
@@ -44,6 +45,7 @@ def split_solutions(text: str) -> tuple[str, list[str]]:
 def chapter_files(root: Path, student: bool = False) -> list[Path]:
     """The book's pages in table-of-contents order (student=True: those of the student edition)."""
     import yaml
+
     toc = yaml.safe_load((root / "_toc.yml").read_text())
     if student:
         toc = student_toc(toc)
@@ -56,6 +58,8 @@ INSTRUCTOR_PAGES = ("book/instructor",)  # for teachers only: left out of the st
 
 def student_toc(toc: dict) -> dict:
     """The table of contents without the instructor pages (and without parts left empty)."""
-    parts = [{**part, "chapters": [c for c in part["chapters"] if c["file"] not in INSTRUCTOR_PAGES]}
-             for part in toc.get("parts", [])]
+    parts = [
+        {**part, "chapters": [c for c in part["chapters"] if c["file"] not in INSTRUCTOR_PAGES]}
+        for part in toc.get("parts", [])
+    ]
     return {**toc, "parts": [p for p in parts if p["chapters"]]}

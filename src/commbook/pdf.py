@@ -9,6 +9,7 @@ by `make book EDITION=student`), whose pages hold no solution. Beside the PDF, a
 lists per page its title, its PDF pages, the figures it printed and any explorer picture wider
 than the printed column (tests/test_book.py reads it).
 """
+
 from __future__ import annotations
 
 import argparse
@@ -27,8 +28,10 @@ from . import pages as pages_of
 
 A4 = {"width": 794, "height": 1123}  # CSS pixels of an A4 sheet: explorers fit the paper's width
 MARGIN = {"top": "14mm", "bottom": "16mm", "left": "13mm", "right": "13mm"}
-FOOTER = ('<div style="font-size:8px;width:100%;text-align:center;color:#444">'
-          '<span class="pageNumber"></span> / <span class="totalPages"></span></div>')
+FOOTER = (
+    '<div style="font-size:8px;width:100%;text-align:center;color:#444">'
+    '<span class="pageNumber"></span> / <span class="totalPages"></span></div>'
+)
 WAIT_MS = 60000  # a loaded machine (2 shared cores) draws slowly
 
 # In print: every explorer's picture rendered (and awaited), MathJax done, then what printed.
@@ -92,15 +95,13 @@ def _chromium():
 
 def print_page(browser, page_html: Path, name: str) -> tuple[PagePrint, bytes]:
     context = browser.new_context(viewport=A4)
-    context.route("**/*", lambda r: r.continue_() if r.request.url.startswith(("file:", "data:"))
-                  else r.abort())
+    context.route("**/*", lambda r: r.continue_() if r.request.url.startswith(("file:", "data:")) else r.abort())
     try:
         tab = context.new_page()
         tab.goto(page_html.as_uri(), wait_until="load", timeout=120000)
         wanted = tab.evaluate("() => document.querySelectorAll('.commbook-explorer').length")
         if wanted:
-            tab.wait_for_function(f"Object.keys(window.commbookExplorers || {{}}).length >= {wanted}",
-                                  timeout=WAIT_MS)
+            tab.wait_for_function(f"Object.keys(window.commbookExplorers || {{}}).length >= {wanted}", timeout=WAIT_MS)
         tab.evaluate(PREPARE)
         tab.emulate_media(media="print")
         info = tab.evaluate(MEASURE)
@@ -112,11 +113,13 @@ def print_page(browser, page_html: Path, name: str) -> tuple[PagePrint, bytes]:
 
 def _toc_html(title: str, prints: list[PagePrint]) -> str:
     rows = "".join(f"<tr><td>{html.escape(p.title)}</td><td class=n>{p.first_page}</td></tr>" for p in prints)
-    return (f"<!doctype html><html><head><meta charset=utf-8><title>{html.escape(title)}</title><style>"
-            "body{font-family:sans-serif;margin:0}h1{font-size:22pt}h2{font-size:15pt;margin-top:2em}"
-            "table{width:100%;border-collapse:collapse;font-size:12pt}td{padding:4pt 0;"
-            "border-bottom:1px dotted #999}td.n{text-align:right}</style></head><body>"
-            f"<h1>{html.escape(title)}</h1><h2>Contents</h2><table>{rows}</table></body></html>")
+    return (
+        f"<!doctype html><html><head><meta charset=utf-8><title>{html.escape(title)}</title><style>"
+        "body{font-family:sans-serif;margin:0}h1{font-size:22pt}h2{font-size:15pt;margin-top:2em}"
+        "table{width:100%;border-collapse:collapse;font-size:12pt}td{padding:4pt 0;"
+        "border-bottom:1px dotted #999}td.n{text-align:right}</style></head><body>"
+        f"<h1>{html.escape(title)}</h1><h2>Contents</h2><table>{rows}</table></body></html>"
+    )
 
 
 def _numbers_pdf(browser, n: int) -> bytes:
@@ -125,8 +128,13 @@ def _numbers_pdf(browser, n: int) -> bytes:
     try:
         tab = context.new_page()
         tab.set_content("<style>div{height:10px;break-after:page}</style>" + "<div></div>" * n)
-        return tab.pdf(format="A4", margin=MARGIN, display_header_footer=True,
-                       header_template="<span></span>", footer_template=FOOTER)
+        return tab.pdf(
+            format="A4",
+            margin=MARGIN,
+            display_header_footer=True,
+            header_template="<span></span>",
+            footer_template=FOOTER,
+        )
     finally:
         context.close()
 
@@ -149,10 +157,12 @@ def build_pdf(root: Path, student: bool = False, browser=None, out: Path | None 
     pages = [md.relative_to(root).with_suffix("") for md in pages_of.chapter_files(root, student=student)]
     missing = [str(p) for p in pages if not (src / f"{p}.html").is_file()]
     if missing:
-        raise SystemExit(f"pdf: {src} lacks {', '.join(missing)}: run `make book"
-                         f"{' EDITION=student' if student else ''}` first")
+        raise SystemExit(
+            f"pdf: {src} lacks {', '.join(missing)}: run `make book{' EDITION=student' if student else ''}` first"
+        )
     out = out or output_path(root, student)
     import yaml
+
     title = yaml.safe_load((root / "_config.yml").read_text()).get("title", "commbook")
     title += " (student edition)" if student else ""
     if browser is None:
@@ -203,8 +213,10 @@ def main(argv=None) -> int:
     out = build_pdf(root, student=args.student)
     prints = json.loads(out.with_suffix(".json").read_text())
     clipped = [(p["page"], c) for p in prints for c in p["clipped"]]
-    print(f"pdf: {out} ({sum(p['pdf_pages'] for p in prints) + prints[0]['first_page'] - 1} pages, "
-          f"{len(prints)} chapters) in {time.perf_counter() - t0:.0f} s")
+    print(
+        f"pdf: {out} ({sum(p['pdf_pages'] for p in prints) + prints[0]['first_page'] - 1} pages, "
+        f"{len(prints)} chapters) in {time.perf_counter() - t0:.0f} s"
+    )
     if clipped:
         print(f"pdf: explorer pictures wider than the page: {clipped}")
         return 1

@@ -3,6 +3,7 @@ lines whose legend says "model", byte sizes on log axes. Colours come from matpl
 colour-blind-safe cycle (set once here), and colour is never the only difference: each measured
 series on an axes gets its own marker and each model line its own dash pattern. Every figure
 shown in a notebook carries a description for its alt text (commbook.figure_alt)."""
+
 from __future__ import annotations
 
 import matplotlib.pyplot as plt
@@ -14,8 +15,9 @@ from .units import format_bytes
 
 # 'tableau-colorblind10' (matplotlib's style of the Tableau colour-blind palette) as the C0..C9
 # colours every chapter's figures use
-plt.rcParams["axes.prop_cycle"] = cycler(color=plt.style.library["tableau-colorblind10"]
-                                         ["axes.prop_cycle"].by_key()["color"])
+plt.rcParams["axes.prop_cycle"] = cycler(
+    color=plt.style.library["tableau-colorblind10"]["axes.prop_cycle"].by_key()["color"]
+)
 figure_alt.install()
 
 MEASURED_STYLE = dict(marker="o", ms=4, lw=0, capsize=2, elinewidth=1)
@@ -39,8 +41,7 @@ def label_axes(ax, title: str = "", xlabel: str = "", ylabel: str = "", legend: 
     return ax
 
 
-def new_axes(title: str = "", xlabel: str = "", ylabel: str = "", logx=False, logy=False,
-             figsize=(6.4, 4.0)):
+def new_axes(title: str = "", xlabel: str = "", ylabel: str = "", logx=False, logy=False, figsize=(6.4, 4.0)):
     fig, ax = plt.subplots(figsize=figsize)
     figure_alt.install()  # after pyplot set up the inline backend
     if logx:
@@ -92,6 +93,7 @@ def model_of(fit):
 def size_axis(ax):
     """Symlog base-2 size axis (0 B stays visible), labelled every 16x, ticked every 2x."""
     from matplotlib.ticker import FixedLocator, FuncFormatter
+
     ax.set_xscale("symlog", linthresh=1, base=2)
     ax.set_xlim(left=0)
     top = max(ax.get_xlim()[1], 2.0)

@@ -14,6 +14,7 @@ process the conventional way (status 128 + signal number). For endings no handle
 session, that waits on a pipe only the owner holds and kills the marked processes when the
 pipe closes without a word.
 """
+
 from __future__ import annotations
 
 import os
@@ -141,9 +142,12 @@ def _start_watchdog(marker: str) -> subprocess.Popen | None:
     """A small process that kills the tree if this one dies without cleaning up (SIGKILL, the
     out-of-memory killer): it waits for the end of a pipe only this process holds."""
     try:
-        return subprocess.Popen([sys.executable, "-m", "commbook.process_tree", marker],
-                                stdin=subprocess.PIPE, stdout=subprocess.DEVNULL,
-                                start_new_session=True)  # not hit by a signal to our group
+        return subprocess.Popen(
+            [sys.executable, "-m", "commbook.process_tree", marker],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.DEVNULL,
+            start_new_session=True,
+        )  # not hit by a signal to our group
     except OSError:
         return None  # the tree is still killed by close() and the signal handlers
 
@@ -192,8 +196,11 @@ def on_termination(cleanup: Callable[[], None]) -> None:
 def _handler(signum, frame):
     if kill_all():
         try:
-            print(f"commbook: {signal.Signals(signum).name} received: stopped the MPI processes "
-                  f"this process had started", file=sys.stderr, flush=True)
+            print(
+                f"commbook: {signal.Signals(signum).name} received: stopped the MPI processes this process had started",
+                file=sys.stderr,
+                flush=True,
+            )
         except (OSError, ValueError):  # stderr closed (a terminal hung up)
             pass
     previous = _installed.pop(signum, None)

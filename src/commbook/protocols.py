@@ -9,6 +9,7 @@
 * :func:`duplex_table` -- ``bandwidth`` one way and both ways at once: the measured B/b that the
   Jacobi model's full-duplex assumption (B = 2b) takes for granted.
 """
+
 from __future__ import annotations
 
 import pandas as pd
@@ -36,9 +37,11 @@ def eager_env(limit: int | None, flavour: str | None = None) -> dict:
         # buffer a cell): all three move together (measured: the deadlock example's limit
         # moves from 4-8 KiB to 60-64 KiB with a 64 KiB threshold and 128 KiB cells)
         cell = max(2 * limit, MPICH_DEFAULT_CELL)
-        return {EAGER_LIMIT_VARIABLES["mpich"]: str(limit),
-                "MPIR_CVAR_CH4_SHM_POSIX_IQUEUE_CELL_SIZE": str(cell),
-                "MPIR_CVAR_CH4_PACK_BUFFER_SIZE": str(cell)}
+        return {
+            EAGER_LIMIT_VARIABLES["mpich"]: str(limit),
+            "MPIR_CVAR_CH4_SHM_POSIX_IQUEUE_CELL_SIZE": str(cell),
+            "MPIR_CVAR_CH4_PACK_BUFFER_SIZE": str(cell),
+        }
     return {EAGER_LIMIT_VARIABLES[flavour]: str(limit)}
 
 
@@ -46,15 +49,20 @@ def _label(limit) -> str:
     return "default" if limit is None else str(int(limit))
 
 
-def pingpong_sweep(limits, sizes: str = "256:256K", repetitions: int = 5,
-                   iterations: int = 500, timeout: float = 300.0) -> pd.DataFrame:
+def pingpong_sweep(
+    limits, sizes: str = "256:256K", repetitions: int = 5, iterations: int = 500, timeout: float = 300.0
+) -> pd.DataFrame:
     """Ping-pong (2 ranks) once per eager limit (None = the default); the tidy rows with a
     column eager_limit."""
     frames = []
     for limit in limits:
-        out = kernels.run_mpiexec("pingpong", 2, {"sizes": sizes, "repetitions": repetitions,
-                                                  "iterations": iterations},
-                                  timeout=timeout, env=eager_env(limit))
+        out = kernels.run_mpiexec(
+            "pingpong",
+            2,
+            {"sizes": sizes, "repetitions": repetitions, "iterations": iterations},
+            timeout=timeout,
+            env=eager_env(limit),
+        )
         frames.append(out.to_tidy().assign(eager_limit=_label(limit)))
     return pd.concat(frames, ignore_index=True)
 
@@ -63,8 +71,9 @@ def deadlocks(size: int, limit: int | None = None, timeout: float = 10.0, np: in
     """True if every rank calling a blocking MPI_Send of `size` bytes to its neighbour before
     its MPI_Recv hangs (killed after `timeout` s); False if it completes correctly."""
     try:
-        kernels.run_mpiexec("examples/deadlock", np, {"order": "send-first", "size": int(size)},
-                            timeout=timeout, env=eager_env(limit))
+        kernels.run_mpiexec(
+            "examples/deadlock", np, {"order": "send-first", "size": int(size)}, timeout=timeout, env=eager_env(limit)
+        )
     except kernels.KernelTimeout:
         return True
     return False
@@ -76,11 +85,14 @@ def deadlock_table(sizes, limits, timeout: float = 10.0) -> pd.DataFrame:
     for limit in limits:
         for size in sizes:
             hung = deadlocks(size, limit, timeout)
-            rows.append({"eager_limit": _label(limit), "size_bytes": int(size),
-                         "send-first exchange": f"deadlock (killed after {timeout:g} s)"
-                         if hung else "completes"})
-    return pd.DataFrame(rows).pivot(index="size_bytes", columns="eager_limit",
-                                    values="send-first exchange")
+            rows.append(
+                {
+                    "eager_limit": _label(limit),
+                    "size_bytes": int(size),
+                    "send-first exchange": f"deadlock (killed after {timeout:g} s)" if hung else "completes",
+                }
+            )
+    return pd.DataFrame(rows).pivot(index="size_bytes", columns="eager_limit", values="send-first exchange")
 
 
 def duplex_table(out: kernels.KernelOutput) -> pd.DataFrame:
@@ -90,8 +102,9 @@ def duplex_table(out: kernels.KernelOutput) -> pd.DataFrame:
     wide = t.pivot_table(index="size_bytes", columns="algorithm", values="bandwidth_MBps")
     if not {"uni", "bi"} <= set(wide.columns):
         raise ValueError("duplex_table needs a bandwidth run with --mode uni,bi")
-    return pd.DataFrame({"b_MBps (one way)": wide["uni"], "B_MBps (both ways)": wide["bi"],
-                         "B / b": wide["bi"] / wide["uni"]})
+    return pd.DataFrame(
+        {"b_MBps (one way)": wide["uni"], "B_MBps (both ways)": wide["bi"], "B / b": wide["bi"] / wide["uni"]}
+    )
 
 
 def plot_eager_sweep(table: pd.DataFrame, limits_bytes=(), ax=None, title: str = ""):
@@ -109,8 +122,7 @@ def plot_eager_sweep(table: pd.DataFrame, limits_bytes=(), ax=None, title: str =
         ax.loglog(g.size_bytes, g.t_min_us, "o-", color=f"C{i}", label=f"{name} (measured)")
     for i, limit in enumerate(limits_bytes):
         ax.axvline(limit, color=f"C{i}", ls=":", lw=1)
-    return label_axes(ax, title, "message size (bytes)", "half round trip, fastest repetition (µs)",
-                      legend=True)
+    return label_axes(ax, title, "message size (bytes)", "half round trip, fastest repetition (µs)", legend=True)
 
 
 def plot_duplex(duplex: pd.DataFrame, ax=None, title: str = ""):
@@ -137,11 +149,10 @@ def echo_comparison(run, sizes, rounds: int = 3, repetitions: int = 5) -> pd.Dat
     for _ in range(rounds):
         for size in sizes:
             for echo in (0, 1):
-                out = run("pingpong", {"sizes": f"{size}:{size}", "repetitions": repetitions,
-                                       "echo": echo})
+                out = run("pingpong", {"sizes": f"{size}:{size}", "repetitions": repetitions, "echo": echo})
                 r = out.table.iloc[0]
                 rows.append({"size_bytes": int(r.size_bytes), "echo": echo, "t_min_us": r.t_min_us})
-    best = pd.DataFrame(rows).pivot_table(index="size_bytes", columns="echo", values="t_min_us",
-                                          aggfunc="min")
-    return pd.DataFrame({"own send buffer (OSU, IMB), µs": best[0], "echo, µs": best[1],
-                         "echo / own buffer": best[1] / best[0]})
+    best = pd.DataFrame(rows).pivot_table(index="size_bytes", columns="echo", values="t_min_us", aggfunc="min")
+    return pd.DataFrame(
+        {"own send buffer (OSU, IMB), µs": best[0], "echo, µs": best[1], "echo / own buffer": best[1] / best[0]}
+    )

@@ -10,6 +10,7 @@ the table read here with what the compiled kernel prints.
 Chapter glue that runs after a kernel (its summary line, an MPI library's algorithm selection)
 is imported inside the hooks, so building the CLI parser stays cheap.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -27,6 +28,7 @@ HIDDEN = argparse.SUPPRESS  # help text of testing-only options: kept out of --h
 @dataclass(frozen=True)
 class COption:
     """One row of a kernel's C option table."""
+
     name: str
     default: str
     help: str
@@ -39,6 +41,7 @@ class COption:
 @dataclass
 class Option:
     """One command-line option of `commbook measure NAME`, passed to the kernel as --kernel_name."""
+
     flag: str
     kernel_name: str
     help: str
@@ -55,6 +58,7 @@ class KernelSpec:
     (e.g. an MPI library's algorithm selection); summary(output) gives the line printed after
     the run (e.g. MLUP/s and the residual).
     """
+
     name: str
     source: str
     help: str
@@ -67,13 +71,21 @@ class KernelSpec:
 @lru_cache(maxsize=None)
 def c_option_table(path: Path, table: str = "CB_OPTIONS") -> tuple[COption, ...]:
     """The rows of `static const cb_optspec TABLE[] = {{"name", "default", "help"}, ...}` in a C file."""
-    return tuple(COption(*row) for row in c_tables.string_rows(
-        Path(path), "cb_optspec", table, ("name", "default", "help"), "option"))
+    return tuple(
+        COption(*row)
+        for row in c_tables.string_rows(Path(path), "cb_optspec", table, ("name", "default", "help"), "option")
+    )
 
 
-def kernel_options(source: str, table: str = "CB_OPTIONS", file: str | None = None, *,
-                   switches: tuple[str, ...] = (), negations: dict[str, str] | None = None,
-                   order: tuple[str, ...] = ()) -> list[Option]:
+def kernel_options(
+    source: str,
+    table: str = "CB_OPTIONS",
+    file: str | None = None,
+    *,
+    switches: tuple[str, ...] = (),
+    negations: dict[str, str] | None = None,
+    order: tuple[str, ...] = (),
+) -> list[Option]:
     """The CLI options of a kernel, made from its C table.
 
     switches: 0/1 options shown as a flag that sets 1 (``--echo``); negations: flag -> option
@@ -110,76 +122,134 @@ def register(spec: KernelSpec) -> KernelSpec:
 
 def _ring_summary(out) -> str:
     from .summaries import ring
+
     return ring(out)
 
 
 def _matrix_add_summary(out) -> str:
     from .summaries import matrix_add
+
     return matrix_add(out)
 
 
 def _stream_summary(out) -> str:
     from .summaries import stream
+
     return stream(out)
 
 
 def _jacobi_summary(out) -> str:
     from .models.jacobi import summary_line
+
     return summary_line(out)
 
 
 def _collective_prepare(op: str, table: str, file: str | None):
     # the library choice needs the algorithm list even when the user gave none: the kernel's own
-    default = {r.name: r.default for r in c_option_table(
-        config.kernels_dir() / (file or f"{op}.c"), table)}["algorithm"]
+    default = {r.name: r.default for r in c_option_table(config.kernels_dir() / (file or f"{op}.c"), table)}[
+        "algorithm"
+    ]
 
     def prepare(options: dict) -> tuple[dict, dict]:
         from .collective_runs import prepare_for
+
         return prepare_for(op)({**options, "algorithm": options.get("algorithm") or default})
+
     return prepare
 
 
 def _collective_summary(op: str):
     def summary(out) -> str:
         from .collective_runs import run_summary
+
         return run_summary(op, out)
+
     return summary
 
 
-register(KernelSpec(
-    "pingpong", "pingpong", "ping-pong latency and bandwidth between ranks 0 and 1",
-    kernel_options("pingpong", switches=("hugepages", "echo"),
-                   negations={"--no-validate": "validate"})))
+register(
+    KernelSpec(
+        "pingpong",
+        "pingpong",
+        "ping-pong latency and bandwidth between ranks 0 and 1",
+        kernel_options("pingpong", switches=("hugepages", "echo"), negations={"--no-validate": "validate"}),
+    )
+)
 
-register(KernelSpec(
-    "bandwidth", "bandwidth", "streaming bandwidth one way (uni) and both ways at once (bi), "
-    "for one or several pairs of ranks", kernel_options("bandwidth")))
+register(
+    KernelSpec(
+        "bandwidth",
+        "bandwidth",
+        "streaming bandwidth one way (uni) and both ways at once (bi), for one or several pairs of ranks",
+        kernel_options("bandwidth"),
+    )
+)
 
-register(KernelSpec(
-    "ring", "ring", "messages both ways round a periodic 1-D Cartesian ring, P steps per ring",
-    kernel_options("ring", switches=("nonblocking",)),
-    summary=_ring_summary))
+register(
+    KernelSpec(
+        "ring",
+        "ring",
+        "messages both ways round a periodic 1-D Cartesian ring, P steps per ring",
+        kernel_options("ring", switches=("nonblocking",)),
+        summary=_ring_summary,
+    )
+)
 
-register(KernelSpec(
-    "matrix-add", "matrix_add", "C = A + B on 3-D matrices: scatter, add, gather over a process grid",
-    kernel_options("matrix_add"), summary=_matrix_add_summary))
+register(
+    KernelSpec(
+        "matrix-add",
+        "matrix_add",
+        "C = A + B on 3-D matrices: scatter, add, gather over a process grid",
+        kernel_options("matrix_add"),
+        summary=_matrix_add_summary,
+    )
+)
 
 for _op, _help, _table, _file in [
-        ("bcast", "broadcast by hand (linear, chain, pipeline, binary, binomial, scatter-allgather) "
-         "against MPI_Bcast", "CB_OPTIONS", None),
-        ("gather", "gather by hand (linear, binomial) against MPI_Gather", "CB_OPTIONS", None),
-        ("allreduce", "allreduce by hand (butterfly in both bit orders, ring, rabenseifner) against "
-         "MPI_Allreduce", "CC_ALLREDUCE_OPTIONS", "collectives_algos.h")]:
-    register(KernelSpec(_op, _op, _help,
-                        kernel_options(_op, _table, _file, switches=("trace", "monitor")),
-                        prepare=_collective_prepare(_op, _table, _file), summary=_collective_summary(_op)))
+    (
+        "bcast",
+        "broadcast by hand (linear, chain, pipeline, binary, binomial, scatter-allgather) against MPI_Bcast",
+        "CB_OPTIONS",
+        None,
+    ),
+    ("gather", "gather by hand (linear, binomial) against MPI_Gather", "CB_OPTIONS", None),
+    (
+        "allreduce",
+        "allreduce by hand (butterfly in both bit orders, ring, rabenseifner) against MPI_Allreduce",
+        "CC_ALLREDUCE_OPTIONS",
+        "collectives_algos.h",
+    ),
+]:
+    register(
+        KernelSpec(
+            _op,
+            _op,
+            _help,
+            kernel_options(_op, _table, _file, switches=("trace", "monitor")),
+            prepare=_collective_prepare(_op, _table, _file),
+            summary=_collective_summary(_op),
+        )
+    )
 
-register(KernelSpec(
-    "jacobi", "jacobi3d", "7-point Jacobi sweeps on an L^3 grid over a Cartesian process grid",
-    kernel_options("jacobi3d", switches=("weak",), negations={"--no-check": "check"},
-                   order=("L", "sweeps", "grid", "decomp")),
-    summary=_jacobi_summary))
+register(
+    KernelSpec(
+        "jacobi",
+        "jacobi3d",
+        "7-point Jacobi sweeps on an L^3 grid over a Cartesian process grid",
+        kernel_options(
+            "jacobi3d", switches=("weak",), negations={"--no-check": "check"}, order=("L", "sweeps", "grid", "decomp")
+        ),
+        summary=_jacobi_summary,
+    )
+)
 
-register(KernelSpec(
-    "stream", "stream", "STREAM-like memory bandwidth (copy, scale, add, triad) on every rank",
-    kernel_options("stream"), default_np=1, summary=_stream_summary))
+register(
+    KernelSpec(
+        "stream",
+        "stream",
+        "STREAM-like memory bandwidth (copy, scale, add, triad) on every rank",
+        kernel_options("stream"),
+        default_np=1,
+        summary=_stream_summary,
+    )
+)

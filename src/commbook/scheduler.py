@@ -21,6 +21,7 @@ engines through it, submit batch jobs and report how they ended.
 * ``submit(script)`` runs ``sbatch``, waits for the job to end and returns the job's state and output; a job that
   Slurm killed at its time limit raises ``JobTimeLimit`` saying so.
 """
+
 from __future__ import annotations
 
 import os
@@ -73,25 +74,24 @@ class JobTimeLimit(JobFailed):
 @dataclass
 class Partition:
     name: str
-    available: str        # "up", "down", "drain", "inact"
-    nodes: dict = field(default_factory=dict)   # node state -> count
+    available: str  # "up", "down", "drain", "inact"
+    nodes: dict = field(default_factory=dict)  # node state -> count
 
     @property
     def usable(self) -> bool:
         """Up, with at least one node that can take jobs now or soon."""
         ready = ("idle", "mixed", "allocated", "completing")
-        return self.available == "up" and any(s.rstrip("*~#!%$@^-+").startswith(ready)
-                                              for s in self.nodes)
+        return self.available == "up" and any(s.rstrip("*~#!%$@^-+").startswith(ready) for s in self.nodes)
 
 
 @dataclass
 class SchedulerStatus:
-    name: str                       # "slurm" or "none"
+    name: str  # "slurm" or "none"
     version: str = ""
-    reachable: bool = False         # the controller answered
+    reachable: bool = False  # the controller answered
     partitions: list = field(default_factory=list)
     mpi_plugins: list = field(default_factory=list)
-    problem: str = ""               # why engines cannot be placed, if they cannot
+    problem: str = ""  # why engines cannot be placed, if they cannot
 
     @property
     def can_place_engines(self) -> bool:
@@ -130,8 +130,7 @@ def status(timeout: float = 20) -> SchedulerStatus:
     try:
         listing = _run(["srun", "--mpi=list"], timeout)
         # "MPI plugin types are..." then one indented name per line (srun: prefix in old versions)
-        st.mpi_plugins = re.findall(r"^(?:srun:)?\s+([\w-]+)\s*$", listing.stdout + listing.stderr,
-                                    re.M)
+        st.mpi_plugins = re.findall(r"^(?:srun:)?\s+([\w-]+)\s*$", listing.stdout + listing.stderr, re.M)
     except (OSError, subprocess.TimeoutExpired):
         pass
     queue = config.get("COMMBOOK_SLURM_QUEUE")
@@ -141,10 +140,10 @@ def status(timeout: float = 20) -> SchedulerStatus:
         st.problem = f"partition {queue!r} (COMMBOOK_SLURM_QUEUE) does not exist"
     elif not any(p.usable for p in wanted):
         st.problem = "no partition is up with nodes to run on"
-    elif plugin != "mpiexec" and st.mpi_plugins and not any(m.startswith(plugin)
-                                                             for m in st.mpi_plugins):
-        st.problem = (f"srun has no --mpi={plugin} plugin (it offers {', '.join(st.mpi_plugins)}); "
-                      f"set COMMBOOK_SLURM_MPI")
+    elif plugin != "mpiexec" and st.mpi_plugins and not any(m.startswith(plugin) for m in st.mpi_plugins):
+        st.problem = (
+            f"srun has no --mpi={plugin} plugin (it offers {', '.join(st.mpi_plugins)}); set COMMBOOK_SLURM_MPI"
+        )
     return st
 
 
@@ -166,9 +165,15 @@ def mpi_plugin() -> str:
 def sbatch_options(environ=None) -> list[str]:
     """sbatch options of the engines' job, from the COMMBOOK_SLURM_* variables."""
     value = config.get if environ is None else (lambda name: environ.get(name, ""))
-    opts = [f"--{flag}={value(var)}" for flag, var in [
-        ("partition", "COMMBOOK_SLURM_QUEUE"), ("account", "COMMBOOK_SLURM_ACCOUNT"),
-        ("time", "COMMBOOK_SLURM_TIME")] if value(var)]
+    opts = [
+        f"--{flag}={value(var)}"
+        for flag, var in [
+            ("partition", "COMMBOOK_SLURM_QUEUE"),
+            ("account", "COMMBOOK_SLURM_ACCOUNT"),
+            ("time", "COMMBOOK_SLURM_TIME"),
+        ]
+        if value(var)
+    ]
     return opts + shlex.split(value("COMMBOOK_SLURM_OPTIONS"))
 
 
@@ -181,12 +186,10 @@ def launch_line(plugin: str | None = None) -> str:
 def engine_batch_template(options: list[str], plugin: str | None = None) -> str:
     """The engines' job script: one task per engine, each started by srun as an MPI rank.
     (ipyparallel adds no #SBATCH line to a template it is given: every option is written here.)"""
-    lines = "".join(f"#SBATCH {o if o.split() == [o] else chr(34) + o + chr(34)}\n"
-                    for o in options)
+    lines = "".join(f"#SBATCH {o if o.split() == [o] else chr(34) + o + chr(34)}\n" for o in options)
     lines = lines.replace("{", "{{").replace("}", "}}")  # the template goes through str.format
     launch = launch_line(plugin)
-    return ENGINE_BATCH_TEMPLATE.format(options=lines, launch=launch,
-                                        unset=" ".join(NOT_FOR_SLURM))
+    return ENGINE_BATCH_TEMPLATE.format(options=lines, launch=launch, unset=" ".join(NOT_FOR_SLURM))
 
 
 def configure_engines(config, work_dir: str | os.PathLike) -> None:
@@ -228,7 +231,7 @@ def cancel(job_ids: list[str], timeout: float = 30) -> None:
 @dataclass
 class JobResult:
     job_id: str
-    state: str          # COMPLETED, FAILED, TIMEOUT, CANCELLED, ...
+    state: str  # COMPLETED, FAILED, TIMEOUT, CANCELLED, ...
     exit_code: int
     output_file: Path
 
@@ -240,8 +243,17 @@ class JobResult:
             return ""
 
 
-ENDED = ("COMPLETED", "FAILED", "TIMEOUT", "CANCELLED", "NODE_FAIL", "PREEMPTED",
-         "OUT_OF_MEMORY", "BOOT_FAIL", "DEADLINE")
+ENDED = (
+    "COMPLETED",
+    "FAILED",
+    "TIMEOUT",
+    "CANCELLED",
+    "NODE_FAIL",
+    "PREEMPTED",
+    "OUT_OF_MEMORY",
+    "BOOT_FAIL",
+    "DEADLINE",
+)
 
 
 def job_state(job_id: str, timeout: float = 30) -> dict:
@@ -250,17 +262,28 @@ def job_state(job_id: str, timeout: float = 30) -> dict:
     out = _run(["scontrol", "show", "-o", "job", job_id], timeout)
     fields = dict(re.findall(r"(\w+)=(\S*)", out.stdout)) if out.returncode == 0 else {}
     if not fields and shutil.which("sacct"):
-        acct = _run(["sacct", "-n", "-X", "-P", "-j", job_id, "-o", "State,Timelimit,ExitCode"],
-                    timeout).stdout.strip().splitlines()
+        acct = (
+            _run(["sacct", "-n", "-X", "-P", "-j", job_id, "-o", "State,Timelimit,ExitCode"], timeout)
+            .stdout.strip()
+            .splitlines()
+        )
         if acct and acct[0].count("|") == 2:
             state, limit, code = acct[0].split("|")
             fields = {"JobState": state.split()[0], "TimeLimit": limit, "ExitCode": code}
-    return {"JobState": fields.get("JobState", "UNKNOWN"),
-            "TimeLimit": fields.get("TimeLimit", "?"), "ExitCode": fields.get("ExitCode", "?")}
+    return {
+        "JobState": fields.get("JobState", "UNKNOWN"),
+        "TimeLimit": fields.get("TimeLimit", "?"),
+        "ExitCode": fields.get("ExitCode", "?"),
+    }
 
 
-def submit(script: str | os.PathLike, sbatch_args: list[str] = (), cwd: str | os.PathLike = ".",
-           timeout: float = 3600, poll: float = 1.0) -> JobResult:
+def submit(
+    script: str | os.PathLike,
+    sbatch_args: list[str] = (),
+    cwd: str | os.PathLike = ".",
+    timeout: float = 3600,
+    poll: float = 1.0,
+) -> JobResult:
     """Submit a job script with sbatch, wait for it to end, and report how it ended.
 
     Raises JobTimeLimit when Slurm killed the job at its time limit, JobFailed for any other
@@ -280,20 +303,26 @@ def submit(script: str | os.PathLike, sbatch_args: list[str] = (), cwd: str | os
     while state["JobState"] not in ENDED:
         if time.monotonic() > deadline:
             cancel([job_id])
-            raise SchedulerError(f"job {job_id} ({script}) did not end within {timeout:g} s; "
-                                 f"it was cancelled")
+            raise SchedulerError(f"job {job_id} ({script}) did not end within {timeout:g} s; it was cancelled")
         time.sleep(poll)
         state = job_state(job_id)
     code = state["ExitCode"].split(":")[0]
-    result = JobResult(job_id, state["JobState"], int(code) if code.isdigit() else -1,
-                       Path(str(output).replace("%j", job_id)))
+    result = JobResult(
+        job_id, state["JobState"], int(code) if code.isdigit() else -1, Path(str(output).replace("%j", job_id))
+    )
     tail = "\n".join(result.output.rstrip().splitlines()[-10:])
     if result.state == "TIMEOUT" or "DUE TO TIME LIMIT" in result.output:
         result.state = "TIMEOUT"
-        raise JobTimeLimit(f"job {job_id} ({Path(script).name}) exceeded its time limit "
-                           f"({state['TimeLimit']}) and was killed by Slurm. Ask for more time "
-                           f"(sbatch --time) or a smaller run. Last output:\n{tail}", result)
+        raise JobTimeLimit(
+            f"job {job_id} ({Path(script).name}) exceeded its time limit "
+            f"({state['TimeLimit']}) and was killed by Slurm. Ask for more time "
+            f"(sbatch --time) or a smaller run. Last output:\n{tail}",
+            result,
+        )
     if result.state != "COMPLETED" or result.exit_code != 0:
-        raise JobFailed(f"job {job_id} ({Path(script).name}) ended {result.state} with exit "
-                        f"status {result.exit_code}. Last output:\n{tail}", result)
+        raise JobFailed(
+            f"job {job_id} ({Path(script).name}) ended {result.state} with exit "
+            f"status {result.exit_code}. Last output:\n{tail}",
+            result,
+        )
     return result

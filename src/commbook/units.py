@@ -1,4 +1,5 @@
 """How byte counts are written for people: the one formatter of the text, tables and axes."""
+
 from __future__ import annotations
 
 import math

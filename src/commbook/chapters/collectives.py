@@ -1,5 +1,6 @@
 """Collectives chapters (book/collectives_*.md): measuring algorithms on a cluster, their figures,
 the models' predictions and crossovers, the lecture's and ORFEO's data against the models."""
+
 from __future__ import annotations
 
 import matplotlib.pyplot as plt
@@ -30,8 +31,7 @@ def collective_color(algorithm: str, i: int = 0, op: str | None = None) -> str:
     return algorithms.colour(str(algorithm), op, i)
 
 
-def plot_collective_times(table, x="size_bytes", models=None, title="", ax=None, label_suffix="",
-                          logy=True):
+def plot_collective_times(table, x="size_bytes", models=None, title="", ax=None, label_suffix="", logy=True):
     """Measured time per call (median, bars from min to max over repetitions) of every
     algorithm in a tidy table, against message size (x="size_bytes") or processes (x="np").
     `models`: a table algorithm, np, size_bytes, t_us (commbook.collective_runs.predict_table)
@@ -43,14 +43,20 @@ def plot_collective_times(table, x="size_bytes", models=None, title="", ax=None,
     for i, (alg, g) in enumerate(table.groupby("algorithm", sort=False)):
         g = g.sort_values(x)
         xs = g[x].to_numpy(float)
-        measured(ax, xs, g["t_us"], g["t_min_us"], g["t_max_us"], color=collective_color(alg, i, op),
-                 label=f"{alg}{label_suffix}")
+        measured(
+            ax,
+            xs,
+            g["t_us"],
+            g["t_min_us"],
+            g["t_max_us"],
+            color=collective_color(alg, i, op),
+            label=f"{alg}{label_suffix}",
+        )
     if models is not None and len(models):
         for i, (alg, g) in enumerate(models.groupby("algorithm", sort=False)):
             g = g.sort_values(x)
             xs = g[x].to_numpy(float)
-            model_line(ax, xs, g["t_us"], label=f"{alg} (model)", color=collective_color(alg, i, op),
-                       ls="--")
+            model_line(ax, xs, g["t_us"], label=f"{alg} (model)", color=collective_color(alg, i, op), ls="--")
     if x == "size_bytes":
         size_axis(ax)
     else:
@@ -74,8 +80,7 @@ def plot_message_matrices(messages, P: int, algorithms=None, titles=None, ncols=
     n = len(algorithms)
     ncols = min(ncols, n)
     nrows = -(-n // ncols)
-    fig, axes = plt.subplots(nrows, ncols, figsize=(2.6 * ncols + 0.4, 2.6 * nrows + 0.3),
-                             squeeze=False)
+    fig, axes = plt.subplots(nrows, ncols, figsize=(2.6 * ncols + 0.4, 2.6 * nrows + 0.3), squeeze=False)
     for k, ax in enumerate(axes.flat):
         if k >= n:
             ax.axis("off")
@@ -84,8 +89,7 @@ def plot_message_matrices(messages, P: int, algorithms=None, titles=None, ncols=
         M = message_matrix(messages, alg, P)
         ax.imshow(M > 0, cmap="Blues", vmin=0, vmax=1.6, interpolation="nearest")
         for i, j in zip(*np.nonzero(M)):
-            ax.text(j, i, str(M[i, j]) if M[i, j] > 1 else "•", ha="center", va="center",
-                    fontsize=8, color="k")
+            ax.text(j, i, str(M[i, j]) if M[i, j] > 1 else "•", ha="center", va="center", fontsize=8, color="k")
         ax.set_xticks(range(P))
         ax.set_yticks(range(P))
         ax.tick_params(labelsize=7)
@@ -107,13 +111,24 @@ def plot_communication_diagram(trace, algorithm: str, P: int, ax=None, title=Non
     if ax is None:
         _, ax = plt.subplots(figsize=(0.55 * P + 2.2, 0.75 * len(steps) + 1.0))
     from matplotlib.patches import FancyArrowPatch
+
     for k, step in enumerate(steps):
         y0, y1 = -k, -(k + 1)
         for r in t[t.step == step].itertuples():
             bend = 0.15 if r.src < r.dst else -0.15
-            ax.add_patch(FancyArrowPatch((r.src, y0), (r.dst, y1), arrowstyle="-|>",
-                                         mutation_scale=10, color=f"C{k % 10}", lw=1.3,
-                                         connectionstyle=f"arc3,rad={bend}", shrinkA=5, shrinkB=5))
+            ax.add_patch(
+                FancyArrowPatch(
+                    (r.src, y0),
+                    (r.dst, y1),
+                    arrowstyle="-|>",
+                    mutation_scale=10,
+                    color=f"C{k % 10}",
+                    lw=1.3,
+                    connectionstyle=f"arc3,rad={bend}",
+                    shrinkA=5,
+                    shrinkB=5,
+                )
+            )
         phase = ", ".join(sorted(set(t[t.step == step].phase)))
         ax.text(P - 0.4, (y0 + y1) / 2, f"step {step}: {phase}", fontsize=7, va="center")
     for y in range(len(steps) + 1):
@@ -138,8 +153,15 @@ def plot_ratio(ratios, x="size_bytes", label="ratio", title="", ax=None, color="
         _, ax = plt.subplots(figsize=(6.4, 3.6))
     r = ratios.sort_values(x)
     xs = r[x].to_numpy(float)
-    measured(ax, xs, r["ratio"], r["ratio_low"], r["ratio_high"], color=color,
-             label=f"{label}: medians (bars: worst-case range)")
+    measured(
+        ax,
+        xs,
+        r["ratio"],
+        r["ratio_low"],
+        r["ratio_high"],
+        color=color,
+        label=f"{label}: medians (bars: worst-case range)",
+    )
     ax.plot(xs, r["ratio_of_minima"], "x", color=color, label=f"{label}: fastest repetitions")
     ax.axhline(1.0, color="0.3", lw=1)
     if x == "size_bytes":
@@ -148,6 +170,7 @@ def plot_ratio(ratios, x="size_bytes", label="ratio", title="", ax=None, color="
         ax.set_xlabel("processes P")
     ax.set_yscale("log")
     from matplotlib.ticker import FuncFormatter, LogLocator, NullFormatter
+
     ax.yaxis.set_major_locator(LogLocator(base=10, subs=(1.0, 2.0, 5.0)))
     ax.yaxis.set_major_formatter(FuncFormatter(lambda v, _: f"{v:g}"))
     ax.yaxis.set_minor_formatter(NullFormatter())
@@ -159,9 +182,19 @@ def plot_ratio(ratios, x="size_bytes", label="ratio", title="", ax=None, color="
     return ax
 
 
-def measure(op: str, algorithms="library", np: int = 2, sizes="0:1M", cluster=None,
-            repetitions: int = 5, iterations: int = 200, trace: bool = False,
-            monitor: bool = False, timeout: float = 300.0, **options) -> kernels.KernelOutput:
+def measure(
+    op: str,
+    algorithms="library",
+    np: int = 2,
+    sizes="0:1M",
+    cluster=None,
+    repetitions: int = 5,
+    iterations: int = 200,
+    trace: bool = False,
+    monitor: bool = False,
+    timeout: float = 300.0,
+    **options,
+) -> kernels.KernelOutput:
     """Run the `op` kernel with the given algorithms and return its output.
 
     Runs on `cluster` (a commbook.cluster.MPICluster with np engines) when one is given and
@@ -172,9 +205,15 @@ def measure(op: str, algorithms="library", np: int = 2, sizes="0:1M", cluster=No
     check_op(op)
     if isinstance(algorithms, (list, tuple)):
         algorithms = ",".join(algorithms)
-    opts = {"sizes": sizes, "algorithm": algorithms, "repetitions": repetitions,
-            "iterations": iterations, "trace": int(bool(trace)), "monitor": int(bool(monitor)),
-            **options}
+    opts = {
+        "sizes": sizes,
+        "algorithm": algorithms,
+        "repetitions": repetitions,
+        "iterations": iterations,
+        "trace": int(bool(trace)),
+        "monitor": int(bool(monitor)),
+        **options,
+    }
     opts, env = prepare_for(op)(opts)
     _, choice = parse_algorithms(op, opts["algorithm"])
     if cluster is not None and not env and cluster.n == np:
@@ -203,11 +242,16 @@ def ratio_table(table: pd.DataFrame, numerator: str, denominator: str) -> pd.Dat
     if both.empty:
         raise ValueError(f"no (np, size) measured for both {numerator} and {denominator}")
     a, b = a.loc[both], b.loc[both]
-    return pd.DataFrame({
-        f"{numerator}_us": a.t_us, f"{denominator}_us": b.t_us,
-        "ratio": a.t_us / b.t_us, "ratio_of_minima": a.t_min_us / b.t_min_us,
-        "ratio_low": a.t_min_us / b.t_max_us, "ratio_high": a.t_max_us / b.t_min_us,
-    }).reset_index()
+    return pd.DataFrame(
+        {
+            f"{numerator}_us": a.t_us,
+            f"{denominator}_us": b.t_us,
+            "ratio": a.t_us / b.t_us,
+            "ratio_of_minima": a.t_min_us / b.t_min_us,
+            "ratio_low": a.t_min_us / b.t_max_us,
+            "ratio_high": a.t_max_us / b.t_min_us,
+        }
+    ).reset_index()
 
 
 def measured_crossover(table: pd.DataFrame, small: str, large: str, P: int | None = None) -> float:
@@ -231,10 +275,18 @@ def measured_crossover(table: pd.DataFrame, small: str, large: str, P: int | Non
 LECTURE_BCAST = {
     "np": 20,
     "count": [10_000, 100_000, 1_000_000, 10_000_000],
-    "bcast_s": [[0.006201, 0.010286, 0.007437], [0.013635, 0.012790, 0.016407],
-                [0.096231, 0.100443, 0.095187], [0.652760, 0.679472, 0.656884]],
-    "sends_s": [[0.012150, 0.012115, 0.013936], [0.079088, 0.079539, 0.077956],
-                [0.577314, 0.566440, 0.567355], [5.504277, 5.505701, 5.521421]],
+    "bcast_s": [
+        [0.006201, 0.010286, 0.007437],
+        [0.013635, 0.012790, 0.016407],
+        [0.096231, 0.100443, 0.095187],
+        [0.652760, 0.679472, 0.656884],
+    ],
+    "sends_s": [
+        [0.012150, 0.012115, 0.013936],
+        [0.079088, 0.079539, 0.077956],
+        [0.577314, 0.566440, 0.567355],
+        [5.504277, 5.505701, 5.521421],
+    ],
 }
 
 
@@ -249,20 +301,30 @@ def lecture_bcast_comparison() -> tuple[pd.DataFrame, float, float]:
     below MPICH_BCAST_SHORT bytes, else scatter + ring allgather, as P = 20 is not a power of
     two). Returns (table, lambda_us, b_MBps)."""
     from .. import fit
+
     P = LECTURE_BCAST["np"]
     n = np.array(LECTURE_BCAST["count"], float) * 4
     sends = np.median(LECTURE_BCAST["sends_s"], axis=1) * 1e6
     bcast = np.median(LECTURE_BCAST["bcast_s"], axis=1) * 1e6
     h = fit.fit_hockney(n, sends / (P - 1), n_boot=0)
     lam, b = h.lambda_us, h.bandwidth_MBps
-    model_bcast = [collective_costs.predict("bcast", "binomial" if x < MPICH_BCAST_SHORT else "scatter_allgather",
-                              P, x, lam, b) for x in n]
+    model_bcast = [
+        collective_costs.predict("bcast", "binomial" if x < MPICH_BCAST_SHORT else "scatter_allgather", P, x, lam, b)
+        for x in n
+    ]
     model_sends = collective_costs.predict("bcast", "linear", P, n, lam, b)
-    table = pd.DataFrame({
-        "ints": LECTURE_BCAST["count"], "bytes": n.astype(int),
-        "sends measured (ms)": sends / 1e3, "sends model (ms)": np.asarray(model_sends) / 1e3,
-        "bcast measured (ms)": bcast / 1e3, "bcast model (ms)": np.asarray(model_bcast) / 1e3,
-        "ratio measured": sends / bcast, "ratio model": np.asarray(model_sends) / model_bcast})
+    table = pd.DataFrame(
+        {
+            "ints": LECTURE_BCAST["count"],
+            "bytes": n.astype(int),
+            "sends measured (ms)": sends / 1e3,
+            "sends model (ms)": np.asarray(model_sends) / 1e3,
+            "bcast measured (ms)": bcast / 1e3,
+            "bcast model (ms)": np.asarray(model_bcast) / 1e3,
+            "ratio measured": sends / bcast,
+            "ratio model": np.asarray(model_sends) / model_bcast,
+        }
+    )
     return table, lam, b
 
 
@@ -272,15 +334,15 @@ def model_name(op: str, algorithm: str) -> str:
         return MODEL_NAMES[op, algorithm]
     if algorithm.startswith("library:"):
         ident = algorithm.split(":")[1]
-        name = (library_model_name("openmpi", op, ident)
-                or library_model_name("mpich", op, ident))
+        name = library_model_name("openmpi", op, ident) or library_model_name("mpich", op, ident)
         if name is not None:
             return name
     raise ValueError(f"no model for {op} algorithm '{algorithm}'")
 
 
-def predict_table(op: str, algorithms, P, sizes, lam: float, b: float, gamma: float = 0.0,
-                  segment_bytes: int | None = None) -> pd.DataFrame:
+def predict_table(
+    op: str, algorithms, P, sizes, lam: float, b: float, gamma: float = 0.0, segment_bytes: int | None = None
+) -> pd.DataFrame:
     """Model times (us) for kernel algorithm names at every (P, size): algorithm, np,
     size_bytes, t_us. Library labels with a known coll_tuned number use its model."""
     rows = []
@@ -297,9 +359,16 @@ def predict_table(op: str, algorithms, P, sizes, lam: float, b: float, gamma: fl
 ORFEO_THIN = orfeo.node("orfeo-thin").cluster(nodes=2)
 
 
-def orfeo_predictions(op: str, algorithms, nps, n: float, mapping: str = "core",
-                      params: dict | None = None, cluster: dict = ORFEO_THIN,
-                      statistic: str = "max") -> pd.DataFrame:
+def orfeo_predictions(
+    op: str,
+    algorithms,
+    nps,
+    n: float,
+    mapping: str = "core",
+    params: dict | None = None,
+    cluster: dict = ORFEO_THIN,
+    statistic: str = "max",
+) -> pd.DataFrame:
     """Link-class model times (us) on the ORFEO THIN pair of nodes for algorithm names as the
     ORFEO tables spell them (basic_linear, chain, binary_tree, binomial; "chain" is Open MPI's
     four chains, "one chain" the single chain of the seed report's model). Ranks placed like
@@ -312,8 +381,13 @@ def orfeo_predictions(op: str, algorithms, nps, n: float, mapping: str = "core",
 
     params = params or orfeo.link_parameters()
     G = topo.cluster(**cluster)
-    names = {"basic_linear": "linear", "linear": "linear", "binary_tree": "binary_tree",
-             "binomial": "binomial", "one chain": "chain"}
+    names = {
+        "basic_linear": "linear",
+        "linear": "linear",
+        "binary_tree": "binary_tree",
+        "binomial": "binomial",
+        "one chain": "chain",
+    }
     rows = []
     for alg in algorithms:
         for P in nps:
@@ -336,17 +410,24 @@ def validation_table(runs: dict) -> pd.DataFrame:
     """{(kernel, P): KernelOutput} -> one row per run: kernel, P, algorithms, sizes, verdict."""
     rows = []
     for (op, P), out in runs.items():
-        rows.append(dict(kernel=op, P=P, algorithms=", ".join(dict.fromkeys(out.table.algorithm)),
-                         sizes=", ".join(str(s) for s in dict.fromkeys(out.table.size_bytes)),
-                         result=out.result))
+        rows.append(
+            dict(
+                kernel=op,
+                P=P,
+                algorithms=", ".join(dict.fromkeys(out.table.algorithm)),
+                sizes=", ".join(str(s) for s in dict.fromkeys(out.table.size_bytes)),
+                result=out.result,
+            )
+        )
     return pd.DataFrame(rows)
 
 
 def matching_patterns(messages: pd.DataFrame, algorithm: str, P: int) -> list[str]:
     """The other algorithms in `messages` whose message matrix equals `algorithm`'s."""
     M = message_matrix(messages, algorithm, P)
-    return [a for a in dict.fromkeys(messages.algorithm)
-            if a != algorithm and (message_matrix(messages, a, P) == M).all()]
+    return [
+        a for a in dict.fromkeys(messages.algorithm) if a != algorithm and (message_matrix(messages, a, P) == M).all()
+    ]
 
 
 def orfeo_or_empty(key: str) -> tuple[pd.DataFrame, str]:
@@ -354,6 +435,7 @@ def orfeo_or_empty(key: str) -> tuple[pd.DataFrame, str]:
     collective timings exist only as raw student files (no seed report quotes them), so a
     machine without them (`commbook data fetch orfeo`) draws the models alone."""
     from ..data import empty_table
+
     try:
         return orfeo.load(key)
     except orfeo.DataUnavailable as e:

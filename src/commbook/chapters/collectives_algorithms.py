@@ -2,6 +2,7 @@
 
 Every sentence of the page that judges a measurement is chosen here from the measured values,
 so the page cannot say what its own figures contradict on another machine or another day."""
+
 from __future__ import annotations
 
 import pandas as pd
@@ -26,16 +27,20 @@ def bit_order_verdict(order: pd.DataFrame, band: float = SAME_BAND) -> str:
     low-to-high over high-to-low), from the median over sizes of the fastest repetitions."""
     r = float(order.ratio_of_minima.median())
     if abs(r - 1) <= band:
-        return (f"here the two orders took the same time within {band * 100:.0f} % (median ratio of the "
-                f"fastest repetitions {r:.2f}), as the model says")
+        return (
+            f"here the two orders took the same time within {band * 100:.0f} % (median ratio of the "
+            f"fastest repetitions {r:.2f}), as the model says"
+        )
     slower = "low-to-high" if r > 1 else "high-to-low"
-    return (f"here the {slower} order was slower by a factor {max(r, 1 / r):.2f} (median ratio "
-            f"of the fastest repetitions): more than the {band * 100:.0f} % this page counts as noise, "
-            "and the model has no term for it")
+    return (
+        f"here the {slower} order was slower by a factor {max(r, 1 / r):.2f} (median ratio "
+        f"of the fastest repetitions): more than the {band * 100:.0f} % this page counts as noise, "
+        "and the model has no term for it"
+    )
 
 
 def bandwidth_term_ratio(P: int) -> float:
     """The butterfly's n-beta coefficient over a bandwidth-optimal (Rabenseifner) allreduce's."""
     from ..models import collective_costs as mc
-    return (mc.coefficients("allreduce", "recursive_doubling", P)[1]
-            / mc.coefficients("allreduce", "rabenseifner", P)[1])
+
+    return mc.coefficients("allreduce", "recursive_doubling", P)[1] / mc.coefficients("allreduce", "rabenseifner", P)[1]

@@ -1,6 +1,7 @@
 """Collectives II (book/collectives_library.md): what the library runs. Measuring the
 algorithms on two engines (and saving the measurements), the library's message patterns, the
 linear broadcast in LogP terms, and every verdict the page's prose takes from its runs."""
+
 from __future__ import annotations
 
 import math
@@ -21,25 +22,28 @@ PAGE = "book/collectives_library.md"
 SEGMENT_BYTES = 16384  # the pipeline's segment in this chapter's runs
 ADD_SIZE_MEMORY = "1M"  # stream add arrays for gamma, as STREAM would (bytes per array)
 ADD_SIZE_CACHE = "16K"  # the same add with arrays that stay in the core's caches
-PATTERN_SIZE = "64K"    # the broadcast whose message pattern the counters show
+PATTERN_SIZE = "64K"  # the broadcast whose message pattern the counters show
 
-LOCAL_ALGORITHMS = [("bcast", "linear,chain,pipeline,binary,binomial,scatter-allgather,library"),
-                    ("gather", "linear,binomial,library"),
-                    ("allreduce", "butterfly-lh,butterfly-hl,library")]
+LOCAL_ALGORITHMS = [
+    ("bcast", "linear,chain,pipeline,binary,binomial,scatter-allgather,library"),
+    ("gather", "linear,binomial,library"),
+    ("allreduce", "butterfly-lh,butterfly-hl,library"),
+]
 
 
-def measure_local(cluster, sizes: str = "0:4M", repetitions: int = 5,
-                  iterations: int = 100) -> dict:
+def measure_local(cluster, sizes: str = "0:4M", repetitions: int = 5, iterations: int = 100) -> dict:
     """Every algorithm of every kernel at P = 2 on the cluster's engines: {op: tidy table},
     each also saved with its metadata under $COMMBOOK_MEASUREMENTS (collectives_<op>.csv)."""
     labels = dict(machine=machine.name(), mapping=machine.local_mapping(cluster.n), source=PAGE)
     local = {}
     for op, algs in LOCAL_ALGORITHMS:
-        out = chapter.measure(op, algs, np=cluster.n, sizes=sizes, cluster=cluster,
-                              repetitions=repetitions, iterations=iterations)
+        out = chapter.measure(
+            op, algs, np=cluster.n, sizes=sizes, cluster=cluster, repetitions=repetitions, iterations=iterations
+        )
         local[op] = chapter.tidy(out, **labels)
-        data.write_measurements(data.measurement_path(f"collectives_{op}"), local[op],
-                                kernels.measurement_meta(out, PAGE))
+        data.write_measurements(
+            data.measurement_path(f"collectives_{op}"), local[op], kernels.measurement_meta(out, PAGE)
+        )
     return local
 
 
@@ -59,8 +63,9 @@ def eager_limit_bytes() -> int | None:
     if exe is None:
         return None
     try:
-        out = subprocess.run([exe, "--param", "btl", "sm", "--level", "9", "--parsable"],
-                             capture_output=True, text=True, timeout=60).stdout
+        out = subprocess.run(
+            [exe, "--param", "btl", "sm", "--level", "9", "--parsable"], capture_output=True, text=True, timeout=60
+        ).stdout
     except (OSError, subprocess.TimeoutExpired):
         return None
     m = re.search(r"^mca:btl:sm:param:btl_sm_eager_limit:value:(\d+)$", out, flags=re.M)
@@ -77,33 +82,56 @@ def p2_bcast_facts(by: pd.DataFrame, lam: float, segment_bytes: int = SEGMENT_BY
     lib8 = by.library[8]
     r_lib = lib8 / one.median()
     if abs(r_lib - 1) <= SAME_BAND:
-        lib_words = (f"they cost what the library's costs (library {lib8:.2f} µs, the one-send "
-                     f"algorithms {one.min():.2f}-{one.max():.2f} µs at 8 B): the library has no "
-                     "magic for one message")
+        lib_words = (
+            f"they cost what the library's costs (library {lib8:.2f} µs, the one-send "
+            f"algorithms {one.min():.2f}-{one.max():.2f} µs at 8 B): the library has no "
+            "magic for one message"
+        )
     else:
-        lib_words = (f"the library's broadcast was {ratio_words(r_lib)} than their median at "
-                     f"8 B ({lib8:.2f} µs against {one.min():.2f}-{one.max():.2f} µs), a "
-                     "difference in the implementations' overheads, not in the messages")
+        lib_words = (
+            f"the library's broadcast was {ratio_words(r_lib)} than their median at "
+            f"8 B ({lib8:.2f} µs against {one.min():.2f}-{one.max():.2f} µs), a "
+            "difference in the implementations' overheads, not in the messages"
+        )
     zero_lib, zero_hand = by.library[0], by.loc[0].drop(["library"]).min()
-    zero_words = ("At size 0 the library returns at once, while our loops still send an empty "
-                  "message" if zero_lib < zero_hand else
-                  "At size 0 the library was not faster than our loops, which still send an "
-                  "empty message")
+    zero_words = (
+        "At size 0 the library returns at once, while our loops still send an empty message"
+        if zero_lib < zero_hand
+        else "At size 0 the library was not faster than our loops, which still send an empty message"
+    )
     sa = by["scatter-allgather"]
     r_sa = sa[n_max] / by.chain[n_max]
-    sa_words = ("pays for it and gains nothing at P = 2" if r_sa > 1 + SAME_BAND else
-                "costs about what one message costs at the largest size" if r_sa >= 1 - SAME_BAND
-                else "was faster at the largest size")
+    sa_words = (
+        "pays for it and gains nothing at P = 2"
+        if r_sa > 1 + SAME_BAND
+        else "costs about what one message costs at the largest size"
+        if r_sa >= 1 - SAME_BAND
+        else "was faster at the largest size"
+    )
     r_pipe8 = by.pipeline[8] / one.median()
-    pipe8_words = ("a little dearer" if r_pipe8 > 1 + SAME_BAND else
-                   "no dearer here, within the spread" if r_pipe8 >= 1 - SAME_BAND else "cheaper here")
-    seg_words = (f"each extra segment costs {per_segment / lam:.0f} λ, far more than the one λ "
-                 "the model charges" if per_segment > 3 * lam else
-                 f"each extra segment costs {per_segment / lam:.1f} λ, close to the one λ the "
-                 "model charges")
-    return dict(n_max=n_max, segments=k, per_segment_us=per_segment, lib_words=lib_words,
-                zero_words=zero_words, sa_ratio=r_sa, sa_words=sa_words, pipe8_words=pipe8_words,
-                seg_words=seg_words)
+    pipe8_words = (
+        "a little dearer"
+        if r_pipe8 > 1 + SAME_BAND
+        else "no dearer here, within the spread"
+        if r_pipe8 >= 1 - SAME_BAND
+        else "cheaper here"
+    )
+    seg_words = (
+        f"each extra segment costs {per_segment / lam:.0f} λ, far more than the one λ the model charges"
+        if per_segment > 3 * lam
+        else f"each extra segment costs {per_segment / lam:.1f} λ, close to the one λ the model charges"
+    )
+    return dict(
+        n_max=n_max,
+        segments=k,
+        per_segment_us=per_segment,
+        lib_words=lib_words,
+        zero_words=zero_words,
+        sa_ratio=r_sa,
+        sa_words=sa_words,
+        pipe8_words=pipe8_words,
+        seg_words=seg_words,
+    )
 
 
 def crossover_discussion(model_bytes: float, measured: dict) -> str:
@@ -111,25 +139,29 @@ def crossover_discussion(model_bytes: float, measured: dict) -> str:
     ({algorithm: bytes, inf when it never won})."""
     finite = {a: v for a, v in measured.items() if math.isfinite(v)}
     if not finite:
-        return (f"Neither bandwidth-optimal algorithm overtook the butterfly up to the largest "
-                f"size measured, while the model puts the crossover at "
-                f"{format_bytes(model_bytes)}: it misses by more than the whole range")
+        return (
+            f"Neither bandwidth-optimal algorithm overtook the butterfly up to the largest "
+            f"size measured, while the model puts the crossover at "
+            f"{format_bytes(model_bytes)}: it misses by more than the whole range"
+        )
     lo, hi = min(finite.values()) / model_bytes, max(finite.values()) / model_bytes
     span = f"{lo:.0f}" if round(lo) == round(hi) else f"{lo:.0f} to {hi:.0f}"
     if lo >= 10:
-        return (f"The measured crossovers lie {span} times above the model's "
-                f"{format_bytes(model_bytes)}: the model is not a little off, it is wrong "
-                "about what the extra messages cost")
+        return (
+            f"The measured crossovers lie {span} times above the model's "
+            f"{format_bytes(model_bytes)}: the model is not a little off, it is wrong "
+            "about what the extra messages cost"
+        )
     if hi <= 0.1:
         return f"The measured crossovers lie far below the model's ({span} times its value)"
-    return (f"The measured crossovers lie within a factor {max(hi, 1 / lo):.1f} of the model's "
-            f"{format_bytes(model_bytes)}")
+    return (
+        f"The measured crossovers lie within a factor {max(hi, 1 / lo):.1f} of the model's {format_bytes(model_bytes)}"
+    )
 
 
 def one_mib_words(big: pd.Series) -> str:
     """The 1 MiB allreduce at P = 2, fastest repetitions, against MPI_Allreduce's."""
-    parts = [f"{a} {ratio_words(big[a] / big['library'])}"
-             for a in ["butterfly-lh", "ring", "rabenseifner"]]
+    parts = [f"{a} {ratio_words(big[a] / big['library'])}" for a in ["butterfly-lh", "ring", "rabenseifner"]]
     return "; ".join(parts)
 
 
@@ -137,6 +169,7 @@ def linear_slopes(table: pd.DataFrame, ranges: dict) -> dict:
     """Robust slope (Theil-Sen, µs per added process) of t_us against np, per named range of
     P: {name: slope}."""
     from scipy.stats import theilslopes
+
     out = {}
     for name, (lo, hi) in ranges.items():
         g = table[(table.np >= lo) & (table.np <= hi)].sort_values("np")
@@ -154,22 +187,26 @@ def logp_gaps(measured: pd.DataFrame, params: dict) -> pd.DataFrame:
     Core: P <= 12 (one socket); node: P >= 26 (every added rank on the other node)."""
     slopes = linear_slopes(measured, {"core": (2, 12), "node": (26, 48)})
     rows = [(cls, 2 * s, params[cls][0], 2 * s / params[cls][0]) for cls, s in slopes.items()]
-    return pd.DataFrame(rows, columns=["link class", "g from the slope (µs)",
-                                       "λ of the class (µs)", "g / λ"]).set_index("link class")
+    return pd.DataFrame(
+        rows, columns=["link class", "g from the slope (µs)", "λ of the class (µs)", "g / λ"]
+    ).set_index("link class")
 
 
 def logp_words(gaps: pd.DataFrame, ratio_small: float, ratio_large: float) -> str:
     """The verdict on the linear broadcast's data in LogP terms (gaps: logp_gaps)."""
     below = [cls for cls, r in gaps["g / λ"].items() if r < 1 - SAME_BAND]
     if below:
-        first = (f"the root injected a message every g, less than one λ of the link class "
-                 f"({' and '.join(below)}): the latencies overlapped")
+        first = (
+            f"the root injected a message every g, less than one λ of the link class "
+            f"({' and '.join(below)}): the latencies overlapped"
+        )
     else:
-        first = ("the slopes do not show a gap below λ here: these data give LogP nothing that "
-                 "Hockney lacks")
-    closer = ("closer to the data for long messages than for short ones"
-              if abs(math.log(ratio_large)) < abs(math.log(ratio_small)) else
-              "no closer to the data for long messages than for short ones")
+        first = "the slopes do not show a gap below λ here: these data give LogP nothing that Hockney lacks"
+    closer = (
+        "closer to the data for long messages than for short ones"
+        if abs(math.log(ratio_large)) < abs(math.log(ratio_small))
+        else "no closer to the data for long messages than for short ones"
+    )
     return f"In these data {first}; and the Hockney model is {closer}"
 
 
@@ -180,20 +217,24 @@ def linear_model_ratio(measured: pd.DataFrame, model: pd.DataFrame, P: int) -> f
     return float(m[P] / d[P])
 
 
-BCAST_LABELS = {"library": "default choice", "library:1": "1: basic linear",
-                "library:5": "5: binary tree", "library:6": "6: binomial",
-                "library:2": "2: chain (default fanout)",
-                "library:2:chain_fanout=1": "2: chain, chain_fanout=1"}
+BCAST_LABELS = {
+    "library": "default choice",
+    "library:1": "1: basic linear",
+    "library:5": "5: binary tree",
+    "library:6": "6: binomial",
+    "library:2": "2: chain (default fanout)",
+    "library:2:chain_fanout=1": "2: chain, chain_fanout=1",
+}
 
 
 def message_patterns(labels=tuple(BCAST_LABELS), np: int = 6, size: str = PATTERN_SIZE):
     """Run the broadcast once per library label with Open MPI's message counters on; returns
     (messages table, {label: what the library reported for the selection})."""
     from ..collective_runs import check_selection, parse_algorithms, parse_messages
+
     patterns, said = [], {}
     for label in labels:
-        out = chapter.measure("bcast", label, np=np, sizes=size, monitor=True, repetitions=1,
-                              iterations=1)
+        out = chapter.measure("bcast", label, np=np, sizes=size, monitor=True, repetitions=1, iterations=1)
         said[label] = check_selection(out, "bcast", parse_algorithms("bcast", label)[1])
         patterns.append(parse_messages(out))
     return pd.concat(patterns, ignore_index=True), said

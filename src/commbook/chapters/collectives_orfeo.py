@@ -1,5 +1,6 @@
 """Collectives III (book/collectives_orfeo.md): ORFEO's broadcast and gather against the
 link-class models, and the verdicts its prose takes from the data and the models."""
+
 from __future__ import annotations
 
 import numpy as np
@@ -28,8 +29,7 @@ def _runs(values) -> str:
 def model_table(measured: pd.DataFrame, n: int, algorithms, params: dict) -> pd.DataFrame:
     """Measured (OSU mean over ranks) and link-class model of the mean over ranks, per P, for
     the broadcast algorithms as ORFEO spells them: columns '<alg>' and '<alg> model'."""
-    meas = measured[measured.size_bytes == n].pivot_table(index="np", columns="algorithm",
-                                                          values="t_us")
+    meas = measured[measured.size_bytes == n].pivot_table(index="np", columns="algorithm", values="t_us")
     nps = sorted(meas.index)
     out = {}
     for alg in algorithms:
@@ -55,8 +55,10 @@ def chain_verdict(measured: pd.DataFrame, params: dict, sizes=(1, 1 << 20)) -> s
         elif len(four_at) == 0:
             parts.append(f"at {label} the single-chain model is the closer one at every P")
         else:
-            parts.append(f"at {label} the four-chain model is the closer one at P = "
-                         f"{_runs(four_at)}, the single chain at P = {_runs(one_at)}")
+            parts.append(
+                f"at {label} the four-chain model is the closer one at P = "
+                f"{_runs(four_at)}, the single chain at P = {_runs(one_at)}"
+            )
     return "; ".join(parts)
 
 
@@ -69,28 +71,27 @@ def tree_factors(measured: pd.DataFrame, params: dict, n: int = 1, nps=(24, 48))
     """{P: the largest factor between measured and model over the binary tree and the four
     chains} at size n."""
     t = model_table(measured, n, ["binary_tree", "chain"], params)
-    return {P: max(factor(t.loc[P, a], t.loc[P, f"{a} model"]) for a in ("binary_tree", "chain"))
-            for P in nps}
+    return {P: max(factor(t.loc[P, a], t.loc[P, f"{a} model"]) for a in ("binary_tree", "chain")) for P in nps}
 
 
 def small_tree_words(f: dict) -> str:
     lo, hi = min(f), max(f)
     worst = max(f.values())
-    within = ("within a factor of two" if worst <= 2 else f"within a factor {worst:.1f}")
-    closer = ("closer at" if f[hi] < f[lo] else "no closer at")
-    return (f"The binary tree and the four chains come {within} of the model of the mean over "
-            f"ranks at P = {lo} and {hi} ({closer} P = {hi} than at {lo}: factors "
-            f"{f[lo]:.2f} and {f[hi]:.2f})")
+    within = "within a factor of two" if worst <= 2 else f"within a factor {worst:.1f}"
+    closer = "closer at" if f[hi] < f[lo] else "no closer at"
+    return (
+        f"The binary tree and the four chains come {within} of the model of the mean over "
+        f"ranks at P = {lo} and {hi} ({closer} P = {hi} than at {lo}: factors "
+        f"{f[lo]:.2f} and {f[hi]:.2f})"
+    )
 
 
 def linear_words(ratio_1b: float) -> str:
     """The linear broadcast at 1 B and P = 48: measured / model."""
     if ratio_1b < 0.9:
-        return (f"**The linear broadcast at 1 B is cheaper than the model** (measured / model "
-                f"{ratio_1b:.2f} at P = 48).")
+        return f"**The linear broadcast at 1 B is cheaper than the model** (measured / model {ratio_1b:.2f} at P = 48)."
     if ratio_1b > 1.1:
-        return (f"**The linear broadcast at 1 B is dearer than the model** (measured / model "
-                f"{ratio_1b:.2f} at P = 48).")
+        return f"**The linear broadcast at 1 B is dearer than the model** (measured / model {ratio_1b:.2f} at P = 48)."
     return f"**The linear broadcast at 1 B follows the model** (measured / model {ratio_1b:.2f})."
 
 
@@ -101,8 +102,12 @@ def large_words(measured: pd.DataFrame, params: dict, P: int = 48) -> str:
     above = [a for a, v in r.items() if v > 1]
     worst = max(r, key=r.get)
     if not above:
-        return (f"**At 1 MiB the measurements sit at or below the model** at P = {P} "
-                f"(measured / model {', '.join(f'{a} {v:.2f}' for a, v in r.items())}).")
+        return (
+            f"**At 1 MiB the measurements sit at or below the model** at P = {P} "
+            f"(measured / model {', '.join(f'{a} {v:.2f}' for a, v in r.items())})."
+        )
     names = ", ".join(a.replace("_", " ") for a in above)
-    return (f"**At 1 MiB the measurements sit above the model** for {names} at "
-            f"P = {P}, the {worst.replace('_', ' ')} most (by a factor {r[worst]:.1f}).")
+    return (
+        f"**At 1 MiB the measurements sit above the model** for {names} at "
+        f"P = {P}, the {worst.replace('_', ' ')} most (by a factor {r[worst]:.1f})."
+    )

@@ -1,13 +1,13 @@
 """The course map on the intro page: the exercises of every page, read from the pages themselves
 (which of them run code: their cell calls more than the self-check)."""
+
 from __future__ import annotations
 
 import ast
 import re
 from pathlib import Path
 
-_EXERCISE = re.compile(r"^(`{3,}|:{3,})\{exercise\}\s*(?P<title>.*?)\n(?P<body>.*?)^\1\s*$",
-                       re.S | re.M)
+_EXERCISE = re.compile(r"^(`{3,}|:{3,})\{exercise\}\s*(?P<title>.*?)\n(?P<body>.*?)^\1\s*$", re.S | re.M)
 _CELL = re.compile(r"^```\{code-cell\}[^\n]*\n(?P<code>.*?)^```\s*$", re.S | re.M)
 _LABEL = re.compile(r"^:label:\s*(\S+)", re.M)
 PASSIVE_CALLS = {"check", "check_choice", "print"}
@@ -32,25 +32,33 @@ def exercises_of(page: Path) -> list[dict]:
         label = _LABEL.search(m["body"])
         cell = _CELL.search(text, m.end())
         calls = _calls(cell["code"]) if cell else set()
-        found.append({"label": label.group(1) if label else "", "title": m["title"].strip(),
-                      "runs_code": bool(calls - PASSIVE_CALLS)})
+        found.append(
+            {
+                "label": label.group(1) if label else "",
+                "title": m["title"].strip(),
+                "runs_code": bool(calls - PASSIVE_CALLS),
+            }
+        )
     return found
 
 
 def exercise_table(book_dir: Path, pages: list[str]):
     """Per page: number of exercises and the labels of those that run code."""
     import pandas as pd
+
     rows = []
     for p in pages:
         ex = exercises_of(Path(book_dir) / f"{p}.md")
-        rows.append({"page": p, "exercises": len(ex),
-                     "run code": ", ".join(e["label"] for e in ex if e["runs_code"]) or "—"})
+        rows.append(
+            {"page": p, "exercises": len(ex), "run code": ", ".join(e["label"] for e in ex if e["runs_code"]) or "—"}
+        )
     return pd.DataFrame(rows)
 
 
 def toc_pages(toc: Path) -> list[str]:
     """The pages of _toc.yml in order (root first), as names under book/."""
     import yaml
+
     t = yaml.safe_load(Path(toc).read_text())
     files = [t["root"]] + [c["file"] for part in t.get("parts", []) for c in part.get("chapters", [])]
     files += [c["file"] for c in t.get("chapters", [])]

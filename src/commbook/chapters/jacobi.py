@@ -1,4 +1,5 @@
 """Jacobi chapter (book/jacobi.md): convergence, roofline, time split, scaling, the report check."""
+
 from __future__ import annotations
 
 import matplotlib.pyplot as plt
@@ -12,8 +13,9 @@ def plot_jacobi_convergence(runs, title="Jacobi: distance to the known solution,
     """runs: [(label, error_rms_history, residual_rms_history)]; both on a log axis."""
     fig, axes = plt.subplots(1, 2, figsize=(10, 3.6))
     for i, (label, err, res) in enumerate(runs):
-        style = dict(marker="o", ms=3, lw=1, color=SERIES_COLORS[i % len(SERIES_COLORS)],
-                     ls=["-", "--", ":", "-."][i % 4])
+        style = dict(
+            marker="o", ms=3, lw=1, color=SERIES_COLORS[i % len(SERIES_COLORS)], ls=["-", "--", ":", "-."][i % 4]
+        )
         axes[0].plot(np.arange(len(err)), err, label=label, **style)
         axes[1].plot(np.arange(len(res)), res, label=label, **style)
     for ax, what in zip(axes, ["RMS error against the exact solution", "RMS residual"]):
@@ -27,13 +29,22 @@ def plot_jacobi_convergence(runs, title="Jacobi: distance to the known solution,
     return fig
 
 
-JACOBI_BALANCES = [(16, "16 B/LUP (layer cond., no write-alloc.)"),
-                   (24, "24 B/LUP (layer cond. + write-alloc.)"),
-                   (40, "40 B/LUP (no layer cond.)")]
+JACOBI_BALANCES = [
+    (16, "16 B/LUP (layer cond., no write-alloc.)"),
+    (24, "24 B/LUP (layer cond. + write-alloc.)"),
+    (40, "40 B/LUP (no layer cond.)"),
+]
 
 
-def plot_jacobi_roofline(L, mlups, bandwidth_MBps, mlups_min=None, mlups_max=None,
-                         caches=(), title="One process: measured MLUP/s against the roofline"):
+def plot_jacobi_roofline(
+    L,
+    mlups,
+    bandwidth_MBps,
+    mlups_min=None,
+    mlups_max=None,
+    caches=(),
+    title="One process: measured MLUP/s against the roofline",
+):
     """MLUP/s of single-process sweeps against the grid edge L, with the memory roofline
     bandwidth / code balance for each balance, and where two grids outgrow each cache.
 
@@ -41,18 +52,34 @@ def plot_jacobi_roofline(L, mlups, bandwidth_MBps, mlups_min=None, mlups_max=Non
     """
     fig, ax = new_axes(title, "grid edge L (L^3 points, 2 arrays of doubles)", "MLUP/s", logx=True)
     L = np.asarray(L, float)
-    measured(ax, L, mlups, mlups_min, mlups_max, label="measured, 1 process (median sweep)",
-             color="C0", ms=6, elinewidth=1)
+    measured(
+        ax, L, mlups, mlups_min, mlups_max, label="measured, 1 process (median sweep)", color="C0", ms=6, elinewidth=1
+    )
     for (balance, label), ls in zip(JACOBI_BALANCES, ["--", "-", ":"]):
-        model_line(ax, [L.min() / 1.3, L.max() * 1.3], [bandwidth_MBps / balance] * 2,
-                   label=f"roofline model, {label}", color="k", ls=ls, lw=1.2)
+        model_line(
+            ax,
+            [L.min() / 1.3, L.max() * 1.3],
+            [bandwidth_MBps / balance] * 2,
+            label=f"roofline model, {label}",
+            color="k",
+            ls=ls,
+            lw=1.2,
+        )
     for name, size in caches:
         edge = (size / 16) ** (1 / 3)  # two arrays of L^3 doubles
         if L.min() / 1.3 < edge < L.max() * 1.3:
             ax.axvline(edge, color="0.5", ls=":", lw=1)
-            ax.annotate(f"2 grids > {name}", (edge, 0.0), xycoords=("data", "axes fraction"),
-                        xytext=(3, 6), textcoords="offset points", fontsize=8, rotation=90,
-                        va="bottom", color="0.4")
+            ax.annotate(
+                f"2 grids > {name}",
+                (edge, 0.0),
+                xycoords=("data", "axes fraction"),
+                xytext=(3, 6),
+                textcoords="offset points",
+                fontsize=8,
+                rotation=90,
+                va="bottom",
+                color="0.4",
+            )
     ax.set_ylim(bottom=0)
     ax.legend(fontsize=7.5, loc="upper center", bbox_to_anchor=(0.5, -0.16), ncol=2)
     fig.set_size_inches(7.0, 5.0)
@@ -75,8 +102,15 @@ def plot_jacobi_time_split(labels, compute_us, halo_us, title="Where a sweep's t
     return fig
 
 
-def plot_jacobi_scaling(series=(), models=(), title="Jacobi: MLUP/s against processes",
-                        ax=None, highlight=None, logy=False, legend_loc="upper left"):
+def plot_jacobi_scaling(
+    series=(),
+    models=(),
+    title="Jacobi: MLUP/s against processes",
+    ax=None,
+    highlight=None,
+    logy=False,
+    legend_loc="upper left",
+):
     """MLUP/s against N: series [(label, N, mlups)] as points, models [(label, N, mlups)] as
     lines (labelled model), highlight = (N, mlups) of the selected point."""
     if ax is None:
@@ -85,32 +119,48 @@ def plot_jacobi_scaling(series=(), models=(), title="Jacobi: MLUP/s against proc
         fig = ax.figure
     markers = ["o", "s", "^", "D", "v", "P"]
     for i, (label, N, p) in enumerate(series):
-        measured(ax, N, p, label=label, color=SERIES_COLORS[i % len(SERIES_COLORS)],
-                 marker=markers[i % len(markers)], ms=6)
+        measured(
+            ax, N, p, label=label, color=SERIES_COLORS[i % len(SERIES_COLORS)], marker=markers[i % len(markers)], ms=6
+        )
     styles = ["-", "--", "-.", ":"]
     for i, (label, N, p) in enumerate(models):
-        model_line(ax, N, p, label=label, color=["k", "C3", "C7", "C4"][i % 4],
-                   ls=styles[i % len(styles)])
+        model_line(ax, N, p, label=label, color=["k", "C3", "C7", "C4"][i % 4], ls=styles[i % len(styles)])
     if highlight is not None:
-        ax.plot([highlight[0]], [highlight[1]], marker="*", ms=14, color="C3", lw=0,
-                label=f"N = {highlight[0]}: {highlight[1]:,.0f} MLUP/s (model)")
+        ax.plot(
+            [highlight[0]],
+            [highlight[1]],
+            marker="*",
+            ms=14,
+            color="C3",
+            lw=0,
+            label=f"N = {highlight[0]}: {highlight[1]:,.0f} MLUP/s (model)",
+        )
     ax.set_xlim(left=0)
     ax.set_ylim(bottom=0)
     ax.legend(fontsize=8, loc=legend_loc)
     return fig
 
 
-def plot_jacobi_report_check(labels, measured_mlups, report_mlups, consistent_mlups,
-                             title="Model / measured for the report's ORFEO runs (L = 1200)"):
+def plot_jacobi_report_check(
+    labels,
+    measured_mlups,
+    report_mlups,
+    consistent_mlups,
+    title="Model / measured for the report's ORFEO runs (L = 1200)",
+):
     """For each run, prediction / measurement of the report's arithmetic and of the same
     formula in consistent units (1 = perfect; below 1 the model underestimates)."""
     fig, ax = new_axes(title, "", "model / measured", figsize=(9, 3.8))
     x = np.arange(len(labels))
     m = np.asarray(measured_mlups, float)
-    ax.bar(x - 0.2, np.asarray(report_mlups, float) / m, 0.4, color="C7",
-           label="the report's numbers (model)")
-    ax.bar(x + 0.2, np.asarray(consistent_mlups, float) / m, 0.4, color="C0",
-           label="same formula, consistent units (model)")
+    ax.bar(x - 0.2, np.asarray(report_mlups, float) / m, 0.4, color="C7", label="the report's numbers (model)")
+    ax.bar(
+        x + 0.2,
+        np.asarray(consistent_mlups, float) / m,
+        0.4,
+        color="C0",
+        label="same formula, consistent units (model)",
+    )
     ax.axhline(1.0, color="k", lw=1)
     ax.set_xticks(x, labels, fontsize=8, rotation=30, ha="right")
     ax.set_ylim(0.6, 1.45)
@@ -120,8 +170,9 @@ def plot_jacobi_report_check(labels, measured_mlups, report_mlups, consistent_ml
     return fig
 
 
-def plot_jacobi_noncompute(labels, noncompute_s, imbalance_s, model_tc_s,
-                           title="Per sweep: time outside the stencil against the model's T_c"):
+def plot_jacobi_noncompute(
+    labels, noncompute_s, imbalance_s, model_tc_s, title="Per sweep: time outside the stencil against the model's T_c"
+):
     """Measured time per sweep outside the slowest rank's stencil, the compute imbalance
     between ranks, and the model's communication time, per run (log scale)."""
     fig, ax = new_axes(title, "", "seconds per sweep", logy=True, figsize=(9, 3.8))
@@ -156,9 +207,12 @@ def report_check_facts(report_runs) -> dict:
     worst = over.idxmax()
     rest = report_runs.drop(index=worst)
     under = 1 - rest.report_mlups / rest.measured_mlups
-    return dict(worst_np=int(report_runs.np[worst]), worst_machine=report_runs.machine[worst],
-                report_under=percent_range(under),
-                consistent_over=percent_range(rest.model_mlups / rest.measured_mlups - 1))
+    return dict(
+        worst_np=int(report_runs.np[worst]),
+        worst_machine=report_runs.machine[worst],
+        report_under=percent_range(under),
+        consistent_over=percent_range(rest.model_mlups / rest.measured_mlups - 1),
+    )
 
 
 def noncompute_facts(split_runs) -> dict:
@@ -167,13 +221,14 @@ def noncompute_facts(split_runs) -> dict:
     many = split_runs[split_runs.np > 1]
     one = split_runs[split_runs.np == 1]
     worst = split_runs.imbalance_s.idxmax()
-    return dict(many_ms=(1e3 * many.noncompute_s.min(), 1e3 * many.noncompute_s.max()),
-                over_tc=((many.noncompute_s / many.model_Tc_s).min(),
-                         (many.noncompute_s / many.model_Tc_s).max()),
-                one_ms=(1e3 * one.noncompute_s.min(), 1e3 * one.noncompute_s.max()),
-                imbalance_s=float(split_runs.imbalance_s[worst]),
-                imbalance_np=int(split_runs.np[worst]),
-                imbalance_machine=str(split_runs.machine[worst]))
+    return dict(
+        many_ms=(1e3 * many.noncompute_s.min(), 1e3 * many.noncompute_s.max()),
+        over_tc=((many.noncompute_s / many.model_Tc_s).min(), (many.noncompute_s / many.model_Tc_s).max()),
+        one_ms=(1e3 * one.noncompute_s.min(), 1e3 * one.noncompute_s.max()),
+        imbalance_s=float(split_runs.imbalance_s[worst]),
+        imbalance_np=int(split_runs.np[worst]),
+        imbalance_machine=str(split_runs.machine[worst]),
+    )
 
 
 def optimism(cmp, machine: str, nps, scaling: str = "strong") -> tuple[float, float]:
@@ -194,12 +249,17 @@ def stream_variants(size: str = "96M", repetitions: int = 6, rounds: int = 2):
     import pandas as pd
 
     from .. import kernels
+
     rows = []
     for _ in range(rounds):
         for variant, flags in (("memcpy (default build)", ()), ("plain loop", PLAIN_LOOP_FLAGS)):
-            out = kernels.run_mpiexec("stream", 1, {"size": size, "repetitions": repetitions,
-                                                    "kernels": "copy,triad"},
-                                      timeout=300, extra_flags=flags)
+            out = kernels.run_mpiexec(
+                "stream",
+                1,
+                {"size": size, "repetitions": repetitions, "kernels": "copy,triad"},
+                timeout=300,
+                extra_flags=flags,
+            )
             for r in out.table.itertuples():
                 rows.append((variant, r.algorithm, r.bandwidth_MBps, r.bandwidth_wa_MBps))
     t = pd.DataFrame(rows, columns=["variant", "kernel", "bandwidth_MBps", "bandwidth_wa_MBps"])
@@ -214,24 +274,32 @@ def write_allocate_verdict(variants, band: float = 0.15) -> str:
     mc_wa = variants.loc[("memcpy (default build)", "copy"), "bandwidth_wa_MBps"]
     r16, r24 = mc_counted / loop, mc_wa / loop
     if abs(r16 - 1) <= band and abs(r16 - 1) < abs(r24 - 1):
-        return (f"memcpy's bandwidth counted at 16 B per element is {r16:.2f} times the plain "
-                "loop's with write-allocate: memcpy's stores skipped the write-allocate read "
-                "(non-temporal stores), and the ×1.5 would have inflated the roofline")
+        return (
+            f"memcpy's bandwidth counted at 16 B per element is {r16:.2f} times the plain "
+            "loop's with write-allocate: memcpy's stores skipped the write-allocate read "
+            "(non-temporal stores), and the ×1.5 would have inflated the roofline"
+        )
     if abs(r24 - 1) <= band:
-        return (f"memcpy's bandwidth counted at 24 B per element is {r24:.2f} times the plain "
-                "loop's: in this run memcpy did pay the write-allocate read, and the ×1.5 holds")
-    return (f"neither count of memcpy matches the plain loop within {band:.0%} (16 B: "
-            f"{r16:.2f}, 24 B: {r24:.2f} times the loop's): the machine was too busy for this "
-            "run to tell; the plain loop is what the sweep's stores do, so the roofline uses it")
+        return (
+            f"memcpy's bandwidth counted at 24 B per element is {r24:.2f} times the plain "
+            "loop's: in this run memcpy did pay the write-allocate read, and the ×1.5 holds"
+        )
+    return (
+        f"neither count of memcpy matches the plain loop within {band:.0%} (16 B: "
+        f"{r16:.2f}, 24 B: {r24:.2f} times the loop's): the machine was too busy for this "
+        "run to tell; the plain loop is what the sweep's stores do, so the roofline uses it"
+    )
 
 
 def cache_bytes(level: int) -> int:
     """This machine's data cache size at a level, from sysfs (0 when unknown)."""
     from pathlib import Path
+
     for index in Path("/sys/devices/system/cpu/cpu0/cache").glob("index*"):
         try:
-            if (index / "level").read_text().strip() == str(level) and \
-                    (index / "type").read_text().strip() != "Instruction":
+            if (index / "level").read_text().strip() == str(level) and (
+                index / "type"
+            ).read_text().strip() != "Instruction":
                 size = (index / "size").read_text().strip()
                 return int(size.rstrip("KMG")) * {"K": 1024, "M": 1 << 20, "G": 1 << 30}.get(size[-1], 1)
         except (OSError, ValueError):

@@ -1,4 +1,5 @@
 """Matrix-addition chapter (book/matrix_add.md): where the time goes, ORFEO grids, halo volume."""
+
 from __future__ import annotations
 
 import matplotlib.pyplot as plt
@@ -7,8 +8,7 @@ import numpy as np
 PHASE_COLORS = {"scatter": "C0", "add": "C2", "gather": "C1"}
 
 
-def plot_matrix_phases(rows, model=None, title="Matrix addition: where the time goes", ax=None,
-                       label_col="grid"):
+def plot_matrix_phases(rows, model=None, title="Matrix addition: where the time goes", ax=None, label_col="grid"):
     """Stacked bars of the median scatter, add and gather time per row (one kernel run each),
     the total's min-max as an error bar, and model totals as black markers.
 
@@ -30,11 +30,18 @@ def plot_matrix_phases(rows, model=None, title="Matrix addition: where the time 
     tmin = rows["t_min_us"].to_numpy(float) / 1e3
     tmax = rows["t_max_us"].to_numpy(float) / 1e3
     t = t.to_numpy(float) / 1e3
-    ax.errorbar(x, t, yerr=np.vstack([t - tmin, tmax - t]).clip(0), fmt="none", ecolor="k",
-                capsize=3, lw=1, label="total: min-max over repetitions")
+    ax.errorbar(
+        x,
+        t,
+        yerr=np.vstack([t - tmin, tmax - t]).clip(0),
+        fmt="none",
+        ecolor="k",
+        capsize=3,
+        lw=1,
+        label="total: min-max over repetitions",
+    )
     if model:
-        ax.plot(x, [model.get(lab, np.nan) / 1e3 for lab in labels], "kD", ms=6, mfc="white",
-                label="total (model)")
+        ax.plot(x, [model.get(lab, np.nan) / 1e3 for lab in labels], "kD", ms=6, mfc="white", label="total (model)")
     ax.set_xticks(x, labels, rotation=30 if len(x) > 6 else 0)
     ax.set_ylabel("time (ms)")
     ax.set_xlabel(label_col)
@@ -45,8 +52,7 @@ def plot_matrix_phases(rows, model=None, title="Matrix addition: where the time 
     return fig
 
 
-def plot_orfeo_matrix(table, value="t_us", title="ORFEO, 24 processes: time per process grid",
-                      ax=None, models=None):
+def plot_orfeo_matrix(table, value="t_us", title="ORFEO, 24 processes: time per process grid", ax=None, models=None):
     """One marker per (grid, matrix shape): table with columns grid, matrix, t_us (µs),
     source_label. Grids are ordered 1-D, 2-D, 3-D so a trend with dimensionality would show.
     models: {label: µs} drawn as horizontal lines (the model does not depend on the grid)."""
@@ -60,11 +66,23 @@ def plot_orfeo_matrix(table, value="t_us", title="ORFEO, 24 processes: time per 
     pos = {g: i for i, g in enumerate(grids)}
     markers = ["o", "s", "^", "v", "D"]
     for i, ((src, shape), g) in enumerate(table.groupby(["source_label", "matrix"], sort=False)):
-        ax.plot([pos[v] for v in g["grid"]], g[value] / 1e3, markers[i % 5], ms=5, ls="none",
-                label=f"{src}: {shape}", color=f"C{i}")
+        ax.plot(
+            [pos[v] for v in g["grid"]],
+            g[value] / 1e3,
+            markers[i % 5],
+            ms=5,
+            ls="none",
+            label=f"{src}: {shape}",
+            color=f"C{i}",
+        )
     for j, (label, t) in enumerate((models or {}).items()):
-        ax.axhline(t / 1e3, color="k", lw=1.2, ls=["-", "--", ":"][j % 3],
-                   label=label if "model" in label.lower() else f"{label} (model)")
+        ax.axhline(
+            t / 1e3,
+            color="k",
+            lw=1.2,
+            ls=["-", "--", ":"][j % 3],
+            label=label if "model" in label.lower() else f"{label} (model)",
+        )
     dims = [grid_dimensionality(g) for g in grids]
     for d in (2, 3):
         if d in dims:
@@ -110,20 +128,24 @@ def plot_halo_vs_collective(shape, P, title=None, ax=None):
 # ---------------------------------------------------------------------------------------
 # What the page's prose says about its own measurements, decided from them
 
+
 def first_look_text(by_P) -> str:
     """The add's share of the total, and whether one process beat the distributed runs."""
     t = by_P.set_index("np")
     share = (t["t_add_median_us"] / t["t_median_us"]).drop(index=1, errors="ignore")
     one = float(t.loc[1, "t_median_us"]) if 1 in t.index else float("nan")
     others = t["t_median_us"].drop(index=1, errors="ignore")
-    text = (f"the add phase shrinks as the work is divided, but it is {share.max():.1%} of the "
-            "total or less")
+    text = f"the add phase shrinks as the work is divided, but it is {share.max():.1%} of the total or less"
     if one <= others.min():
-        return text + ("; and the one-process run, which only copies memory, is not beaten by the "
-                       "runs that move the blocks between processes.")
-    return text + (f"; the one-process run ({one / 1e3:.1f} ms) was beaten here by "
-                   f"{(others < one).sum()} of the distributed runs, fastest "
-                   f"{others.min() / 1e3:.1f} ms.")
+        return text + (
+            "; and the one-process run, which only copies memory, is not beaten by the "
+            "runs that move the blocks between processes."
+        )
+    return text + (
+        f"; the one-process run ({one / 1e3:.1f} ms) was beaten here by "
+        f"{(others < one).sum()} of the distributed runs, fastest "
+        f"{others.min() / 1e3:.1f} ms."
+    )
 
 
 def model_shape_text(rows, predictions) -> str:
@@ -132,11 +154,15 @@ def model_shape_text(rows, predictions) -> str:
     measured = float((rows["t_add_median_us"] / rows["t_median_us"]).max())
     model = max(p.add / p.total for g, p in predictions.items() if g in set(rows["grid"]))
     if measured < 0.25 and model < 0.25:
-        return (f"The model follows the shape of the measurements: communication dominates and "
-                f"the add is a sliver (at most {measured:.0%} measured, {model:.0%} in the model).")
-    return (f"Here the add is {measured:.0%} of the measured total at most and {model:.0%} in the "
-            "model: on this machine the split between moving and adding differs from the usual "
-            "picture.")
+        return (
+            f"The model follows the shape of the measurements: communication dominates and "
+            f"the add is a sliver (at most {measured:.0%} measured, {model:.0%} in the model)."
+        )
+    return (
+        f"Here the add is {measured:.0%} of the measured total at most and {model:.0%} in the "
+        "model: on this machine the split between moving and adding differs from the usual "
+        "picture."
+    )
 
 
 def speedup_text(rows, predictions) -> str:
@@ -147,10 +173,12 @@ def speedup_text(rows, predictions) -> str:
     below_m, below_p = bool((measured < 1).all()), all(s < 1 for s in model)
     if below_m and below_p:
         return "below one at every *P*, in the model and in the measurements."
-    model_part = ("below one at every *P* in the model" if below_p else
-                  "above one at some *P* in the model (its add rate comes from this run)")
-    measured_part = ("below one in every measurement here" if below_m else
-                     "not below one in every measurement here")
+    model_part = (
+        "below one at every *P* in the model"
+        if below_p
+        else "above one at some *P* in the model (its add rate comes from this run)"
+    )
+    measured_part = "below one in every measurement here" if below_m else "not below one in every measurement here"
     return f"{model_part}, and {measured_part} (measured {', '.join(f'{s:.2f}' for s in measured)})."
 
 
@@ -160,18 +188,25 @@ def orfeo_model_text(model_ms: list[float], second_ms: tuple[float, float], add_
 
     def outside(x):  # relative distance of a measured time from the model's band
         return 0.0 if lo <= x <= hi else (x / hi - 1 if x > hi else 1 - x / lo)
+
     worst = max(outside(x) for x in second_ms)
-    where = ("inside it" if worst == 0 else f"at most {worst:.0%} outside it")
-    return (f"(The add rate here is this machine's, a stand-in: the add is {add_share:.1%} of the "
-            f"model's total.) The model gives {lo:.0f} to {hi:.0f} ms whatever the grid; the "
-            f"second student's times are {where}.")
+    where = "inside it" if worst == 0 else f"at most {worst:.0%} outside it"
+    return (
+        f"(The add rate here is this machine's, a stand-in: the add is {add_share:.1%} of the "
+        f"model's total.) The model gives {lo:.0f} to {hi:.0f} ms whatever the grid; the "
+        f"second student's times are {where}."
+    )
 
 
 def limit_text(limit: float, add_rate: float) -> str:
     """The speedup limit b/(24 r) of this run, and what it means."""
     if limit < 1:
-        return (f"here $b/(24r)$ is {limit:.2f}, below one, so no number of processes makes the "
-                "distributed addition faster.").replace("$b/(24r)$", "b/(24 r)")
-    return (f"here b/(24 r) came out at {limit:.2f}, above one, because this run's serial sums "
-            f"were slow (r = {add_rate:,.0f} elements per µs, measured while the machine was busy): "
-            "the limit is only as good as the add rate it is given.")
+        return (
+            f"here $b/(24r)$ is {limit:.2f}, below one, so no number of processes makes the "
+            "distributed addition faster."
+        ).replace("$b/(24r)$", "b/(24 r)")
+    return (
+        f"here b/(24 r) came out at {limit:.2f}, above one, because this run's serial sums "
+        f"were slow (r = {add_rate:,.0f} elements per µs, measured while the machine was busy): "
+        "the limit is only as good as the add rate it is given."
+    )

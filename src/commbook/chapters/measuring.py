@@ -1,6 +1,7 @@
 """Measuring well (book/measuring.md): the experiments of the methodology chapter, run with
 kernels_c/examples/measuring.c (every repetition's own time), and their statistics: summaries,
 the nonparametric confidence interval of the median, comparisons whose verdict is computed."""
+
 from __future__ import annotations
 
 import math
@@ -21,17 +22,18 @@ def binding_args(policy: str) -> tuple:
     return (flag, policy)
 
 
-def run(experiment: str, np_: int = 2, launcher_args: tuple = (), timeout: float = 300.0,
-        **options) -> kernels.KernelOutput:
+def run(
+    experiment: str, np_: int = 2, launcher_args: tuple = (), timeout: float = 300.0, **options
+) -> kernels.KernelOutput:
     """One run of the measuring kernel (timer, pingpong or bcast), one row per repetition."""
-    return kernels.run_mpiexec(KERNEL, np_, {"experiment": experiment, **options},
-                               timeout=timeout, launcher_args=launcher_args)
+    return kernels.run_mpiexec(
+        KERNEL, np_, {"experiment": experiment, **options}, timeout=timeout, launcher_args=launcher_args
+    )
 
 
 def bindings(out: kernels.KernelOutput) -> dict:
     """{rank: the CPUs it was allowed to run on} as the kernel printed them."""
-    return {int(k.removeprefix("cpus_rank")): v for k, v in out.meta.items()
-            if k.startswith("cpus_rank")}
+    return {int(k.removeprefix("cpus_rank")): v for k, v in out.meta.items() if k.startswith("cpus_rank")}
 
 
 def is_bound(out: kernels.KernelOutput) -> bool:
@@ -52,6 +54,7 @@ def median_ci(x, level: float = 0.95) -> tuple[float, float]:
     binomial distribution of how many samples fall below it (Le Boudec; Hoefler & Belli's
     rule for non-normal data). Needs enough samples for the level (6 for 95 %)."""
     from scipy.stats import binom
+
     x = np.sort(np.asarray(x, float))
     n = len(x)
     if not 0 < level < 1:
@@ -65,6 +68,7 @@ def median_ci(x, level: float = 0.95) -> tuple[float, float]:
 def median_ci_ranks(n: int, level: float = 0.95) -> tuple[int, int]:
     """The order statistics (counted from 1) that bound the median's interval for n samples."""
     from scipy.stats import binom
+
     j = int(binom.ppf((1 - level) / 2, n, 0.5))
     if j < 1:
         raise ValueError(f"{n} samples are too few for a {level:.0%} interval of the median")
@@ -91,8 +95,16 @@ class Summary:
 def summarise(x, level: float = 0.95) -> Summary:
     x = np.asarray(x, float)
     lo, hi = median_ci(x, level)
-    return Summary(len(x), float(x.min()), float(np.median(x)), float(x.mean()),
-                   float(np.percentile(x, 99)), float(x.max()), lo, hi)
+    return Summary(
+        len(x),
+        float(x.min()),
+        float(np.median(x)),
+        float(x.mean()),
+        float(np.percentile(x, 99)),
+        float(x.max()),
+        lo,
+        hi,
+    )
 
 
 def compare(a, b, name_a: str, name_b: str, level: float = 0.95) -> str:
@@ -102,10 +114,11 @@ def compare(a, b, name_a: str, name_b: str, level: float = 0.95) -> str:
     if sa.ci_high < sb.ci_low or sb.ci_high < sa.ci_low:
         faster, slower = (name_a, name_b) if sa.median < sb.median else (name_b, name_a)
         ratio = max(sa.median, sb.median) / min(sa.median, sb.median)
-        return (f"{faster} is faster: its median is {ratio:.2f} times smaller than that of "
-                f"{slower}, and the {level:.0%} intervals of the two medians do not overlap")
-    return (f"the {level:.0%} intervals of the two medians overlap: this run cannot tell "
-            f"{name_a} from {name_b}")
+        return (
+            f"{faster} is faster: its median is {ratio:.2f} times smaller than that of "
+            f"{slower}, and the {level:.0%} intervals of the two medians do not overlap"
+        )
+    return f"the {level:.0%} intervals of the two medians overlap: this run cannot tell {name_a} from {name_b}"
 
 
 def mean_vs_median(s: Summary) -> str:
@@ -142,8 +155,10 @@ def pooled(rounds: dict) -> dict:
 def rounds_sentence(rounds: dict) -> str:
     """The median of every round of every configuration, in words (the variation between
     rounds shows how steady the machine was)."""
-    parts = [(f"`{name}`" if name.startswith("-") else name) + ": " + ", ".join(f"{np.median(r):.3g}" for r in rs) + " µs"
-             for name, rs in rounds.items()]
+    parts = [
+        (f"`{name}`" if name.startswith("-") else name) + ": " + ", ".join(f"{np.median(r):.3g}" for r in rs) + " µs"
+        for name, rs in rounds.items()
+    ]
     return "the medians of the single rounds were " + "; ".join(parts)
 
 
@@ -155,37 +170,50 @@ def warmup_effect(cold, n_first: int = 3) -> tuple[float, float]:
 
 def warmup_sentence(cold, warm=None, n_first: int = 3) -> str:
     """What the runs without and with warm-up showed, in words that follow their numbers."""
+
     def one(t):
         first, rest = warmup_effect(t, n_first)
-        how = (f"{first / rest:.0f} times" if first > 1.5 * rest else
-               "about as long as" if first > rest / 1.5 else f"{rest / first:.0f} times less than")
+        how = (
+            f"{first / rest:.0f} times"
+            if first > 1.5 * rest
+            else "about as long as"
+            if first > rest / 1.5
+            else f"{rest / first:.0f} times less than"
+        )
         return first, rest, how
+
     first, rest, how = one(cold)
-    text = (f"the first {n_first} repetitions took {first:.3g} µs on average, {how} the median of "
-            f"the others ({rest:.3g} µs)")
+    text = (
+        f"the first {n_first} repetitions took {first:.3g} µs on average, {how} the median of "
+        f"the others ({rest:.3g} µs)"
+    )
     if warm is not None:
         wfirst, wrest, whow = one(warm)
-        text += (f"; after the warm-up they took {wfirst:.3g} µs, {whow} the median of the others "
-                 f"({wrest:.3g} µs)")
+        text += f"; after the warm-up they took {wfirst:.3g} µs, {whow} the median of the others ({wrest:.3g} µs)"
     if first > 1.5 * rest:
         text += ". Averaged into a short run, slow first repetitions bias it upwards"
     else:
-        text += (". This time the set-up cost did not stand out in the timed repetitions (the "
-                 "library may have paid it during start-up)")
+        text += (
+            ". This time the set-up cost did not stand out in the timed repetitions (the "
+            "library may have paid it during start-up)"
+        )
     return text
 
 
 def collective_reading(out: kernels.KernelOutput) -> dict:
     """Medians over repetitions of the slowest rank's time and of the mean over ranks."""
-    return {"max_over_ranks": float(np.median(times(out, "t_max_us"))),
-            "mean_over_ranks": float(np.median(times(out, "t_mean_us"))),
-            "min_over_ranks": float(np.median(times(out, "t_min_us")))}
+    return {
+        "max_over_ranks": float(np.median(times(out, "t_max_us"))),
+        "mean_over_ranks": float(np.median(times(out, "t_mean_us"))),
+        "min_over_ranks": float(np.median(times(out, "t_min_us"))),
+    }
 
 
 def orfeo_run_spread(machine: str = "orfeo-thin", dataset: str = "matteoscorcia/pingpong"):
     """ORFEO ping-pong repeated over several runs (jobs): per size, max/min over the runs of the
     per-run times, median over configurations; rows with one run are left out."""
     from .. import orfeo
+
     df = orfeo.load(dataset)[0]
     df = df[(df.machine == machine) & (df.runs > 1)].copy()
     df["spread"] = df.t_max_us / df.t_min_us
@@ -204,20 +232,25 @@ def plot_distribution(t_us, title="1,000 repetitions of an 8-byte ping-pong", ax
     import matplotlib.pyplot as plt
 
     from ..plotting import label_axes
+
     t = np.asarray(t_us, float)
     if ax is None:
         fig, ax = plt.subplots(figsize=(6.4, 3.8))
     s = summarise(t)
     top = min(t.max(), max(np.percentile(t, 99.5) * 1.5, s.mean * 1.3))  # a lone outlier must
-    shown = t[t <= top]                                                # not squash the rest
+    shown = t[t <= top]  # not squash the rest
     bins = np.geomspace(t.min() * 0.95, top * 1.05, 60)
     beyond = len(t) - len(shown)
-    ax.hist(shown, bins=bins, color="C0", alpha=0.7,
-            label=f"{len(t)} repetitions (measured)"
-                  + (f"; {beyond} beyond the axis, up to {t.max():.3g} µs" if beyond else ""))
+    ax.hist(
+        shown,
+        bins=bins,
+        color="C0",
+        alpha=0.7,
+        label=f"{len(t)} repetitions (measured)"
+        + (f"; {beyond} beyond the axis, up to {t.max():.3g} µs" if beyond else ""),
+    )
     ax.set_xscale("log")
-    for value, name, style in ((s.min, "min", ":"), (s.median, "median", "-"),
-                               (s.mean, "mean", "--")):
+    for value, name, style in ((s.min, "min", ":"), (s.median, "median", "-"), (s.mean, "mean", "--")):
         ax.axvline(value, color="k", ls=style, lw=1.2, label=f"{name} {value:.3g} µs")
     ax.axvspan(s.ci_low, s.ci_high, color="C1", alpha=0.3, label="95 % interval of the median")
     label_axes(ax, title, "time of one repetition (µs, log scale)", "repetitions")
@@ -230,11 +263,18 @@ def plot_first_repetitions(series: dict, n: int = 30, title="The first repetitio
     import matplotlib.pyplot as plt
 
     from ..plotting import SERIES_COLORS, label_axes
+
     fig, ax = plt.subplots(figsize=(6.4, 3.6))
     for i, (label, t) in enumerate(series.items()):
         t = np.asarray(t, float)[:n]
-        ax.plot(np.arange(1, len(t) + 1), t, marker="o", ms=4, label=f"{label} (measured)",
-                color=SERIES_COLORS[i % len(SERIES_COLORS)])
+        ax.plot(
+            np.arange(1, len(t) + 1),
+            t,
+            marker="o",
+            ms=4,
+            label=f"{label} (measured)",
+            color=SERIES_COLORS[i % len(SERIES_COLORS)],
+        )
     ax.set_yscale("log")
     label_axes(ax, title, "repetition", "time (µs, log scale)", legend=True)
     return fig
@@ -245,13 +285,19 @@ def plot_samples(samples: dict, title: str, ylabel: str = "time of one repetitio
     import matplotlib.pyplot as plt
 
     from ..plotting import label_axes
+
     fig, ax = plt.subplots(figsize=(6.4, 3.8))
-    ax.boxplot([np.asarray(v, float) for v in samples.values()], whis=(1, 99), showfliers=True,
-               flierprops=dict(ms=2, alpha=0.4))
+    ax.boxplot(
+        [np.asarray(v, float) for v in samples.values()],
+        whis=(1, 99),
+        showfliers=True,
+        flierprops=dict(ms=2, alpha=0.4),
+    )
     ax.set_xticks(range(1, len(samples) + 1), list(samples))
     ax.set_yscale("log")
-    label_axes(ax, title, "box: quartiles and median; whiskers: 1st and 99th percentile; "
-               "dots: beyond", ylabel + ", log scale")
+    label_axes(
+        ax, title, "box: quartiles and median; whiskers: 1st and 99th percentile; dots: beyond", ylabel + ", log scale"
+    )
     ax.xaxis.set_label_position("bottom")
     ax.set_xlabel(ax.get_xlabel(), fontsize=8)
     return fig

@@ -1,5 +1,6 @@
 """The MPI primer (book/mpi_primer.md): run its C examples (kernels_c/examples/) and read what
 they printed: which send modes waited for the receiver, the Cartesian grid."""
+
 from __future__ import annotations
 
 from .. import kernels
@@ -52,8 +53,7 @@ def standard_send_sentence(out: kernels.KernelOutput) -> str:
     t = send_modes_table(out)
     small, large = (bytes_text(n) for n in sorted(set(t.size_bytes)))
     s, l = waited(out, "standard", False), waited(out, "standard", True)
-    word = {False: "returned at once (the library buffered it)",
-            True: "waited until the receive was posted"}
+    word = {False: "returned at once (the library buffered it)", True: "waited until the receive was posted"}
     if s == l:
         return f"both the {small} and the {large} standard sends {word[s]}"
     return f"the {small} standard send {word[s]}, the {large} one {word[l]}"

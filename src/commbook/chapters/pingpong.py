@@ -1,4 +1,5 @@
 """Ping-pong chapter (book/pingpong.md): fits, residuals, allocation, ORFEO link classes and curves."""
+
 from __future__ import annotations
 
 import matplotlib.pyplot as plt
@@ -27,12 +28,22 @@ def pingpong_points(data, times=None, t_min=None, t_max=None):
     if n.shape != t.shape:
         raise ValueError(f"{n.size} sizes but {t.size} times")
     order = np.argsort(n, kind="stable")
-    pick = (lambda a: None if a is None else a[order])
+    pick = lambda a: None if a is None else a[order]
     return n[order], t[order], pick(lo), pick(hi)
 
 
-def plot_pingpong_fit(data, fit=None, *, times=None, t_min=None, t_max=None,
-                      label="measured", others=None, title="Ping-pong", figsize=(11, 4.2)):
+def plot_pingpong_fit(
+    data,
+    fit=None,
+    *,
+    times=None,
+    t_min=None,
+    t_max=None,
+    label="measured",
+    others=None,
+    title="Ping-pong",
+    figsize=(11, 4.2),
+):
     """Latency and bandwidth panels: measured points (median, min/max bars) and model lines.
 
     data is a tidy table, a kernel output table, or sizes with times=[...]. fit is a HockneyFit,
@@ -58,14 +69,13 @@ def plot_pingpong_fit(data, fit=None, *, times=None, t_min=None, t_max=None,
     for i, (name, m) in enumerate(models.items()):
         style = {"color": f"C{i + 1}", "ls": "-" if i == 0 else "--"}
         tm = np.asarray(m.time_us(grid), float)
-        tm = np.where(tm > 0, tm, np.nan)   # an unphysical line cannot go on a log axis
+        tm = np.where(tm > 0, tm, np.nan)  # an unphysical line cannot go on a log axis
         model_line(ax_t, grid, tm, label=name, **style)
         model_line(ax_b, grid[1:], grid[1:] / tm[1:], label=name, **style)
     model = model_of(fit) if fit is not None else None
     if model is not None and hasattr(model, "n_half"):
         ax_b.axhline(model.bandwidth_MBps, color="C1", lw=0.8, ls=":", label="b (model asymptote)")
-        ax_b.axvline(model.n_half, color="0.4", lw=0.8, ls=":",
-                     label=f"n½ = λ·b = {model.n_half:.3g} B (model)")
+        ax_b.axvline(model.n_half, color="0.4", lw=0.8, ls=":", label=f"n½ = λ·b = {model.n_half:.3g} B (model)")
     for bp in getattr(model, "breakpoints", []) or []:
         for ax in (ax_t, ax_b):
             ax.axvline(bp, color="0.5", lw=0.8, ls="-.")
@@ -83,8 +93,7 @@ def plot_pingpong_fit(data, fit=None, *, times=None, t_min=None, t_max=None,
     return fig
 
 
-def plot_residuals(fit, sizes, times=None, *, others=None, title="Relative residuals of the fit",
-                   ax=None):
+def plot_residuals(fit, sizes, times=None, *, others=None, title="Relative residuals of the fit", ax=None):
     """(model - measured) / measured in % against size; piecewise breakpoints as lines."""
     n, t, _, _ = pingpong_points(sizes, times)
     if ax is None:
@@ -99,14 +108,12 @@ def plot_residuals(fit, sizes, times=None, *, others=None, title="Relative resid
         worst = max(worst, float(np.max(np.abs(r))))
         ax.plot(n, r, marker="os^v"[i % 4], ms=4, lw=0.8, color=f"C{i + 1}", label=name)
     ax.axhline(0, color="k", lw=0.8)
-    band = getattr(fit, "f_scale", None) or getattr(
-        (getattr(fit, "segments", None) or [None])[0], "f_scale", None)
+    band = getattr(fit, "f_scale", None) or getattr((getattr(fit, "segments", None) or [None])[0], "f_scale", None)
     if band:
-        ax.axhspan(-100 * band, 100 * band, color="0.9", zorder=0,
-                   label=f"±{100 * band:.0f} % (robust loss scale)")
+        ax.axhspan(-100 * band, 100 * band, color="0.9", zorder=0, label=f"±{100 * band:.0f} % (robust loss scale)")
     for bp in getattr(model_of(fit), "breakpoints", []) or []:
         ax.axvline(bp, color="0.5", lw=0.8, ls="-.")
-    if worst > 200:    # a bad line misses by orders of magnitude; keep the good one readable
+    if worst > 200:  # a bad line misses by orders of magnitude; keep the good one readable
         ax.set_yscale("symlog", linthresh=10)
     size_axis(ax)
     ax.set_ylabel("(model - measured) / measured (%)")
@@ -122,8 +129,7 @@ def plot_allocation_effect(tables: dict, figsize=(6.4, 4.0)):
     for i, (label, t) in enumerate(tables.items()):
         t = t[t["size_bytes"] > 0].sort_values("size_bytes")
         n = t["size_bytes"].to_numpy(float)
-        measured(ax, n, n / t["t_us"], n / t["t_max_us"], n / t["t_min_us"], label=label,
-                 color=f"C{i}", lw=1)
+        measured(ax, n, n / t["t_us"], n / t["t_max_us"], n / t["t_min_us"], label=label, color=f"C{i}", lw=1)
     ax.set_xscale("log", base=2)
     ax.set_xlabel("message size n (bytes)")
     ax.set_ylabel("bandwidth n / t (MB/s)")
@@ -135,8 +141,7 @@ def plot_allocation_effect(tables: dict, figsize=(6.4, 4.0)):
     return fig
 
 
-def plot_link_classes(seed, here_fit=None, here_label="this machine", machine="orfeo-thin",
-                      figsize=(11, 4.2)):
+def plot_link_classes(seed, here_fit=None, here_label="this machine", machine="orfeo-thin", figsize=(11, 4.2)):
     """Latency and bandwidth per placement and transport of one machine in a summary table
     (such as ORFEO's pingpong_seed), with this machine's fitted values as reference lines."""
     rows = seed[seed["machine"] == machine].copy()
@@ -181,8 +186,9 @@ def plot_orfeo_pingpong(curves, here=None, machine="orfeo-thin", figsize=(12, 6.
     lines = sorted(set(d["line"]))
     colors = {name: f"C{i % 10}" for i, name in enumerate(lines)}
     mappings = [m for m in ("core", "socket", "node") if m in set(d["mapping"])]
-    fig, axes = plt.subplots(2, len(mappings), figsize=figsize, sharex=True, sharey="row",
-                             squeeze=False, layout="constrained")
+    fig, axes = plt.subplots(
+        2, len(mappings), figsize=figsize, sharex=True, sharey="row", squeeze=False, layout="constrained"
+    )
     handles = {}
     for j, mapping in enumerate(mappings):
         ax_t, ax_b = axes[0, j], axes[1, j]
@@ -208,28 +214,40 @@ def plot_orfeo_pingpong(curves, here=None, machine="orfeo-thin", figsize=(12, 6.
     axes[0, 0].set_ylabel("time t (µs, half round trip)")
     axes[1, 0].set_ylabel("bandwidth n / t (MB/s)")
     fig.legend(list(handles.values()), list(handles), loc="outside lower center", ncol=4, fontsize=8)
-    fig.suptitle(f"ORFEO {machine} ping-pong (IMB), median over students of each one's median run",
-                 fontsize=10)
+    fig.suptitle(f"ORFEO {machine} ping-pong (IMB), median over students of each one's median run", fontsize=10)
     return fig
 
 
-def plot_orfeo_machines(curves, transports=("ucx", "ob1-tcp", "ob1-vader"), library="Open MPI",
-                        machines=("orfeo-thin", "orfeo-gpu"), figsize=(12, 3.8)):
+def plot_orfeo_machines(
+    curves,
+    transports=("ucx", "ob1-tcp", "ob1-vader"),
+    library="Open MPI",
+    machines=("orfeo-thin", "orfeo-gpu"),
+    figsize=(12, 3.8),
+):
     """Bandwidth of the same transports on two ORFEO node types, a panel per placement
     (median over students of each one's median run, per machine, placement and transport)."""
     curves = per_configuration(curves)
-    d = curves[curves["transport"].isin(transports) & curves["machine"].isin(machines)
-               & curves["mpi_library"].str.startswith(library)]
+    d = curves[
+        curves["transport"].isin(transports)
+        & curves["machine"].isin(machines)
+        & curves["mpi_library"].str.startswith(library)
+    ]
     mappings = [m for m in ("core", "socket", "node") if m in set(d["mapping"])]
-    fig, axes = plt.subplots(1, len(mappings), figsize=figsize, sharey=True, squeeze=False,
-                             layout="constrained")
+    fig, axes = plt.subplots(1, len(mappings), figsize=figsize, sharey=True, squeeze=False, layout="constrained")
     styles = {m: s for m, s in zip(machines, ("-", "--", ":"))}
     colors = {t: f"C{i}" for i, t in enumerate(transports)}
     for ax, mapping in zip(axes[0], mappings):
         for (machine, transport), g in d[d["mapping"] == mapping].groupby(["machine", "transport"]):
             g = g[g["size_bytes"] > 0].groupby("size_bytes", as_index=False)["t_us"].median()
-            ax.plot(g["size_bytes"], g["size_bytes"] / g["t_us"], ls=styles[machine],
-                    color=colors[transport], lw=1.4, label=f"{transport}, {machine}")
+            ax.plot(
+                g["size_bytes"],
+                g["size_bytes"] / g["t_us"],
+                ls=styles[machine],
+                color=colors[transport],
+                lw=1.4,
+                label=f"{transport}, {machine}",
+            )
         size_axis(ax)
         ax.set_yscale("log")
         ax.set_title(f"map by {mapping}")
@@ -242,19 +260,22 @@ def plot_orfeo_machines(curves, transports=("ucx", "ob1-tcp", "ob1-vader"), libr
 # ---------------------------------------------------------------------------------------
 # What the page's prose says about its own measurements, decided from them
 
+
 def library_eager_limit() -> int | None:
     """The shared-memory eager limit the MPI library uses by default, as it reports it
     (Open MPI: `ompi_info`, btl_sm_eager_limit); None when the library does not say."""
     import subprocess
 
     from .. import mpi_env
+
     info = mpi_env.detect()
     tool = mpi_env.which("ompi_info") if info.flavour == "openmpi" else None
     if tool is None:
         return None
     try:
-        out = subprocess.run([tool, "--param", "btl", "sm", "--level", "9", "--parsable"],
-                             capture_output=True, text=True, timeout=60).stdout
+        out = subprocess.run(
+            [tool, "--param", "btl", "sm", "--level", "9", "--parsable"], capture_output=True, text=True, timeout=60
+        ).stdout
     except (OSError, subprocess.TimeoutExpired):
         return None
     for line in out.splitlines():
@@ -278,18 +299,26 @@ def eager_against_rendezvous(moved, sizes=(8192, 16384)) -> str:
         parts.append(f"{bytes_text(s)}: {eager:.2f} µs eagerly, {rdv:.2f} µs by rendezvous")
     if not parts:
         return "the table holds none of the sizes between the two limits"
-    verdict = (f"here sending them {cheaper.pop()} was the cheaper" if len(cheaper) == 1
-               else "here neither protocol won at every size")
+    verdict = (
+        f"here sending them {cheaper.pop()} was the cheaper"
+        if len(cheaper) == 1
+        else "here neither protocol won at every size"
+    )
     return f"{verdict} ({'; '.join(parts)})"
 
 
-def machines_compared(curves, mapping="node", transport="ucx", library="Open MPI",
-                      machines=("orfeo-thin", "orfeo-gpu")):
+def machines_compared(
+    curves, mapping="node", transport="ucx", library="Open MPI", machines=("orfeo-thin", "orfeo-gpu")
+):
     """Ping-pong time per size on two ORFEO node types (median over students of each one's
     median run, as plot_orfeo_machines draws it): a table, one column per machine."""
     curves = per_configuration(curves)
-    d = curves[(curves["mapping"] == mapping) & (curves["transport"] == transport)
-               & curves["machine"].isin(machines) & curves["mpi_library"].str.startswith(library)]
+    d = curves[
+        (curves["mapping"] == mapping)
+        & (curves["transport"] == transport)
+        & curves["machine"].isin(machines)
+        & curves["mpi_library"].str.startswith(library)
+    ]
     return d.pivot_table(index="size_bytes", columns="machine", values="t_us", aggfunc="median")[list(machines)]
 
 
@@ -307,29 +336,41 @@ def agree_from(compared, rel_tol=0.02) -> float:
 def echo_verdict(ratio) -> str:
     """What the echo/own-buffer ratios of this run say (median over the sizes)."""
     import statistics
+
     med = statistics.median(float(r) for r in ratio)
     if med > 1.05:
-        return (f"the echo was the slower, by a median factor of {med:.2f} over these sizes: "
-                "the modified cache lines cost.")
+        return (
+            f"the echo was the slower, by a median factor of {med:.2f} over these sizes: the modified cache lines cost."
+        )
     if med < 0.95:
-        return (f"the echo was the *faster* (median ratio {med:.2f}): on this machine reading "
-                "another core's modified lines beat the own buffer's path, so the effect above "
-                "is not universal.")
-    return (f"the two replies were within 5 % of each other (median ratio {med:.2f}): on this "
-            "machine the cache state of the buffer did not show.")
+        return (
+            f"the echo was the *faster* (median ratio {med:.2f}): on this machine reading "
+            "another core's modified lines beat the own buffer's path, so the effect above "
+            "is not universal."
+        )
+    return (
+        f"the two replies were within 5 % of each other (median ratio {med:.2f}): on this "
+        "machine the cache state of the buffer did not show."
+    )
 
 
 def hugepage_policy_text(policy: str) -> str:
     """The sentence about this machine's transparent huge pages setting."""
     if policy == "madvise":
-        return ("huge pages are opt-in (`madvise`, printed in the page's header above), so a "
-                "buffer gets them only if the program asks.")
+        return (
+            "huge pages are opt-in (`madvise`, printed in the page's header above), so a "
+            "buffer gets them only if the program asks."
+        )
     if policy == "always":
-        return ("every large buffer gets huge pages (`always`), asked for or not, so the two "
-                "allocations below may hardly differ.")
+        return (
+            "every large buffer gets huge pages (`always`), asked for or not, so the two "
+            "allocations below may hardly differ."
+        )
     if policy == "never":
-        return ("huge pages are switched off (`never`): asking for them changes nothing, and the "
-                "two allocations below measure the same thing.")
+        return (
+            "huge pages are switched off (`never`): asking for them changes nothing, and the "
+            "two allocations below measure the same thing."
+        )
     return f"the huge-page setting could not be read (`{policy}`)."
 
 

@@ -1,5 +1,6 @@
 """Scaling (book/scaling.md): speedup and efficiency, Amdahl and Gustafson, the ORFEO Jacobi
 strong and weak runs, and the Jacobi kernel run at 1 and 2 processes on this machine."""
+
 from __future__ import annotations
 
 import numpy as np
@@ -48,15 +49,18 @@ def orfeo_jacobi(machine: str = "orfeo-thin"):
     """(strong, weak) runs of the ORFEO Jacobi dataset on THIN nodes: one row per process count
     (mapped by core within a node, by node beyond one node's 24 cores)."""
     from .. import orfeo
+
     df = orfeo.load(ORFEO_JACOBI)[0]
     df = df[df.machine == machine].copy()
     df["variant"] = df.params.str.extract(r"variant=(\w+)", expand=False).fillna("strong")
     out = []
     for variant in ("strong", "weak"):
         v = df[df.variant == variant]
-        rows = [g.sort_values("mapping", key=lambda m: m.map({"core": 0, "socket": 1, "node": 2}))
-                 .iloc[0] for _, g in v.groupby("np")]
-        v = (v.loc[[r.name for r in rows]] if rows else v)
+        rows = [
+            g.sort_values("mapping", key=lambda m: m.map({"core": 0, "socket": 1, "node": 2})).iloc[0]
+            for _, g in v.groupby("np")
+        ]
+        v = v.loc[[r.name for r in rows]] if rows else v
         out.append(with_speedup(v[["np", "mapping", "t_us", "source"]], weak=variant == "weak"))
     return tuple(out)
 
@@ -73,22 +77,23 @@ def fit_serial_fraction(strong) -> float:
 def plot_scaling(strong, weak, f: float, ax=None, title="Jacobi on ORFEO THIN nodes"):
     """Speedup against P: strong and weak runs as points, ideal, Amdahl and Gustafson as model lines."""
     import matplotlib.pyplot as plt
+
     if ax is None:
         fig, ax = plt.subplots(figsize=(6.4, 4.2))
     P = np.arange(1, max(strong.np.max(), weak.np.max()) + 1)
     model_line(ax, P, P, label="ideal S = P", color="0.6", ls=":")
     model_line(ax, P, amdahl_speedup(f, P), label=f"Amdahl, f = {f:.4f} (model)", color="k")
-    model_line(ax, P, gustafson_speedup(f, P), label=f"Gustafson, f = {f:.4f} (model)", color="k",
-               ls="--")
-    measured(ax, strong.np, strong.speedup, label="strong scaling (L = 1200, fixed)",
-             color=SERIES_COLORS[0])
-    measured(ax, weak.np, weak.speedup, label="weak scaling (work grows with P), scaled speedup",
-             color=SERIES_COLORS[1])
+    model_line(ax, P, gustafson_speedup(f, P), label=f"Gustafson, f = {f:.4f} (model)", color="k", ls="--")
+    measured(ax, strong.np, strong.speedup, label="strong scaling (L = 1200, fixed)", color=SERIES_COLORS[0])
+    measured(
+        ax, weak.np, weak.speedup, label="weak scaling (work grows with P), scaled speedup", color=SERIES_COLORS[1]
+    )
     label_axes(ax, title, "processes P", "speedup", legend=True)
     return ax.figure
 
 
 # ---- the Jacobi kernel on this machine
+
 
 def local_runs(nps=(1, 2), L: int = 96, sweeps: int = 10):
     """Strong (the same L^3 cube) and weak (L^3 per rank) Jacobi runs on this machine: a table
@@ -96,13 +101,14 @@ def local_runs(nps=(1, 2), L: int = 96, sweeps: int = 10):
     import pandas as pd
 
     from .. import kernels
+
     rows = []
     for weak in (0, 1):
         for P in nps:
-            out = kernels.run_mpiexec("jacobi3d", P, {"L": L, "sweeps": sweeps, "weak": weak},
-                                      timeout=600)
-            rows.append({"np": P, "variant": "weak" if weak else "strong",
-                         "t_us": float(out.table.t_median_us.iloc[0])})
+            out = kernels.run_mpiexec("jacobi3d", P, {"L": L, "sweeps": sweeps, "weak": weak}, timeout=600)
+            rows.append(
+                {"np": P, "variant": "weak" if weak else "strong", "t_us": float(out.table.t_median_us.iloc[0])}
+            )
     return pd.DataFrame(rows)
 
 
@@ -110,13 +116,19 @@ def local_verdict(speedup: float, weak_efficiency: float, load: str) -> str:
     """What the 2-process runs on this machine say, in words that follow the numbers."""
     busy = f"the 1-minute load average was {load} on this machine's cores"
     if speedup < 1:
-        return (f"the second process made the sweep *slower*. {busy[0].upper() + busy[1:]}: "
-                "with other work on the cores a rank waits for a core at every halo exchange, "
-                "and its partner waits for it. On machines of their own the processes of a Jacobi solver "
-                "speed it up (the ORFEO runs above).")
+        return (
+            f"the second process made the sweep *slower*. {busy[0].upper() + busy[1:]}: "
+            "with other work on the cores a rank waits for a core at every halo exchange, "
+            "and its partner waits for it. On machines of their own the processes of a Jacobi solver "
+            "speed it up (the ORFEO runs above)."
+        )
     if speedup < 1.6:
-        return (f"a second process helps, but far from twice. {busy[0].upper() + busy[1:]}, and "
-                "the two processes share one memory bus: a stencil limited by memory bandwidth "
-                "gains less from a second core than from a second node.")
-    return ("close to the ideal of two: the grid is large enough for the computation to outweigh "
-            f"the halo exchange ({busy}).")
+        return (
+            f"a second process helps, but far from twice. {busy[0].upper() + busy[1:]}, and "
+            "the two processes share one memory bus: a stencil limited by memory bandwidth "
+            "gains less from a second core than from a second node."
+        )
+    return (
+        "close to the ideal of two: the grid is large enough for the computation to outweigh "
+        f"the halo exchange ({busy})."
+    )

@@ -1,4 +1,5 @@
 """Topology chapter (book/topology.md): interconnect drawings with messages, routing, latency maps."""
+
 from __future__ import annotations
 
 import matplotlib.pyplot as plt
@@ -18,8 +19,7 @@ def _steps_of(messages):
     return [[(m.src, m.dst) if hasattr(m, "src") else tuple(m) for m in messages]]
 
 
-def draw_topology(graph, messages=None, ax=None, placement=None, routed=True, title=None,
-                  labels=True, legend=True):
+def draw_topology(graph, messages=None, ax=None, placement=None, routed=True, title=None, labels=True, legend=True):
     """Draw a commbook.topology graph; with `messages` (a collectives schedule, i.e. steps of
     messages between ranks, or a list of (src, dst) pairs), draw one arrow per message
     coloured by step. routed=True follows each message's route link by link (so shared links
@@ -50,12 +50,25 @@ def draw_topology(graph, messages=None, ax=None, placement=None, routed=True, ti
     switches = [u for u in G if u not in set(procs)]
     small = len(procs) > 24
     dense = G.graph.get("kind") == "cluster" or len(procs) > 16
-    ax.scatter([pos[u][0] for u in procs], [pos[u][1] for u in procs],
-               s=40 if small else 130 if dense else 260,
-               c="white", edgecolors="C0", linewidths=1.5, zorder=3)
+    ax.scatter(
+        [pos[u][0] for u in procs],
+        [pos[u][1] for u in procs],
+        s=40 if small else 130 if dense else 260,
+        c="white",
+        edgecolors="C0",
+        linewidths=1.5,
+        zorder=3,
+    )
     if switches:
-        ax.scatter([pos[u][0] for u in switches], [pos[u][1] for u in switches], marker="s",
-                   s=90, c="0.85", edgecolors="0.4", zorder=3)
+        ax.scatter(
+            [pos[u][0] for u in switches],
+            [pos[u][1] for u in switches],
+            marker="s",
+            s=90,
+            c="0.85",
+            edgecolors="0.4",
+            zorder=3,
+        )
     if labels and not small:
         for u in procs:
             ax.text(*pos[u], str(u), ha="center", va="center", fontsize=6 if dense else 8, zorder=4)
@@ -72,14 +85,31 @@ def draw_topology(graph, messages=None, ax=None, placement=None, routed=True, ti
             for k, (u, v) in enumerate(hopsegs):
                 last = k == len(hopsegs) - 1
                 rad = 0.08 + 0.04 * (j % 3) if routed else 0.25
-                ax.add_patch(FancyArrowPatch(
-                    pos[u], pos[v], arrowstyle="-|>" if last else "-", mutation_scale=12,
-                    color=color, lw=1.8, alpha=0.85, shrinkA=9 if k == 0 else 2,
-                    shrinkB=9 if last else 2, connectionstyle=f"arc3,rad={rad}", zorder=2))
+                ax.add_patch(
+                    FancyArrowPatch(
+                        pos[u],
+                        pos[v],
+                        arrowstyle="-|>" if last else "-",
+                        mutation_scale=12,
+                        color=color,
+                        lw=1.8,
+                        alpha=0.85,
+                        shrinkA=9 if k == 0 else 2,
+                        shrinkB=9 if last else 2,
+                        connectionstyle=f"arc3,rad={rad}",
+                        zorder=2,
+                    )
+                )
         handles.append(Line2D([], [], color=color, lw=2, label=f"step {s + 1}"))
     if handles and legend:
-        ax.legend(handles=handles, fontsize=7, loc="upper left", bbox_to_anchor=(1.0, 1.0),
-                  frameon=False, ncol=1 if len(handles) <= 12 else 2)
+        ax.legend(
+            handles=handles,
+            fontsize=7,
+            loc="upper left",
+            bbox_to_anchor=(1.0, 1.0),
+            frameon=False,
+            ncol=1 if len(handles) <= 12 else 2,
+        )
     ys = np.array([p[1] for p in pos.values()])
     xpad, ypad = 0.05 * np.ptp(xs) + 0.5, 0.08 * np.ptp(ys) + 0.5
     ax.set_xlim(xs.min() - xpad, xs.max() + xpad)
@@ -92,8 +122,7 @@ def draw_topology(graph, messages=None, ax=None, placement=None, routed=True, ti
     return ax
 
 
-def plot_routing_modes(t_s: float, t_h: float, t_w: float, sizes=(64, 4096, 65536), max_hops=10,
-                       ax=None):
+def plot_routing_modes(t_s: float, t_h: float, t_w: float, sizes=(64, 4096, 65536), max_hops=10, ax=None):
     """Store-and-forward against cut-through: time against the number of links for a few
     message sizes (lecture model t_s + l t_h + n/t_w and t_s + l (t_h + n/t_w))."""
     from .. import topology as topo
@@ -106,10 +135,18 @@ def plot_routing_modes(t_s: float, t_h: float, t_w: float, sizes=(64, 4096, 6553
     for i, n in enumerate(sizes):
         for routing, ls in (("store-and-forward", "--"), ("cut-through", "-")):
             t = topo.message_time(n, hops, t_s, t_h, t_w, routing)
-            ax.plot(hops, t, color=f"C{i}", ls=ls, **MODEL_STYLE,
-                    label=f"n = {format_bytes(n, compact=True)} B (model)" if ls == "-" else None)
-    styles = [Line2D([], [], color="k", ls="-", label="cut-through (model)"),
-              Line2D([], [], color="k", ls="--", label="store-and-forward (model)")]
+            ax.plot(
+                hops,
+                t,
+                color=f"C{i}",
+                ls=ls,
+                **MODEL_STYLE,
+                label=f"n = {format_bytes(n, compact=True)} B (model)" if ls == "-" else None,
+            )
+    styles = [
+        Line2D([], [], color="k", ls="-", label="cut-through (model)"),
+        Line2D([], [], color="k", ls="--", label="store-and-forward (model)"),
+    ]
     first = ax.legend(fontsize=7, loc="upper left", bbox_to_anchor=(1.0, 1.0), frameon=False)
     ax.add_artist(first)
     ax.legend(handles=styles, fontsize=7, loc="lower left", bbox_to_anchor=(1.0, 0.0), frameon=False)
@@ -143,10 +180,13 @@ def plot_core_latency(table, size_bytes=None, title="osu_latency from core 0", a
     """Latency from core 0 to each core (params core_to), coloured by where the core is
     (params channel when the data name it, else the mapping)."""
     from ..data import params_to_dict
+
     rows = table if size_bytes is None else table[table["size_bytes"] == size_bytes]
     params = rows["params"].map(params_to_dict)
-    rows = rows.assign(core_to=params.map(lambda p: p.get("core_to")).astype(float),
-                       level=[p.get("channel", m) for p, m in zip(params, rows["mapping"])])
+    rows = rows.assign(
+        core_to=params.map(lambda p: p.get("core_to")).astype(float),
+        level=[p.get("channel", m) for p, m in zip(params, rows["mapping"])],
+    )
     rows = rows.dropna(subset=["core_to"])
     if ax is None:
         fig, ax = new_axes(title, "destination core (core_to)", "time t (µs)")
@@ -154,8 +194,9 @@ def plot_core_latency(table, size_bytes=None, title="osu_latency from core 0", a
         fig = ax.figure
     order = {"cache": 0, "core": 1, "socket": 2, "node": 3}
     for level, g in sorted(rows.groupby("level"), key=lambda kv: order.get(kv[0], 9)):
-        g = g.groupby("core_to", as_index=False).agg(t=("t_us", "median"), lo=("t_min_us", "min"),
-                                                      hi=("t_max_us", "max"))
+        g = g.groupby("core_to", as_index=False).agg(
+            t=("t_us", "median"), lo=("t_min_us", "min"), hi=("t_max_us", "max")
+        )
         measured(ax, g["core_to"], g["t"], g["lo"], g["hi"], label=f"{level} (measured)")
     ax.legend(fontsize=8)
     return fig
@@ -165,14 +206,21 @@ def formula_verdict(table) -> str:
     """What the metrics table says about the closed forms: which columns agree, and which
     bisection widths are exact and which are bounds that meet the formula."""
     cols = [c for c in ("diameter", "bisection", "links") if f"{c}_formula" in table]
-    off = [f"{r.kind} {c}" for r in table.itertuples() for c in cols
-           if getattr(r, f"{c}_formula") is not None and getattr(r, c) != getattr(r, f"{c}_formula")]
+    off = [
+        f"{r.kind} {c}"
+        for r in table.itertuples()
+        for c in cols
+        if getattr(r, f"{c}_formula") is not None and getattr(r, c) != getattr(r, f"{c}_formula")
+    ]
     bounds = [r.kind for r in table.itertuples() if not r.bisection_exact]
-    text = ("Every computed value equals its formula." if not off
-            else f"Computed and formula differ for: {', '.join(off)}.")
+    text = (
+        "Every computed value equals its formula." if not off else f"Computed and formula differ for: {', '.join(off)}."
+    )
     if bounds:
-        text += (f" For {' and '.join(f'`{b}`' for b in bounds)} the bisection width is not exact "
-                 "(`bisection_exact` False: too many processors for one max-flow per split); "
-                 "it is the cut of the natural halves, an upper bound, and since it meets the "
-                 "formula, a proven minimum for these trees, it is the optimum.")
+        text += (
+            f" For {' and '.join(f'`{b}`' for b in bounds)} the bisection width is not exact "
+            "(`bisection_exact` False: too many processors for one max-flow per split); "
+            "it is the cut of the natural halves, an upper bound, and since it meets the "
+            "formula, a proven minimum for these trees, it is the optimum."
+        )
     return text

@@ -12,6 +12,7 @@ A page states it with the role ``{claim}`0.99 µs <pp-ucx-node-latency>` `` (the
 "0.99 µs"); :mod:`commbook.claims.check` reads every such role in ``book/*.md``, parses the stated
 number with its unit and compares it with the function's value (tests/test_claims.py).
 """
+
 from __future__ import annotations
 
 import importlib
@@ -40,8 +41,7 @@ REGISTRY: dict[str, Claim] = {}
 _NOT_PAGES = {"quantity", "check", "prose", "sphinx", "mpi_cache", "sources"}
 
 
-def claim(name: str, page: str | tuple[str, ...], unit: str = "", rel_tol: float | None = None,
-          source: str = ""):
+def claim(name: str, page: str | tuple[str, ...], unit: str = "", rel_tol: float | None = None, source: str = ""):
     """Register the decorated function as the claim `name`, stated on `page` (or pages) in
     `unit` (a key of :data:`commbook.claims.quantity.UNITS`; "" for a plain count)."""
     pages = (page,) if isinstance(page, str) else tuple(page)
@@ -52,8 +52,9 @@ def claim(name: str, page: str | tuple[str, ...], unit: str = "", rel_tol: float
 
     def register(function):
         if name in REGISTRY and REGISTRY[name].function.__module__ != function.__module__:
-            raise ValueError(f"claim {name!r} registered twice "
-                             f"({REGISTRY[name].function.__module__}, {function.__module__})")
+            raise ValueError(
+                f"claim {name!r} registered twice ({REGISTRY[name].function.__module__}, {function.__module__})"
+            )
         REGISTRY[name] = Claim(name, pages, unit, source, rel_tol, function)
         return function
 

@@ -3,6 +3,7 @@
 `python -m commbook.claims.check [PAGE ...]` prints one line per claim that fails (page, line,
 stated and computed value) and exits 1 if any does; with no page, every `book/*.md`.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -65,25 +66,30 @@ def check_use(use: Use) -> Result:
     if claim is None:
         return Result(use, False, f"unknown claim {use.name!r} (stated {use.stated!r})")
     if use.page not in claim.pages:
-        return Result(use, False, f"claim {use.name!r} is registered for {claim.pages}, "
-                                  f"used on {use.page!r}")
+        return Result(use, False, f"claim {use.name!r} is registered for {claim.pages}, used on {use.page!r}")
     try:
         computed = claim.value()
     except Exception as e:  # a claim whose source cannot be read fails, naming why
-        return Result(use, False, f"{use.name}: stated {use.stated!r}, computing it failed: "
-                                  f"{type(e).__name__}: {e} [{claim.source}]")
+        return Result(
+            use,
+            False,
+            f"{use.name}: stated {use.stated!r}, computing it failed: {type(e).__name__}: {e} [{claim.source}]",
+        )
     if isinstance(computed, str):
         ok = use.stated.strip().casefold() == computed.strip().casefold()
-        return Result(use, ok, f"{use.name}: stated {use.stated!r}, computed {computed!r} "
-                               f"[{claim.source}]")
+        return Result(use, ok, f"{use.name}: stated {use.stated!r}, computed {computed!r} [{claim.source}]")
     try:
         stated = parse_stated(use.stated)
         ok, tol = agrees(stated, float(computed), claim.unit, claim.rel_tol)
     except StatedError as e:
         return Result(use, False, f"{use.name}: {e}")
     unit = f" {claim.unit}" if claim.unit else ""
-    return Result(use, ok, f"{use.name}: stated {use.stated!r}, computed {float(computed):.6g}{unit} "
-                           f"(tolerance ±{tol:.3g}{unit}) [{claim.source}]")
+    return Result(
+        use,
+        ok,
+        f"{use.name}: stated {use.stated!r}, computed {float(computed):.6g}{unit} "
+        f"(tolerance ±{tol:.3g}{unit}) [{claim.source}]",
+    )
 
 
 def check_text(text: str, page: str) -> list[Result]:
@@ -113,8 +119,10 @@ def unused_claims(book_dir: Path) -> list[str]:
 
 def main(argv=None) -> int:
     from .. import config
-    p = argparse.ArgumentParser(prog="python -m commbook.claims.check",
-                                description="check the book's {claim} roles against their sources")
+
+    p = argparse.ArgumentParser(
+        prog="python -m commbook.claims.check", description="check the book's {claim} roles against their sources"
+    )
     p.add_argument("pages", nargs="*", help="page names (pingpong, ring, ...); default: all")
     p.add_argument("--book", type=Path, default=None, help="the book folder (default: the checkout's book/)")
     p.add_argument("-v", "--verbose", action="store_true", help="print the claims that hold too")

@@ -1,6 +1,7 @@
 """Claims of the three collectives chapters (book/collectives_algorithms.md,
 collectives_library.md, collectives_orfeo.md): the recorded benchmarks, the lecture's table, the
 exercises' parameters."""
+
 from __future__ import annotations
 
 import ast
@@ -50,8 +51,7 @@ def library_messages(P: int, size: str) -> tuple[int, float]:
     return int(m.group(1)), float(m.group(2))
 
 
-@claim("coll-bench-ring-rabenseifner-1mib-max-dev", page=LIBRARY_PAGE, unit="%",
-       source=ALLREDUCE_BENCH)
+@claim("coll-bench-ring-rabenseifner-1mib-max-dev", page=LIBRARY_PAGE, unit="%", source=ALLREDUCE_BENCH)
 def _():
     return 100 * max(abs(allreduce_ratio(2, "1 MiB", a) - 1) for a in ("ring", "rabenseifner"))
 
@@ -67,8 +67,7 @@ def _():
     return messages / 2  # per process
 
 
-@claim("coll-bench-library-bytes-per-rank-p4-1mib", page=LIBRARY_PAGE, unit="",
-       source=BUTTERFLY_BENCH)
+@claim("coll-bench-library-bytes-per-rank-p4-1mib", page=LIBRARY_PAGE, unit="", source=BUTTERFLY_BENCH)
 def _():
     _, bytes_n = library_messages(4, "1 MiB")
     return bytes_n / 4
@@ -76,6 +75,7 @@ def _():
 
 def _lecture(column: str, count: int) -> float:
     from ..chapters.collectives import LECTURE_BCAST
+
     return median(LECTURE_BCAST[column][LECTURE_BCAST["count"].index(count)])
 
 
@@ -114,6 +114,7 @@ def _crossover_reference_args() -> list[float]:
     (P, lambda, b, segment bytes), read from its code; an argument that is not a literal
     (the link's parameters come from orfeo.link) is None."""
     from ..exercises import exercise
+
     tree = ast.parse(inspect.getsource(exercise("coll-crossover").expected))
     for node in ast.walk(tree):
         if isinstance(node, ast.Call) and getattr(node.func, "id", "") == "crossover_size":
@@ -121,14 +122,24 @@ def _crossover_reference_args() -> list[float]:
     raise LookupError("the coll-crossover reference does not call crossover_size")
 
 
-@claim("coll-crossover-segment", page=ALGORITHMS_PAGE, unit="KiB",
-       source="commbook.exercises, the coll-crossover reference")
+@claim(
+    "coll-crossover-segment",
+    page=ALGORITHMS_PAGE,
+    unit="KiB",
+    source="commbook.exercises, the coll-crossover reference",
+)
 def _():
     return _crossover_reference_args()[3] / 1024
 
 
-@claim("coll-crossover-answer", page=ALGORITHMS_PAGE, unit="KiB", rel_tol=0.1,
-       source="commbook.exercises, the coll-crossover reference (about: rounded)")
+@claim(
+    "coll-crossover-answer",
+    page=ALGORITHMS_PAGE,
+    unit="KiB",
+    rel_tol=0.1,
+    source="commbook.exercises, the coll-crossover reference (about: rounded)",
+)
 def _():
     from ..exercises import expected
+
     return expected("coll-crossover") / 1024

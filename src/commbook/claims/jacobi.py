@@ -1,5 +1,6 @@
 """Claims of the Jacobi chapter (book/jacobi.md): the Scorcia report's figures, the ORFEO runs
 (derived tables), the model's arithmetic, the recorded roofline benchmark, the kernels' code."""
+
 from __future__ import annotations
 
 import functools
@@ -19,8 +20,7 @@ L_REPORT = 1200
 
 
 def _seed(configuration: str, quantity: str, machine: str = "orfeo-thin") -> float:
-    return seed_value("jacobi_seed", "value", machine=machine, configuration=configuration,
-                      quantity=quantity)
+    return seed_value("jacobi_seed", "value", machine=machine, configuration=configuration, quantity=quantity)
 
 
 def t_s() -> float:
@@ -35,12 +35,14 @@ def _node_params():
 def _comparison():
     from .. import orfeo
     from ..models import jacobi as jm
+
     runs, _ = orfeo.load("jacobi")
     return jm.orfeo_comparison(runs, orfeo.summary_table("jacobi_seed"))
 
 
 def _consistent(N: int = 24):
     from ..models import jacobi as jm
+
     T_s, T_l, B_half = _node_params()
     return jm.JacobiModel(L_REPORT, N, T_s, 2 * B_half, T_l, 3, periodic=True)  # k = 6, as the report
 
@@ -78,20 +80,26 @@ def _():
 
 def _report_misses():
     from .. import orfeo
+
     t = orfeo.summary_table("jacobi_seed")
-    return [float(v) for v in t[(t.configuration == "all other runs")
-                                 & (t.quantity == "model_minus_measured")].value]
+    return [float(v) for v in t[(t.configuration == "all other runs") & (t.quantity == "model_minus_measured")].value]
 
 
 @claim("jac-report-gpu48-over", page=PAGE, unit="MLUP/s", source=SEED)
 def _():
-    return seed_value("jacobi_seed", "value", machine="orfeo-gpu",
-                      configuration="1 GPU node (hyperthreading)", quantity="model_minus_measured")
+    return seed_value(
+        "jacobi_seed",
+        "value",
+        machine="orfeo-gpu",
+        configuration="1 GPU node (hyperthreading)",
+        quantity="model_minus_measured",
+    )
 
 
 @claim("jac-report-model-24", page=PAGE, unit="MLUP/s", source=MODEL)
 def _():
     from ..models import jacobi as jm
+
     T_s, T_l, B_half = _node_params()
     k = jm.faces(jm.dims_create(24), periodic=True)
     return jm.report_expected_mlups(L_REPORT, 24, T_s, k, B_half, T_l)
@@ -100,24 +108,30 @@ def _():
 # --- what the report's numbers imply ---------------------------------------------------------
 @claim("jac-single-mlups", page=PAGE, unit="MLUP/s", source=SEED)
 def _():
-    return L_REPORT ** 3 / t_s() / 1e6
+    return L_REPORT**3 / t_s() / 1e6
 
 
 @claim("jac-planes-1200-MB", page=PAGE, unit="MB", source="3 planes of 1200^2 doubles")
 def _():
-    return 3 * L_REPORT ** 2 * 8 / 1e6
+    return 3 * L_REPORT**2 * 8 / 1e6
 
 
 @claim("jac-single-draw-GBps", page=PAGE, unit="GB/s", rel_tol=0.02, source=SEED + ", 40 B/LUP")
 def _():
     from ..models import jacobi as jm
-    return L_REPORT ** 3 / t_s() * jm.code_balance(layer_condition=False) / 1e9
+
+    return L_REPORT**3 / t_s() * jm.code_balance(layer_condition=False) / 1e9
 
 
 def _thin_strong(np_: int, mapping: str = "core") -> float:
     c = _comparison()
-    rows = c[(c.machine == "orfeo-thin") & (c.scaling == "strong") & (c.np == np_)
-             & (c.mapping == mapping) & c.source.str.contains("MatteoScorcia")]
+    rows = c[
+        (c.machine == "orfeo-thin")
+        & (c.scaling == "strong")
+        & (c.np == np_)
+        & (c.mapping == mapping)
+        & c.source.str.contains("MatteoScorcia")
+    ]
     if len(rows) != 1:
         raise LookupError(f"{len(rows)} Scorcia runs on THIN with {np_} processes by {mapping}")
     return float(rows.measured_mlups.iloc[0])
@@ -131,6 +145,7 @@ def _():
 @claim("jac-socket-draw-GBps", page=PAGE, unit="GB/s", rel_tol=0.03, source=RUNS + ", 40 B/LUP")
 def _():
     from ..models import jacobi as jm
+
     return _thin_strong(12) * 1e6 * jm.code_balance(layer_condition=False) / 1e9
 
 
@@ -148,10 +163,11 @@ def _report_bw_term_ratio() -> float:
     """The report's bandwidth term over the consistent one, recovered from the reproduced
     'expected' value: T_c' = L^3 N / P' - T_s, minus its (halved) latency term."""
     from ..models import jacobi as jm
+
     T_s, T_l, B_half = _node_params()
     k = jm.faces(jm.dims_create(24), periodic=True)
     P = jm.report_expected_mlups(L_REPORT, 24, T_s, k, B_half, T_l) * 1e6
-    Tc = L_REPORT ** 3 * 24 / P - T_s
+    Tc = L_REPORT**3 * 24 / P - T_s
     bw_term = Tc - k * T_l * 1e-6 / 2
     return bw_term / (jm.comm_bytes(L_REPORT, k) / (2 * B_half * 1e6))
 
@@ -192,6 +208,7 @@ def _():
 @claim("jac-orfeo-report-under", page=PAGE, unit="%", source=MODEL + " and the report's 2650")
 def _():
     from ..models import jacobi as jm
+
     T_s, T_l, B_half = _node_params()
     k = jm.faces(jm.dims_create(24), periodic=True)
     return 100 * (1 - jm.report_expected_mlups(L_REPORT, 24, T_s, k, B_half, T_l) / _measured24())
@@ -203,13 +220,13 @@ def _():
 
 
 def _measured24() -> float:
-    return seed_value("jacobi_seed", "value", machine="orfeo-thin", configuration="2 THIN nodes",
-                      quantity="measured")
+    return seed_value("jacobi_seed", "value", machine="orfeo-thin", configuration="2 THIN nodes", quantity="measured")
 
 
 # --- the jac-decomp exercise's solution ----------------------------------------------------------
 def _busiest_bytes(grid) -> float:
     from ..models import jacobi as jm
+
     return jm.strong_halo_bytes(240, grid)
 
 
@@ -244,12 +261,12 @@ def _():
 
 @claim("jac-ts-256-MB", page=PAGE, unit="MB", source="256^3 updates x 24 B/LUP")
 def _():
-    return 256 ** 3 * 24 / 1e6
+    return 256**3 * 24 / 1e6
 
 
 @claim("jac-planes-256-MB", page=PAGE, unit="MB", source="3 planes of 256^2 doubles")
 def _():
-    return 3 * 256 ** 2 * 8 / 1e6
+    return 3 * 256**2 * 8 / 1e6
 
 
 def _roofline_ratio(variant: str) -> float:
@@ -278,4 +295,5 @@ def _():
 @claim("jac-face-bytes", page=PAGE, unit="B", source="commbook.exercises jac-face (a 96^3 grid split 2x2x1)")
 def _():
     from ..exercises import expected
+
     return expected("jac-face")

@@ -1,5 +1,6 @@
 """Claims of the matrix-addition chapter (book/matrix_add.md): the two students' grid timings,
 the scatter model with the Scorcia report's UCX figures, the exercises."""
+
 from __future__ import annotations
 
 import functools
@@ -20,9 +21,11 @@ def _grids(tables_dir: str):
 
     from .. import orfeo
     from ..models import matrix as M
-    return pd.concat([M.grid_rows(orfeo.load(ds)[0])
-                      for ds in ("matteoscorcia/matrix_add", "francesc0rtu/matrix_add")],
-                     ignore_index=True)
+
+    return pd.concat(
+        [M.grid_rows(orfeo.load(ds)[0]) for ds in ("matteoscorcia/matrix_add", "francesc0rtu/matrix_add")],
+        ignore_index=True,
+    )
 
 
 def _times(student):
@@ -31,16 +34,19 @@ def _times(student):
 
 
 for _name, _student, _f, _unit, _what in [
-        ("mat-second-min", "Francesc0rtu", "min", "ms", "fastest"),
-        ("mat-second-max", "Francesc0rtu", "max", "ms", "slowest"),
-        ("mat-first-median", "MatteoScorcia", "median", "ms", "median")]:
+    ("mat-second-min", "Francesc0rtu", "min", "ms", "fastest"),
+    ("mat-second-max", "Francesc0rtu", "max", "ms", "slowest"),
+    ("mat-first-median", "MatteoScorcia", "median", "ms", "median"),
+]:
     claim(_name, page="matrix_add", unit=_unit, source=f"{GRIDS}: {_student}, {_what} over grids and shapes")(
-        lambda s=_student, f=_f: getattr(_times(s), f)() / 1e3)
+        lambda s=_student, f=_f: getattr(_times(s), f)() / 1e3
+    )
 
 
 for _name, _student in [("mat-first-spread", "MatteoScorcia"), ("mat-second-spread", "Francesc0rtu")]:
     claim(_name, page="matrix_add", unit="%", source=f"{GRIDS}: {_student}, (max - min) / min")(
-        lambda s=_student: (_times(s).max() / _times(s).min() - 1) * 100)
+        lambda s=_student: (_times(s).max() / _times(s).min() - 1) * 100
+    )
 
 
 @claim("mat-first-over-second", page="matrix_add", unit="times", source=GRIDS + ": medians")
@@ -50,12 +56,17 @@ def _():
 
 def _moved_bytes():
     from ..models import matrix as M
+
     blocks = M.block_sizes("2400x100x100", "24x1x1")
     return 8 * (int(blocks.sum()) - int(blocks.flat[0]))
 
 
-@claim("mat-first-rate", page="matrix_add", unit="GB/s",
-       source=GRIDS + ": the root's bytes (two scatters, a gather) over the first student's median")
+@claim(
+    "mat-first-rate",
+    page="matrix_add",
+    unit="GB/s",
+    source=GRIDS + ": the root's bytes (two scatters, a gather) over the first student's median",
+)
 def _():
     return 3 * _moved_bytes() / (_times("MatteoScorcia").median() * 1e-6) / 1e9
 
@@ -82,17 +93,27 @@ def _():
     return pp("core", "ucx", "bandwidth_asymptotic_MBps") / rate
 
 
-@claim("mat-bytes-per-element", page="matrix_add", unit="B",
-       source="commbook.models.matrix: A and B scattered, C gathered, 8-byte doubles")
+@claim(
+    "mat-bytes-per-element",
+    page="matrix_add",
+    unit="B",
+    source="commbook.models.matrix: A and B scattered, C gathered, 8-byte doubles",
+)
 def _():
     from ..models import matrix as M
+
     return 1.0 / M.speedup_limit(1.0, 1.0)  # speedup_limit(b, r) = b / (24 r)
 
 
-@claim("mat-halo-ratio", page="matrix_add", unit="times",
-       source="commbook.models.matrix.halo_elements: 24x1x1 over the best grid, 100x100x100")
+@claim(
+    "mat-halo-ratio",
+    page="matrix_add",
+    unit="times",
+    source="commbook.models.matrix.halo_elements: 24x1x1 over the best grid, 100x100x100",
+)
 def _():
     from ..models import matrix as M
+
     shape = "100x100x100"
     return M.halo_elements(shape, "24x1x1") / M.halo_elements(shape, M.best_grid(shape, 24))
 
@@ -108,9 +129,12 @@ def _():
     return pp("socket", "ucx", "bandwidth_fit_MBps")
 
 
-@claim("mat-orfeo-block", page="matrix_add", unit="MB", source="commbook.models.matrix.block_sizes(2400x100x100, 24x1x1)")
+@claim(
+    "mat-orfeo-block", page="matrix_add", unit="MB", source="commbook.models.matrix.block_sizes(2400x100x100, 24x1x1)"
+)
 def _():
     from ..models import matrix as M
+
     return 8 * float(M.block_sizes("2400x100x100", "24x1x1").flat[0]) / 1e6
 
 
@@ -122,31 +146,42 @@ def _():
 @claim("mat-orfeo-total", page="matrix_add", unit="us", rel_tol=0.001, source="commbook.exercises mat-orfeo")
 def _():
     from .. import exercises
+
     return float(exercises.expected("mat-orfeo"))
 
 
 @claim("mat-orfeo-total-ms", page="matrix_add", unit="ms", source="commbook.exercises mat-orfeo")
 def _():
     from .. import exercises
+
     return float(exercises.expected("mat-orfeo")) / 1e3
 
 
-@claim("mat-orfeo-grid-change", page="matrix_add", unit="%",
-       source="commbook.models.matrix: the exercise's time on 4x3x2 against 24x1x1")
+@claim(
+    "mat-orfeo-grid-change",
+    page="matrix_add",
+    unit="%",
+    source="commbook.models.matrix: the exercise's time on 4x3x2 against 24x1x1",
+)
 def _():
     from ..models import matrix as M
     from ..models.hockney import Hockney
+
     link = Hockney(pp("socket", "ucx", "latency_us"), pp("socket", "ucx", "bandwidth_fit_MBps"))
 
     def comm(grid):
         blocks = M.block_sizes("2400x100x100", grid)
         return 3 * M.collective_time(24, 8 * (int(blocks.sum()) - int(blocks.flat[0])), link)
+
     return abs(comm("4x3x2") / comm("24x1x1") - 1) * 100
 
 
 def _pay_parameters():
     from .. import exercises
-    m = re.findall(r"speedup_limit\((\d+(?:\.\d+)?),\s*(\d+(?:\.\d+)?)\)", inspect.getsource(exercises.references._mat_pay))
+
+    m = re.findall(
+        r"speedup_limit\((\d+(?:\.\d+)?),\s*(\d+(?:\.\d+)?)\)", inspect.getsource(exercises.references._mat_pay)
+    )
     b, r = m[-1]
     return float(b), float(r)
 
@@ -156,16 +191,24 @@ def _():
     return _pay_parameters()[0]
 
 
-@claim("mat-pay-slow-ns", page="matrix_add", unit="ns",
-       source="commbook.exercises mat-pay: r for a speedup of 10 on 24 processes, 1/r")
+@claim(
+    "mat-pay-slow-ns",
+    page="matrix_add",
+    unit="ns",
+    source="commbook.exercises mat-pay: r for a speedup of 10 on 24 processes, 1/r",
+)
 def _():
     b, _ = _pay_parameters()
     a = (24 / 10 - 1) / 23
     return 1e3 / (a * b / 24)
 
 
-@claim("mat-pay-slow-factor", page="matrix_add", unit="times",
-       source="commbook.exercises mat-pay: the add rate over the rate a speedup of 10 needs")
+@claim(
+    "mat-pay-slow-factor",
+    page="matrix_add",
+    unit="times",
+    source="commbook.exercises mat-pay: the add rate over the rate a speedup of 10 needs",
+)
 def _():
     b, r = _pay_parameters()
     a = (24 / 10 - 1) / 23

@@ -1,5 +1,6 @@
 """One execution cache per MPI family: _build/.jupyter_cache is a link to
 _build/.jupyter_cache-<family>, so an MPICH build never shows Open MPI's measurements."""
+
 from __future__ import annotations
 
 import os
@@ -23,6 +24,7 @@ def select(build_dir: Path, family: str) -> Path:
         legacy = build_dir / f"{CACHE}-unknown-family"
         if legacy.exists():
             import shutil
+
             shutil.rmtree(legacy)
         link.rename(legacy)
     tmp = build_dir / f"{CACHE}.link-tmp"

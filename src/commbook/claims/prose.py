@@ -6,6 +6,7 @@ directive options. A number followed by a unit (µs, MiB, GB/s, %, ...) or writt
 constant in data/literature_constants.toml (with its citation). :func:`unchecked_numbers`
 returns the others with their line.
 """
+
 from __future__ import annotations
 
 import re
@@ -15,17 +16,66 @@ from pathlib import Path
 from .quantity import NUMBER
 
 # units the scan looks for after a number (longest first, word-bounded)
-SCAN_UNITS = ["GB/s", "GiB/s", "MB/s", "MiB/s", "KB/s", "kB/s", "Gb/s", "Mb/s", "Gbit/s", "Mbit/s",
-              "Mbps", "Gbps", "bps", "B/s", "GT/s", "MLUP/s", "MLUPs", "GFLOP/s", "flop/s", "Flop/s",
-              "flop/B", "GHz", "MHz", "ns", "µs", "μs", "us", "ms", "s", "sec", "seconds", "second",
-              "minutes", "min", "KiB", "MiB", "GiB", "TiB", "KB", "kB", "MB", "GB", "TB", "B",
-              "bytes", "byte", "%", "×", "times", "percent"]
+SCAN_UNITS = [
+    "GB/s",
+    "GiB/s",
+    "MB/s",
+    "MiB/s",
+    "KB/s",
+    "kB/s",
+    "Gb/s",
+    "Mb/s",
+    "Gbit/s",
+    "Mbit/s",
+    "Mbps",
+    "Gbps",
+    "bps",
+    "B/s",
+    "GT/s",
+    "MLUP/s",
+    "MLUPs",
+    "GFLOP/s",
+    "flop/s",
+    "Flop/s",
+    "flop/B",
+    "GHz",
+    "MHz",
+    "ns",
+    "µs",
+    "μs",
+    "us",
+    "ms",
+    "s",
+    "sec",
+    "seconds",
+    "second",
+    "minutes",
+    "min",
+    "KiB",
+    "MiB",
+    "GiB",
+    "TiB",
+    "KB",
+    "kB",
+    "MB",
+    "GB",
+    "TB",
+    "B",
+    "bytes",
+    "byte",
+    "%",
+    "×",
+    "times",
+    "percent",
+]
 _UNIT_RE = "|".join(re.escape(u) for u in sorted(SCAN_UNITS, key=len, reverse=True))
 # a number (not inside a word or an identifier) and its unit; or ×number; or number× / numberx
 _WITH_UNIT = rf"(?<![\w./])(?P<number>{NUMBER})\s?(?P<unit>{_UNIT_RE})(?![\w/])"
 # the first numbers of '4.8 to 16 µs', '0.26 and 0.55 µs', '6220 against mlx 6290 MB/s'
-_BEFORE = (rf"(?<![\w./])(?P<first>{NUMBER})(?=\s*(?:to|and|or|against|vs\.?|–|-|,|/)\s*"
-           rf"(?:[A-Za-z]+\s)?(?:{NUMBER})\s?(?:{_UNIT_RE})(?![\w/]))")
+_BEFORE = (
+    rf"(?<![\w./])(?P<first>{NUMBER})(?=\s*(?:to|and|or|against|vs\.?|–|-|,|/)\s*"
+    rf"(?:[A-Za-z]+\s)?(?:{NUMBER})\s?(?:{_UNIT_RE})(?![\w/]))"
+)
 QUANTITY = re.compile(rf"{_WITH_UNIT}|{_BEFORE}|(?P<times>×)\s?(?P<factor>{NUMBER})")
 ROLE = re.compile(r"\{[\w:.-]+\}`[^`]*`")
 CODE_SPAN = re.compile(r"(`+)(?:(?!\1).)+?\1")
@@ -34,8 +84,22 @@ LINK_TARGET = re.compile(r"\]\([^)]*\)")
 HTML_COMMENT = re.compile(r"<!--.*?-->", re.S)
 PLACEHOLDER = "⟨checked⟩"
 # fences whose content is not prose
-_CODE_DIRECTIVES = {"code-cell", "literalinclude", "code", "code-block", "math", "raw", "glue:figure",
-                    "glue", "csv-table", "bibliography", "toctree", "image", "figure-md", "mermaid"}
+_CODE_DIRECTIVES = {
+    "code-cell",
+    "literalinclude",
+    "code",
+    "code-block",
+    "math",
+    "raw",
+    "glue:figure",
+    "glue",
+    "csv-table",
+    "bibliography",
+    "toctree",
+    "image",
+    "figure-md",
+    "mermaid",
+}
 _FENCE = re.compile(r"^(?P<indent>\s*)(?P<fence>`{3,}|~{3,}|:{3,})(?P<info>.*)$")
 
 
@@ -92,6 +156,7 @@ def prose_lines(text: str) -> list[tuple[int, str]]:
 def _flatten(text: str) -> str:
     """Roles, code spans, link targets and math replaced by a placeholder (keeping the line
     breaks), except the number a math span states before a unit ('$0.99$ µs' is typed)."""
+
     def keep_lines(repl):
         return lambda m: repl + "\n" * m.group(0).count("\n")
 
@@ -100,7 +165,7 @@ def _flatten(text: str) -> str:
     text = LINK_TARGET.sub(keep_lines("]"), text)
 
     def math(m):
-        rest = text[m.end():m.end() + 12]
+        rest = text[m.end() : m.end() + 12]
         last = re.search(rf"({NUMBER})(?:\\[,;!]?)*\s*$", m.group("body").replace("\\,", ""))
         keep = last.group(1) if last and re.match(rf"\s?(?:{_UNIT_RE})(?![\w/])", rest) else PLACEHOLDER
         return keep + "\n" * m.group(0).count("\n")
@@ -154,5 +219,4 @@ def unchecked_numbers(text: str, page: str, constants: list[Constant]) -> list[F
     for c in constants:
         if "*" in c.pages or page in c.pages:
             allowed[normalise(c.text)] = c
-    return [Finding(page, lineno, q, line) for lineno, q, line in scan_text(text, page)
-            if normalise(q) not in allowed]
+    return [Finding(page, lineno, q, line) for lineno, q, line in scan_text(text, page) if normalise(q) not in allowed]

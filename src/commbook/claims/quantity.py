@@ -1,5 +1,6 @@
 """Stated quantities: '0.20 µs', '12 060 MB/s', '97 %', '×1.5', '3 times' -> number and unit,
 and the tolerance the stated digits imply."""
+
 from __future__ import annotations
 
 import math
@@ -9,18 +10,45 @@ from dataclasses import dataclass
 # unit -> (dimension, factor to the dimension's base unit)
 UNITS: dict[str, tuple[str, float]] = {
     "": ("count", 1.0),
-    "ns": ("time", 1e-9), "us": ("time", 1e-6), "µs": ("time", 1e-6), "μs": ("time", 1e-6),
-    "ms": ("time", 1e-3), "s": ("time", 1.0), "min": ("time", 60.0), "h": ("time", 3600.0),
-    "B": ("bytes", 1.0), "bytes": ("bytes", 1.0), "KB": ("bytes", 1e3), "kB": ("bytes", 1e3),
-    "MB": ("bytes", 1e6), "GB": ("bytes", 1e9), "TB": ("bytes", 1e12),
-    "KiB": ("bytes", 2.0**10), "MiB": ("bytes", 2.0**20), "GiB": ("bytes", 2.0**30),
-    "B/s": ("bandwidth", 1.0), "KB/s": ("bandwidth", 1e3), "MB/s": ("bandwidth", 1e6),
-    "GB/s": ("bandwidth", 1e9), "Mb/s": ("bandwidth", 1e6 / 8), "Gb/s": ("bandwidth", 1e9 / 8),
-    "Mbps": ("bandwidth", 1e6 / 8), "GiB/s": ("bandwidth", 2.0**30), "MiB/s": ("bandwidth", 2.0**20),
-    "%": ("ratio", 0.01), "×": ("ratio", 1.0), "times": ("ratio", 1.0), "x": ("ratio", 1.0),
-    "GHz": ("frequency", 1e9), "MHz": ("frequency", 1e6), "GT/s": ("transfers", 1e9),
-    "MLUP/s": ("updates", 1e6), "MLUPs": ("updates", 1e6), "GFLOP/s": ("flops", 1e9),
-    "flop/B": ("intensity", 1.0), "B/flop": ("inverse intensity", 1.0),
+    "ns": ("time", 1e-9),
+    "us": ("time", 1e-6),
+    "µs": ("time", 1e-6),
+    "μs": ("time", 1e-6),
+    "ms": ("time", 1e-3),
+    "s": ("time", 1.0),
+    "min": ("time", 60.0),
+    "h": ("time", 3600.0),
+    "B": ("bytes", 1.0),
+    "bytes": ("bytes", 1.0),
+    "KB": ("bytes", 1e3),
+    "kB": ("bytes", 1e3),
+    "MB": ("bytes", 1e6),
+    "GB": ("bytes", 1e9),
+    "TB": ("bytes", 1e12),
+    "KiB": ("bytes", 2.0**10),
+    "MiB": ("bytes", 2.0**20),
+    "GiB": ("bytes", 2.0**30),
+    "B/s": ("bandwidth", 1.0),
+    "KB/s": ("bandwidth", 1e3),
+    "MB/s": ("bandwidth", 1e6),
+    "GB/s": ("bandwidth", 1e9),
+    "Mb/s": ("bandwidth", 1e6 / 8),
+    "Gb/s": ("bandwidth", 1e9 / 8),
+    "Mbps": ("bandwidth", 1e6 / 8),
+    "GiB/s": ("bandwidth", 2.0**30),
+    "MiB/s": ("bandwidth", 2.0**20),
+    "%": ("ratio", 0.01),
+    "×": ("ratio", 1.0),
+    "times": ("ratio", 1.0),
+    "x": ("ratio", 1.0),
+    "GHz": ("frequency", 1e9),
+    "MHz": ("frequency", 1e6),
+    "GT/s": ("transfers", 1e9),
+    "MLUP/s": ("updates", 1e6),
+    "MLUPs": ("updates", 1e6),
+    "GFLOP/s": ("flops", 1e9),
+    "flop/B": ("intensity", 1.0),
+    "B/flop": ("inverse intensity", 1.0),
 }
 _UNIT_ALTERNATION = "|".join(re.escape(u) for u in sorted(UNITS, key=len, reverse=True) if u)
 # digits with thousands separators (space, thin space, narrow no-break space, comma) and decimals
@@ -35,9 +63,9 @@ class StatedError(ValueError):
 @dataclass(frozen=True)
 class Stated:
     text: str
-    value: float       # in `unit`
+    value: float  # in `unit`
     unit: str
-    half_ulp: float    # half a unit of the last stated digit, in `unit`
+    half_ulp: float  # half a unit of the last stated digit, in `unit`
 
     def in_unit(self, unit: str) -> tuple[float, float]:
         """(value, half_ulp) converted to `unit` (same dimension, else StatedError)."""
@@ -63,15 +91,14 @@ def parse_number(text: str) -> tuple[float, float]:
     else:
         digits = mantissa.rstrip("0")
         ulp = 10.0 ** (len(mantissa) - len(digits)) if digits else 1.0
-    return value, 0.5 * ulp * 10.0 ** exponent
+    return value, 0.5 * ulp * 10.0**exponent
 
 
 def parse_stated(text: str) -> Stated:
     """'0.20 µs' -> Stated(0.2, 'µs', 0.005); a text without a number raises StatedError."""
     m = _STATED.match(text)
     if not m:
-        raise StatedError(f"{text!r} is not a number with an optional unit "
-                          f"(e.g. '0.20 µs', '97 %', '×1.5', '3 times')")
+        raise StatedError(f"{text!r} is not a number with an optional unit (e.g. '0.20 µs', '97 %', '×1.5', '3 times')")
     value, half = parse_number(m.group("number"))
     unit = m.group("unit") or ("×" if m.group("times") else "")
     return Stated(text.strip(), value, unit, half)

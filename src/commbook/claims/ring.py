@@ -1,5 +1,6 @@
 """Claims of the ring chapter (book/ring.md): the ring model on ORFEO THIN nodes with the
 Scorcia report's UCX figures, the two students' raw rings, the exercises."""
+
 from __future__ import annotations
 
 import functools
@@ -15,6 +16,7 @@ RING_SEED = "data/orfeo/ring_seed.csv (Scorcia report, sec. 1)"
 def _thin():
     from .. import orfeo
     from ..models.ring import Placement, links_from_table
+
     hw = orfeo.summary_table("hardware_seed").set_index("node_type").loc["THIN (Xeon Gold 6126)"]
     links = links_from_table(orfeo.summary_table("pingpong_seed"), "orfeo-thin", "ucx", library="Open MPI")
     return links, Placement(int(hw.cores_per_socket), int(hw.sockets), map_by="core")
@@ -23,6 +25,7 @@ def _thin():
 @functools.lru_cache(maxsize=8)
 def _rings(tables_dir: str, dataset: str):
     from .. import orfeo
+
     raw, _ = orfeo.load(dataset)
     return raw
 
@@ -34,21 +37,25 @@ def _ring(dataset, algorithm):
 
 def _fit(dataset, algorithm):
     from ..models.ring import fit_ring
+
     g = _ring(dataset, algorithm)
     return fit_ring(g["np"], g["t_us"], _thin()[1])
 
 
 def _model(P):
     from ..models.ring import ring_time
+
     links, thin = _thin()
     return float(ring_time([P], 4, links, thin)[0])
 
 
 for _name, _value, _unit, _src in [
-        ("ring-lambda-used", "lambda used in the model", "us", RING_SEED),
-        ("ring-lambda-fitted", "lambda fitted to the data", "us", RING_SEED)]:
+    ("ring-lambda-used", "lambda used in the model", "us", RING_SEED),
+    ("ring-lambda-fitted", "lambda fitted to the data", "us", RING_SEED),
+]:
     claim(_name, page="ring", unit=_unit, source=_src)(
-        lambda q=_value: seed_value("ring_seed", "value_us", machine="orfeo-thin", quantity=q))
+        lambda q=_value: seed_value("ring_seed", "value_us", machine="orfeo-thin", quantity=q)
+    )
 
 
 @claim("ring-socket-minus-core", page="ring", unit="us", source=SEED + ": λ_socket - λ_core")
@@ -57,21 +64,33 @@ def _():
     return links["socket"].lambda_us - links["core"].lambda_us
 
 
-@claim("ring-scorcia-core-over-pingpong", page="ring", unit="times",
-       source=RINGS + ": fitted λ (core) of the first student's rings over the ping-pong's")
+@claim(
+    "ring-scorcia-core-over-pingpong",
+    page="ring",
+    unit="times",
+    source=RINGS + ": fitted λ (core) of the first student's rings over the ping-pong's",
+)
 def _():
     return _fit("matteoscorcia/ring", "nonblocking").lambda_us["core"] / _thin()[0]["core"].lambda_us
 
 
-@claim("ring-model-over-48", page="ring", unit="%",
-       source=RINGS + ": the UCX model against the first student's ring at P = 48")
+@claim(
+    "ring-model-over-48",
+    page="ring",
+    unit="%",
+    source=RINGS + ": the UCX model against the first student's ring at P = 48",
+)
 def _():
     g = _ring("matteoscorcia/ring", "nonblocking").set_index("np")
     return (_model(48) / float(g.loc[48, "t_us"]) - 1) * 100
 
 
-@claim("ring-francesc-node-lambda", page="ring", unit="us",
-       source=RINGS + ": fitted λ (node) of the second student's non-blocking rings")
+@claim(
+    "ring-francesc-node-lambda",
+    page="ring",
+    unit="us",
+    source=RINGS + ": fitted λ (node) of the second student's non-blocking rings",
+)
 def _():
     return _fit("francesc0rtu/ring", "nonblocking").lambda_us["node"]
 
@@ -82,7 +101,12 @@ def _blocking_ratio():
     return (p["blocking"] / p["nonblocking"]).dropna()
 
 
-@claim("ring-blocking-ratio-median", page="ring", unit="times", source=RINGS + ": blocking over non-blocking, median over P")
+@claim(
+    "ring-blocking-ratio-median",
+    page="ring",
+    unit="times",
+    source=RINGS + ": blocking over non-blocking, median over P",
+)
 def _():
     return float(_blocking_ratio().median())
 
@@ -97,17 +121,29 @@ def _():
     return float(_blocking_ratio().max())
 
 
-@claim("ring-blocking-lambda-min", page="ring", unit="us", source=RINGS + ": fitted λ of the blocking rings, smallest class")
+@claim(
+    "ring-blocking-lambda-min",
+    page="ring",
+    unit="us",
+    source=RINGS + ": fitted λ of the blocking rings, smallest class",
+)
 def _():
     return min(_fit("francesc0rtu/ring", "blocking").lambda_us.values())
 
 
-@claim("ring-blocking-lambda-max", page="ring", unit="us", source=RINGS + ": fitted λ of the blocking rings, largest class")
+@claim(
+    "ring-blocking-lambda-max", page="ring", unit="us", source=RINGS + ": fitted λ of the blocking rings, largest class"
+)
 def _():
     return max(_fit("francesc0rtu/ring", "blocking").lambda_us.values())
 
 
-@claim("ring-fit-rms-first", page="ring", unit="%", source=RINGS + ": rms relative error of the per-class fit, first student")
+@claim(
+    "ring-fit-rms-first",
+    page="ring",
+    unit="%",
+    source=RINGS + ": rms relative error of the per-class fit, first student",
+)
 def _():
     return _fit("matteoscorcia/ring", "nonblocking").rms_relative_error * 100
 
@@ -116,6 +152,7 @@ def _():
 @claim("ring-p25-time", page="ring", unit="us", source="commbook.exercises ring-p25")
 def _():
     from .. import exercises
+
     return float(exercises.expected("ring-p25"))
 
 
@@ -127,6 +164,7 @@ def _():
 @claim("ring-p25-over", page="ring", unit="%", source=RINGS + ": model over measured at P = 25")
 def _():
     from .. import exercises
+
     g = _ring("matteoscorcia/ring", "nonblocking").set_index("np")
     return (float(exercises.expected("ring-p25")) / float(g.loc[25, "t_us"]) - 1) * 100
 
@@ -155,18 +193,21 @@ def _():
 @claim("ring-1ms-size", page="ring", unit="B", rel_tol=0.002, source="commbook.exercises ring-1ms")
 def _():
     from .. import exercises
+
     return float(exercises.expected("ring-1ms"))
 
 
 @claim("ring-1ms-size-KiB", page="ring", unit="KiB", source="commbook.exercises ring-1ms")
 def _():
     from .. import exercises
+
     return float(exercises.expected("ring-1ms")) / 1024
 
 
 @claim("ring-1ms-latency-share", page="ring", unit="%", source="commbook.exercises ring-1ms: λ_s over a step")
 def _():
     from .. import exercises
+
     s, _ = _classes()
     n = float(exercises.expected("ring-1ms"))
     return s.lambda_us / (s.lambda_us + n / s.bandwidth_MBps) * 100
@@ -181,19 +222,28 @@ def _():
 @claim("ring-1ms-node-only-time", page="ring", unit="ms", source=SEED + ": the model's ring of 48 at that size")
 def _():
     from ..models.ring import ring_time
+
     links, thin = _thin()
     _, n = _classes()
     return float(ring_time([48], (1000 / 96 - n.lambda_us) * n.bandwidth_MBps, links, thin)[0]) / 1e3
 
 
-@claim("ring-node-bandwidth-shared", page="ring", unit="GB/s",
-       source=SEED + ": the node link's b shared by the two node-crossing links of the ring")
+@claim(
+    "ring-node-bandwidth-shared",
+    page="ring",
+    unit="GB/s",
+    source=SEED + ": the node link's b shared by the two node-crossing links of the ring",
+)
 def _():
     return _classes()[1].bandwidth_MBps / 2 / 1e3
 
 
-@claim("ring-contended-crossover", page="ring", unit="KB",
-       source=SEED + ": size above which the socket link is dearer than a node link at b_n / 2")
+@claim(
+    "ring-contended-crossover",
+    page="ring",
+    unit="KB",
+    source=SEED + ": size above which the socket link is dearer than a node link at b_n / 2",
+)
 def _():
     s, n = _classes()
     return (n.lambda_us - s.lambda_us) / (1 / s.bandwidth_MBps - 2 / n.bandwidth_MBps) / 1e3
@@ -205,11 +255,16 @@ def _():
     import re
 
     from .. import exercises
+
     m = re.search(r"_ring_size_for\(\s*48,\s*([\d.]+)\)", inspect.getsource(exercises.references._ring_1ms))
     return float(m.group(1)) / 1e3
 
 
-@claim("orfeo-epyc-cores-per-socket", page="ring", unit="",
-       source="data/orfeo/hardware_seed.csv (EPYC row, students' job scripts and osu runs)")
+@claim(
+    "orfeo-epyc-cores-per-socket",
+    page="ring",
+    unit="",
+    source="data/orfeo/hardware_seed.csv (EPYC row, students' job scripts and osu runs)",
+)
 def _():
     return seed_value("hardware_seed", "cores_per_socket", node_type="EPYC")

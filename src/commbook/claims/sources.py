@@ -1,5 +1,6 @@
 """Reading the shipped tables the claims are computed from (always at call time, so a test can
 point orfeo.TABLES_DIR at a changed copy)."""
+
 from __future__ import annotations
 
 from .. import orfeo
@@ -8,6 +9,7 @@ from .. import orfeo
 def tables_dir():
     """data/orfeo as the readers see it now (a test may point it at a changed copy)."""
     from ..orfeo import tables
+
     return tables.TABLES_DIR
 
 

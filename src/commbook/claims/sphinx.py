@@ -1,5 +1,6 @@
 """Sphinx extension: the `{claim}` role. `` {claim}`0.20 µs <name>` `` shows "0.20 µs"
 (tests/test_claims.py checks the number against the claim `name`)."""
+
 from __future__ import annotations
 
 from docutils import nodes

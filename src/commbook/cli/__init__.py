@@ -2,6 +2,7 @@
 
 Bad arguments and bad files give one clear line on stderr and a non-zero exit, never a
 traceback (set COMMBOOK_DEBUG=1 to see one)."""
+
 from __future__ import annotations
 
 import argparse
@@ -15,8 +16,7 @@ def build_parser() -> argparse.ArgumentParser:
     # Command groups, one module each; every module defines register(subparsers).
     from . import course, data, doctor, fit, kernel, measure, nodes, notebooks, predict, validate
 
-    parser = argparse.ArgumentParser(
-        prog="commbook", description="Measure MPI communication and fit models to it.")
+    parser = argparse.ArgumentParser(prog="commbook", description="Measure MPI communication and fit models to it.")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     sub.required = True
     for module in (measure, fit, predict, data, doctor, validate, course, nodes, kernel, notebooks):
@@ -30,6 +30,7 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     from ..data import DataFormatError  # after parsing: `commbook --help` imports no pandas
     from ..kernels import KernelError
+
     args.argv = argv  # for the `# command:` line of the files we write
     try:
         return int(args.func(args) or 0)

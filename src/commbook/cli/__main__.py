@@ -1,4 +1,5 @@
 """`python -m commbook.cli ...` is the `commbook` command."""
+
 import sys
 
 from . import main

@@ -7,6 +7,7 @@ class CLIError(Exception):
 
 def parse_sizes(text: str) -> list[int]:
     """'0,8,1K' or '0:64M' (0 and powers of two between) or '1K:1M:4' (geometric step)."""
+
     def one(tok: str) -> int:
         tok = tok.strip()
         mult = {"K": 1 << 10, "M": 1 << 20, "G": 1 << 30}
@@ -21,6 +22,7 @@ def parse_sizes(text: str) -> list[int]:
         if v < 0:
             raise CLIError(f"size {tok} is negative")
         return v
+
     text = str(text).strip()
     if ":" in text:
         parts = text.split(":")
@@ -72,5 +74,6 @@ def lazy_description(parser, describe):
     def format_help():
         parser.description = describe()
         return show()
+
     parser.format_help = format_help
     return parser

@@ -6,6 +6,7 @@
 The first writes nbgrader source notebooks of the chapters with exercises
 (commbook.course.assignments); the second reads nbgrader's gradebook and writes a table and a
 chart of success rates and wrong directions per exercise (commbook.course.summary)."""
+
 from __future__ import annotations
 
 from pathlib import Path
@@ -17,24 +18,36 @@ def register(sub):
     a = sub.add_parser("assignments", help="the chapters as nbgrader assignments (a course)")
     a_sub = a.add_subparsers(dest="action", metavar="ACTION")
     a_sub.required = True
-    b = a_sub.add_parser("build", help="write nbgrader source notebooks of the chapters with "
-                                       "exercises into COURSE/source/<chapter>/")
-    b.add_argument("--course-dir", default="_build/course", metavar="DIR",
-                   help="the nbgrader course directory (default _build/course)")
-    b.add_argument("--chapter", action="append", metavar="NAME",
-                   help="only this chapter (repeat for more; default: every chapter with exercises)")
-    b.add_argument("--time-limit", type=float, default=None, metavar="S",
-                   help="seconds a C exercise's check may run when graded (default 180)")
+    b = a_sub.add_parser(
+        "build", help="write nbgrader source notebooks of the chapters with exercises into COURSE/source/<chapter>/"
+    )
+    b.add_argument(
+        "--course-dir",
+        default="_build/course",
+        metavar="DIR",
+        help="the nbgrader course directory (default _build/course)",
+    )
+    b.add_argument(
+        "--chapter",
+        action="append",
+        metavar="NAME",
+        help="only this chapter (repeat for more; default: every chapter with exercises)",
+    )
+    b.add_argument(
+        "--time-limit",
+        type=float,
+        default=None,
+        metavar="S",
+        help="seconds a C exercise's check may run when graded (default 180)",
+    )
     b.set_defaults(func=build)
 
     g = sub.add_parser("grades", help="what the class got wrong, from nbgrader's gradebook")
     g_sub = g.add_subparsers(dest="action", metavar="ACTION")
     g_sub.required = True
-    s = g_sub.add_parser("summary", help="success rate and wrong directions per exercise: a table "
-                                         "and a PNG")
+    s = g_sub.add_parser("summary", help="success rate and wrong directions per exercise: a table and a PNG")
     s.add_argument("gradebook", metavar="GRADEBOOK", help="nbgrader's gradebook.db")
-    s.add_argument("--course-dir", metavar="DIR",
-                   help="where autograded/ is (default: the gradebook's folder)")
+    s.add_argument("--course-dir", metavar="DIR", help="where autograded/ is (default: the gradebook's folder)")
     s.add_argument("--out", metavar="DIR", help="where to write (default <course>/summary)")
     s.add_argument("--title", default="", help="the chart's title")
     s.set_defaults(func=summary)
@@ -44,6 +57,7 @@ def build(args) -> int:
     from .. import config
     from ..course import assignments
     from ..course.grading import DEFAULT_TIME_LIMIT
+
     limit = DEFAULT_TIME_LIMIT if args.time_limit is None else args.time_limit
     if not limit > 0:
         raise CLIError(f"--time-limit must be positive, not {args.time_limit}")
@@ -57,14 +71,17 @@ def build(args) -> int:
             continue
         points = sum(e["points"] for e in info["exercises"])
         n = len(info["exercises"])
-        print(f"{course / 'source' / name / info['notebook']}: {n} exercise{'s' * (n != 1)}, "
-              f"{points} point{'s' * (points != 1)}")
+        print(
+            f"{course / 'source' / name / info['notebook']}: {n} exercise{'s' * (n != 1)}, "
+            f"{points} point{'s' * (points != 1)}"
+        )
     print(f"next: cd {course} && nbgrader generate_assignment <chapter>")
     return 0
 
 
 def summary(args) -> int:
     from ..course import summary as S
+
     try:
         png, csv, table = S.write(args.gradebook, args.out, args.course_dir, args.title)
     except ImportError as e:

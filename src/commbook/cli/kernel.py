@@ -1,5 +1,6 @@
 """`commbook kernel install|remove`: this environment as a Jupyter kernel for the site's
 JupyterLab (a JupyterHub, Open OnDemand, any other JupyterLab on the machine)."""
+
 from __future__ import annotations
 
 from .common import CLIError
@@ -9,8 +10,9 @@ def register(sub):
     p = sub.add_parser("kernel", help="register this environment as a Jupyter kernel (or remove it)")
     actions = p.add_subparsers(dest="action", metavar="ACTION")
     actions.required = True
-    i = actions.add_parser("install", help="install the kernelspec (default: for every user of "
-                                           "this Jupyter; --user for you only)")
+    i = actions.add_parser(
+        "install", help="install the kernelspec (default: for every user of this Jupyter; --user for you only)"
+    )
     where = i.add_mutually_exclusive_group()
     where.add_argument("--user", action="store_true", help="in your own Jupyter data directory")
     where.add_argument("--prefix", help="under PREFIX/share/jupyter/kernels (another environment)")
@@ -24,17 +26,21 @@ def register(sub):
 
 def run_install(args) -> int:
     from .. import jupyter_kernel
+
     try:
         path = jupyter_kernel.install(args.name, user=args.user, prefix=args.prefix)
     except jupyter_kernel.KernelSpecError as e:
         raise CLIError(str(e)) from None
-    print(f"commbook: kernel '{args.name}' installed in {path}; choose "
-          f"\"{jupyter_kernel.display_name(args.name)}\" in JupyterLab's kernel menu")
+    print(
+        f"commbook: kernel '{args.name}' installed in {path}; choose "
+        f'"{jupyter_kernel.display_name(args.name)}" in JupyterLab\'s kernel menu'
+    )
     return 0
 
 
 def run_remove(args) -> int:
     from .. import jupyter_kernel
+
     try:
         path = jupyter_kernel.remove(args.name, prefix=args.prefix)
     except jupyter_kernel.KernelSpecError as e:

@@ -2,6 +2,7 @@
 
 The subcommands come from the kernel registry (commbook.registry.KERNELS): each registered
 option becomes a flag passed through to the C kernel, which checks it again."""
+
 from __future__ import annotations
 
 import shlex
@@ -18,22 +19,33 @@ def register(sub):
     for spec in registry.KERNELS.values():
         b = benches.add_parser(spec.name, help=spec.help, description=spec.help)
         b.add_argument("--np", type=int, default=spec.default_np, help="MPI processes")
-        b.add_argument("--out", help="tidy CSV to write (atomically; checked before the run); "
-                       "omit to only print")
-        b.add_argument("--timeout", type=float, default=kernels.DEFAULT_TIMEOUT,
-                       help="kill the job after this many seconds (default %(default)s)")
+        b.add_argument("--out", help="tidy CSV to write (atomically; checked before the run); omit to only print")
+        b.add_argument(
+            "--timeout",
+            type=float,
+            default=kernels.DEFAULT_TIMEOUT,
+            help="kill the job after this many seconds (default %(default)s)",
+        )
         b.add_argument("--machine", default=None, help="machine name recorded in the file")
-        b.add_argument("--mapping", default=None, help="rank placement recorded (core/socket/"
-                       "node; default: read from where the ranks ran)")
-        b.add_argument("--map-by", default=None, help="mpiexec's --map-by (e.g. node, core): "
-                       "how ranks are spread over the nodes of COMMBOOK_HOSTFILE or an allocation")
+        b.add_argument(
+            "--mapping",
+            default=None,
+            help="rank placement recorded (core/socket/node; default: read from where the ranks ran)",
+        )
+        b.add_argument(
+            "--map-by",
+            default=None,
+            help="mpiexec's --map-by (e.g. node, core): "
+            "how ranks are spread over the nodes of COMMBOOK_HOSTFILE or an allocation",
+        )
         b.add_argument("--transport", default="", help="transport recorded (e.g. vader, ucx)")
         b.add_argument("--quiet", action="store_true", help="no progress lines")
         for opt in spec.options:
             dest = "k_" + opt.kernel_name
             if opt.flag_only:
-                b.add_argument(opt.flag, dest=dest, action="store_const", const=opt.set_value,
-                               default=None, help=opt.help)
+                b.add_argument(
+                    opt.flag, dest=dest, action="store_const", const=opt.set_value, default=None, help=opt.help
+                )
             else:
                 b.add_argument(opt.flag, dest=dest, default=opt.default, help=opt.help)
         b.set_defaults(func=run, spec=spec)
@@ -41,11 +53,11 @@ def register(sub):
 
 def run(args) -> int:
     from ..data import SavedElsewhere, check_output_path, write_measurements_keeping
+
     spec: registry.KernelSpec = args.spec
     if args.np < 1:
         raise CLIError(f"--np must be at least 1, not {args.np}")
-    options = {name[2:]: v for name, v in vars(args).items()
-               if name.startswith("k_") and v is not None}
+    options = {name[2:]: v for name, v in vars(args).items() if name.startswith("k_") and v is not None}
     env = {}
     if spec.prepare:
         options, env = spec.prepare(dict(options))
@@ -62,8 +74,9 @@ def run(args) -> int:
     if not args.quiet:
         print(f"commbook: running {spec.name} on {args.np} ranks ...", file=sys.stderr, flush=True)
     try:
-        out = kernels.run_mpiexec(spec.source, args.np, options, timeout=args.timeout, env=env,
-                                  on_line=progress, map_by=args.map_by)
+        out = kernels.run_mpiexec(
+            spec.source, args.np, options, timeout=args.timeout, env=env, on_line=progress, map_by=args.map_by
+        )
     except kernels.ValidationFailed as e:
         said = e.output.result if e.output and e.output.result else f"VALIDATION FAILED: {e}"
         print(f"commbook: {spec.name}: {said}", file=sys.stderr)
@@ -71,10 +84,12 @@ def run(args) -> int:
             print(f"  {line}", file=sys.stderr)  # which rank saw what
         return 3
     command = "commbook " + " ".join(shlex.quote(a) for a in args.argv)
-    tidy = out.to_tidy(machine=args.machine or machine.name(),
-                       mapping=args.mapping or machine.mapping_of(out.meta.get("rank_hosts", ""),
-                                                                  args.np),
-                       transport=args.transport, source=args.out or "stdout")
+    tidy = out.to_tidy(
+        machine=args.machine or machine.name(),
+        mapping=args.mapping or machine.mapping_of(out.meta.get("rank_hosts", ""), args.np),
+        transport=args.transport,
+        source=args.out or "stdout",
+    )
     print(kernels.output_text(out))
     if spec.summary:
         print(spec.summary(out))

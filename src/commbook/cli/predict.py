@@ -1,4 +1,5 @@
 """`commbook predict MODEL ...`: one module per model (predict_<model>.py) adds its parser."""
+
 from . import predict_collective, predict_hockney, predict_jacobi
 
 

@@ -2,6 +2,7 @@
 
 Either from parameters (--lambda-us, --bandwidth-MBps) or from a fit file written by
 `commbook fit hockney --out FIT.json` (a single line or a piecewise model)."""
+
 from __future__ import annotations
 
 import json
@@ -15,17 +16,23 @@ if TYPE_CHECKING:
 
 def register(models):
     p = models.add_parser(
-        "hockney", help="Hockney model t = λ + n/b (from parameters or a fit file)",
+        "hockney",
+        help="Hockney model t = λ + n/b (from parameters or a fit file)",
         description="Predict ping-pong time t(n) = λ + n/b and effective bandwidth n/t. "
-                    "These are model values, not measurements.")
+        "These are model values, not measurements.",
+    )
     p.add_argument("--lambda-us", type=float, help="latency λ in microseconds")
     p.add_argument("--bandwidth-MBps", type=float, help="asymptotic bandwidth b in MB/s (1e6 B/s)")
-    p.add_argument("--model", metavar="FIT.json",
-                   help="a fit file from `commbook fit hockney --out`; to predict sizes that were "
-                        "not measured, fit with --piecewise --predictive (a descriptive fit is "
-                        "made to describe the measured sizes)")
-    p.add_argument("--sizes", default="0:64M",
-                   help="sizes: '0,8,1K', '0:64M' (powers of two) or '1K:1M:4' (default %(default)s)")
+    p.add_argument(
+        "--model",
+        metavar="FIT.json",
+        help="a fit file from `commbook fit hockney --out`; to predict sizes that were "
+        "not measured, fit with --piecewise --predictive (a descriptive fit is "
+        "made to describe the measured sizes)",
+    )
+    p.add_argument(
+        "--sizes", default="0:64M", help="sizes: '0,8,1K', '0:64M' (powers of two) or '1K:1M:4' (default %(default)s)"
+    )
     p.add_argument("--json", action="store_true", help="print JSON")
     p.set_defaults(func=run)
 
@@ -33,6 +40,7 @@ def register(models):
 def model_from_args(args) -> Hockney | PiecewiseHockney:
     from ..model_files import load_model
     from ..models.hockney import Hockney
+
     given = [a for a in ("lambda_us", "bandwidth_MBps") if getattr(args, a) is not None]
     if args.model:
         if given:
@@ -50,16 +58,22 @@ def run(args) -> int:
     import numpy as np
 
     from ..models.hockney import PiecewiseHockney
+
     model = model_from_args(args)
     sizes = np.array(parse_sizes(args.sizes), dtype=float)
     t = model.time_us(sizes)
     bw = model.effective_bandwidth(sizes)
-    seg = (model.segment_index(sizes) + 1 if isinstance(model, PiecewiseHockney)
-           else np.ones(sizes.size, int))
+    seg = model.segment_index(sizes) + 1 if isinstance(model, PiecewiseHockney) else np.ones(sizes.size, int)
     if args.json:
-        rows = [{"size_bytes": int(n), "t_us": float(ti), "bandwidth_MBps": float(b),
-                 **({"segment": int(s)} if isinstance(model, PiecewiseHockney) else {})}
-                for n, ti, b, s in zip(sizes, t, bw, seg)]
+        rows = [
+            {
+                "size_bytes": int(n),
+                "t_us": float(ti),
+                "bandwidth_MBps": float(b),
+                **({"segment": int(s)} if isinstance(model, PiecewiseHockney) else {}),
+            }
+            for n, ti, b, s in zip(sizes, t, bw, seg)
+        ]
         print(json.dumps({"model": model.to_dict(), "predictions": rows}, indent=2))
         return 0
     print(model)
@@ -67,6 +81,7 @@ def run(args) -> int:
     if args.model:
         from ..model_files import fit_setting
         from .fit import SETTING_TEXT
+
         setting = fit_setting(args.model)
         if setting in SETTING_TEXT:
             print(f"fit: {SETTING_TEXT[setting]}")

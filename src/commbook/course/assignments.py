@@ -19,6 +19,7 @@ For each chapter with exercises this writes an nbgrader *source* notebook,
 The course directory also gets ``nbgrader_config.py`` (if it has none) and a manifest,
 ``commbook-course.json``, read by :func:`commbook.course.nbgrader_hooks.configure`.
 """
+
 from __future__ import annotations
 
 import ast
@@ -38,7 +39,8 @@ def c_calls() -> dict:
     """The name of each C exercise's check function -> the exercise."""
     return {f.__name__: name for name, f in c_checks().items()} | {"check_butterfly": "butterfly"}
 
-NBGRADER_CONFIG = '''\
+
+NBGRADER_CONFIG = """\
 # nbgrader's configuration for the commbook course (written by `commbook assignments build`).
 from pathlib import Path
 
@@ -48,12 +50,14 @@ c = get_config()  # noqa: F821 (nbgrader provides it)
 configure(c, Path(__file__).resolve().parent)
 # c.Exchange.root = "/srv/nbgrader/exchange"   # where release and collect meet the students
 # c.CourseDirectory.course_id = "mpi-course"
-'''
+"""
 
-SETUP = ("# Course setup (do not edit): what this notebook measures is saved in measurements/\n"
-         "# beside it, and handed in with it; exercises that depend on it are graded on it.\n"
-         "from commbook.course.grading import setup\n"
-         "setup();")
+SETUP = (
+    "# Course setup (do not edit): what this notebook measures is saved in measurements/\n"
+    "# beside it, and handed in with it; exercises that depend on it are graded on it.\n"
+    "from commbook.course.grading import setup\n"
+    "setup();"
+)
 
 
 def cell_id(text: str) -> str:
@@ -62,8 +66,14 @@ def cell_id(text: str) -> str:
 
 
 def _nbgrader(grade_id: str, *, solution=False, grade=False, locked=False, points=None) -> dict:
-    meta = {"grade_id": grade_id, "solution": solution, "grade": grade, "locked": locked,
-            "schema_version": 3, "task": False}
+    meta = {
+        "grade_id": grade_id,
+        "solution": solution,
+        "grade": grade,
+        "locked": locked,
+        "schema_version": 3,
+        "task": False,
+    }
     if grade:
         meta["points"] = points
     return meta
@@ -86,6 +96,7 @@ def _calls(source: str):
 
 def _code_cell(source: str, nbgrader: dict | None = None):
     import nbformat
+
     cell = nbformat.v4.new_code_cell(source)
     if nbgrader:
         cell.metadata["nbgrader"] = nbgrader
@@ -96,13 +107,13 @@ def exercise_cells(cell, time_limit: float):
     """The cells that replace one chapter code cell, and the exercises found in it:
     ([cells], [(exercise, kind)], [student files])."""
     calls, tree = _calls(cell.source)
-    checks = [n for fn, n in calls if fn in SELF_CHECKS and n.args
-              and isinstance(n.args[0], ast.Constant)]
+    checks = [n for fn, n in calls if fn in SELF_CHECKS and n.args and isinstance(n.args[0], ast.Constant)]
     calls_c = c_calls()
     c_found = [(calls_c[fn], n) for fn, n in calls if fn in calls_c]
     if not checks and not c_found:
         return [cell], [], []
     from .. import exercises
+
     out, found, files = [], [], []
     if checks:
         names = [n.args[0].value for n in checks]
@@ -110,8 +121,7 @@ def exercise_cells(cell, time_limit: float):
         lines = cell.source.splitlines()
         answer_rows = set()
         for stmt in tree.body:
-            if isinstance(stmt, ast.Assign) and any(
-                    isinstance(t, ast.Name) and t.id in answers for t in stmt.targets):
+            if isinstance(stmt, ast.Assign) and any(isinstance(t, ast.Name) and t.id in answers for t in stmt.targets):
                 answer_rows |= set(range(stmt.lineno - 1, stmt.end_lineno))
         answer_part = [lines[i] for i in sorted(answer_rows)]
         rest = "\n".join(l for i, l in enumerate(lines) if i not in answer_rows).strip("\n")
@@ -121,34 +131,46 @@ def exercise_cells(cell, time_limit: float):
         for n, name in zip(checks, names):
             if n.keywords:  # the page's measurement the reference depends on, saved first
                 args = ", ".join(f"{k.arg}={ast.unparse(k.value)}" for k in n.keywords)
-                out.append(_code_cell(
-                    "# Saves the measurement the next exercise is graded against (do not edit).\n"
-                    "from commbook.course.grading import save_inputs\n"
-                    f"save_inputs({name!r}, {args});"))
-        out.append(_code_cell("\n".join(answer_part + region),
-                              _nbgrader("answer-" + cell_id("-".join(names)), solution=True)))
+                out.append(
+                    _code_cell(
+                        "# Saves the measurement the next exercise is graded against (do not edit).\n"
+                        "from commbook.course.grading import save_inputs\n"
+                        f"save_inputs({name!r}, {args});"
+                    )
+                )
+        out.append(
+            _code_cell("\n".join(answer_part + region), _nbgrader("answer-" + cell_id("-".join(names)), solution=True))
+        )
         if rest:
             cell.source = rest
             out.append(cell)
         for n, name, var in zip(checks, names, answers):
             ex = exercises.exercise(name)
-            out.append(_code_cell(
-                f"# Autograder test: {name} ({POINTS[ex.kind]} point{'s' * (POINTS[ex.kind] > 1)})\n"
-                f"from commbook.course.grading import grade\ngrade({name!r}, {var})",
-                _nbgrader("test-" + cell_id(name), grade=True, locked=True,
-                          points=POINTS[ex.kind])))
+            out.append(
+                _code_cell(
+                    f"# Autograder test: {name} ({POINTS[ex.kind]} point{'s' * (POINTS[ex.kind] > 1)})\n"
+                    f"from commbook.course.grading import grade\ngrade({name!r}, {var})",
+                    _nbgrader("test-" + cell_id(name), grade=True, locked=True, points=POINTS[ex.kind]),
+                )
+            )
             found.append((name, ex.kind))
     else:
         out.append(cell)
     for name, node in c_found:
-        path = node.args[0].value if node.args and isinstance(node.args[0], ast.Constant) \
+        path = (
+            node.args[0].value
+            if node.args and isinstance(node.args[0], ast.Constant)
             else f"kernels_c/exercises/{name}_skeleton.c"
-        out.append(_code_cell(
-            f"# Autograder test: the C exercise {name} ({POINTS['c']} points): compiles {path}\n"
-            f"# and runs the harness's check, stopped after {time_limit:g} s.\n"
-            f"from commbook.course.grading import grade_c\n"
-            f"grade_c({name!r}, {path!r}, time_limit={time_limit:g})",
-            _nbgrader("test-c-" + cell_id(name), grade=True, locked=True, points=POINTS["c"])))
+        )
+        out.append(
+            _code_cell(
+                f"# Autograder test: the C exercise {name} ({POINTS['c']} points): compiles {path}\n"
+                f"# and runs the harness's check, stopped after {time_limit:g} s.\n"
+                f"from commbook.course.grading import grade_c\n"
+                f"grade_c({name!r}, {path!r}, time_limit={time_limit:g})",
+                _nbgrader("test-c-" + cell_id(name), grade=True, locked=True, points=POINTS["c"]),
+            )
+        )
         found.append((name, "c"))
         files.append(path)
     return out, found, files
@@ -160,6 +182,7 @@ def source_notebook(md_path: Path, time_limit: float = DEFAULT_TIME_LIMIT):
 
     from ..pages import split_solutions
     from .excerpts import inline_literalincludes, plain_exercises
+
     text, _ = split_solutions(md_path.read_text())
     text = plain_exercises(inline_literalincludes(text, md_path.parent))
     nb = jupytext.reads(text, fmt="md:myst")
@@ -183,25 +206,26 @@ def source_notebook(md_path: Path, time_limit: float = DEFAULT_TIME_LIMIT):
 def chapters_with_exercises(root: Path) -> list[Path]:
     """The book's pages (table-of-contents order) whose code cells call a self-check or a C check."""
     from ..pages import chapter_files
+
     pattern = re.compile(r"\b(" + "|".join(SELF_CHECKS + tuple(c_calls())) + r")\(")
     code = re.compile(r"```\{code-cell\}[^\n]*\n(.*?)```", re.S)
-    return [md for md in chapter_files(root)
-            if any(pattern.search(c) for c in code.findall(md.read_text()))]
+    return [md for md in chapter_files(root) if any(pattern.search(c) for c in code.findall(md.read_text()))]
 
 
-def build(course_dir: Path, root: Path, chapters=None,
-          time_limit: float = DEFAULT_TIME_LIMIT) -> dict:
+def build(course_dir: Path, root: Path, chapters=None, time_limit: float = DEFAULT_TIME_LIMIT) -> dict:
     """Write the source notebooks of `chapters` (default: every chapter with exercises) into
     `course_dir`/source; returns the manifest {assignments: {chapter: {...}}, time_limit}."""
     import nbformat
+
     course_dir = Path(course_dir)
     pages = chapters_with_exercises(root)
     if chapters:
         known = {p.stem: p for p in pages}
         unknown = [c for c in chapters if c not in known]
         if unknown:
-            raise ValueError(f"no exercises in chapter(s) {', '.join(unknown)}; "
-                             f"chapters with exercises: {', '.join(known)}")
+            raise ValueError(
+                f"no exercises in chapter(s) {', '.join(unknown)}; chapters with exercises: {', '.join(known)}"
+            )
         pages = [known[c] for c in chapters]
     manifest_path = course_dir / "commbook-course.json"
     manifest = json.loads(manifest_path.read_text()) if manifest_path.exists() else {}
@@ -220,8 +244,10 @@ def build(course_dir: Path, root: Path, chapters=None,
             (folder / f).parent.mkdir(parents=True, exist_ok=True)
             shutil.copy2(kernels_dir().parent / f, folder / f)
         assignments[md.stem] = {
-            "notebook": f"{md.stem}.ipynb", "student_files": files,
-            "exercises": [{"name": n, "kind": k, "points": POINTS[k]} for n, k in found]}
+            "notebook": f"{md.stem}.ipynb",
+            "student_files": files,
+            "exercises": [{"name": n, "kind": k, "points": POINTS[k]} for n, k in found],
+        }
     tmp = manifest_path.with_suffix(".tmp")
     tmp.write_text(json.dumps(manifest, indent=1))
     tmp.replace(manifest_path)

@@ -2,6 +2,7 @@
 `{literalinclude}` C excerpts as code (the same file and markers, read by Sphinx's own reader,
 so the notebook shows exactly what the HTML book shows), and the `{exercise}` directives as
 plain Markdown (a notebook would show them as a code block)."""
+
 from __future__ import annotations
 
 import re
@@ -37,8 +38,7 @@ def inline_literalincludes(text: str, page_dir: Path) -> str:
         end = next((j for j in range(i + 1, len(lines)) if lines[j].strip() == m["fence"]), None)
         if end is None:
             raise ValueError(f"line {i + 1}: literalinclude never closed")
-        code, language, caption = excerpt(page_dir, m["argument"].strip(),
-                                          "".join(lines[i + 1:end]))
+        code, language, caption = excerpt(page_dir, m["argument"].strip(), "".join(lines[i + 1 : end]))
         indent = m["indent"]
         if caption:
             out.append(f"{indent}*{caption}*\n\n")
@@ -63,7 +63,7 @@ def plain_exercises(text: str) -> str:
             out.append(lines[i])
             i += 1
             continue
-        body = [l for l in lines[i + 1:end] if not re.match(r"^:\w[\w-]*:", l)]
+        body = [l for l in lines[i + 1 : end] if not re.match(r"^:\w[\w-]*:", l)]
         title = m["title"].strip()
         out.append(f"**Exercise{': ' + title if title else ''}**\n\n")
         out.extend(body)

@@ -15,6 +15,7 @@ A C exercise is compiled and run by the exercise harness in a child process with
 limit; the process tree is killed when the limit passes, so a deadlock never hangs the grader.
 
 This module is imported in students' kernels: it imports no nbgrader and nothing heavy."""
+
 from __future__ import annotations
 
 import contextlib
@@ -31,8 +32,19 @@ from .. import config
 INPUTS_FILE = "exercise_inputs.json"
 DEFAULT_TIME_LIMIT = 180.0  # seconds per C exercise
 # the outcomes a feedback line names (tests/test_course.py and the class summary read them)
-OUTCOMES = ("correct", "too high", "too low", "wrong choice", "not a number", "not answered",
-            "no saved measurement", "deadlock", "does not compile", "wrong result", "time limit")
+OUTCOMES = (
+    "correct",
+    "too high",
+    "too low",
+    "wrong choice",
+    "not a number",
+    "not answered",
+    "no saved measurement",
+    "deadlock",
+    "does not compile",
+    "wrong result",
+    "time limit",
+)
 
 
 class NotYet(AssertionError):
@@ -57,6 +69,7 @@ def _inputs_path() -> Path:
 def save_inputs(name: str, **inputs) -> Path:
     """Record the measurements exercise `name` is checked against (atomically)."""
     from .. import exercises
+
     ex = exercises.exercise(name)
     if set(inputs) != set(ex.inputs):
         raise TypeError(f"exercise {name!r} depends on {list(ex.inputs)}, not {sorted(inputs)}")
@@ -73,21 +86,25 @@ def save_inputs(name: str, **inputs) -> Path:
 def saved_inputs(name: str) -> dict:
     """The measurements the student saved for exercise `name`; NotYet when there are none."""
     from .. import exercises
+
     ex = exercises.exercise(name)
     if not ex.inputs:
         return {}
     path = _inputs_path()
     saved = json.loads(path.read_text()).get(name) if path.exists() else None
     if not saved or set(saved) != set(ex.inputs):
-        raise NotYet(f"[{name}] 0 points: no saved measurement: this exercise is graded against "
-                     f"your own {', '.join(ex.inputs)}; run the page's cells (the measurement and "
-                     f"the self-check) before handing in, so {path.parent.name}/{INPUTS_FILE} holds it.")
+        raise NotYet(
+            f"[{name}] 0 points: no saved measurement: this exercise is graded against "
+            f"your own {', '.join(ex.inputs)}; run the page's cells (the measurement and "
+            f"the self-check) before handing in, so {path.parent.name}/{INPUTS_FILE} holds it."
+        )
     return saved
 
 
 def reference_answer(name: str):
     """The reference value, computed now (with the saved measurements it depends on)."""
     from .. import exercises
+
     return exercises.expected(name, **saved_inputs(name))
 
 
@@ -106,11 +123,18 @@ def _outcome(ex, answer, ref) -> str:
 def grade(name: str, answer) -> None:
     """The test cell of exercise `name`: passes (prints 'correct') or raises NotYet."""
     from .. import exercises
+
     ex = exercises.exercise(name)
     inputs = saved_inputs(name)
-    own = ("; graded against your own measurement ("
-           + ", ".join(f"{k} = {v:.6g}" for k, v in inputs.items())
-           + f", saved in measurements/{INPUTS_FILE} when you ran the page)") if inputs else ""
+    own = (
+        (
+            "; graded against your own measurement ("
+            + ", ".join(f"{k} = {v:.6g}" for k, v in inputs.items())
+            + f", saved in measurements/{INPUTS_FILE} when you ran the page)"
+        )
+        if inputs
+        else ""
+    )
     if answer is None or answer is Ellipsis:
         raise NotYet(f"[{name}] 0 points: not answered (the answer cell still holds ...){own}.")
     try:
@@ -124,8 +148,7 @@ def grade(name: str, answer) -> None:
     if ok:
         print(f"[{name}] correct{own}.")
         return None
-    raise NotYet(f"[{name}] 0 points: {_outcome(ex, answer, ref)}{own}. The self-check says: "
-                 f"{check_line}")
+    raise NotYet(f"[{name}] 0 points: {_outcome(ex, answer, ref)}{own}. The self-check says: {check_line}")
 
 
 # ----------------------------------------------------------------------------------- C exercises
@@ -137,7 +160,7 @@ def _reason(output: str) -> tuple[str, str]:
     lines = [l.strip() for l in output.splitlines() if l.strip()]
     for i, line in enumerate(lines):
         if "does not compile" in line:
-            error = next((l for l in lines[i + 1:] if "error" in l), lines[i + 1] if i + 1 < len(lines) else "")
+            error = next((l for l in lines[i + 1 :] if "error" in l), lines[i + 1] if i + 1 < len(lines) else "")
             return "does not compile", f"{line} {error}".strip()
         if "DEADLOCK" in line or "did not finish" in line:
             detail = lines[i + 1] if line.endswith(":") and i + 1 < len(lines) else ""
@@ -151,6 +174,7 @@ def c_checks() -> dict:
     """C exercise name -> its check in commbook.exercises (check_<name>; the butterfly's is
     check_exercise where there is no check_butterfly)."""
     from .. import exercises
+
     names = list(getattr(exercises, "C_EXERCISES", ())) + ["butterfly"]
     found = {n: getattr(exercises, f"check_{n}", None) for n in names}
     found["butterfly"] = found["butterfly"] or getattr(exercises, "check_exercise", None)
@@ -162,24 +186,27 @@ def grade_c(name: str, path: str, time_limit: float = DEFAULT_TIME_LIMIT) -> Non
     exercise harness in a child process; past `time_limit` seconds every process it started is
     killed and the exercise gets 0 points."""
     from ..process_tree import ProcessTree
+
     known = c_checks()
     if name not in known:
         raise KeyError(f"no C exercise {name!r}; known: {sorted(known)}")
     watchdog = int(max(5, min(20, time_limit / 6)))
-    cmd = [sys.executable, "-m", "commbook.course.grading", name, str(path), str(watchdog),
-           str(time_limit)]
+    cmd = [sys.executable, "-m", "commbook.course.grading", name, str(path), str(watchdog), str(time_limit)]
     tree = ProcessTree(f"grade {name}")
     try:
-        proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
-                                env={**os.environ, **tree.env()})
+        proc = subprocess.Popen(
+            cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, env={**os.environ, **tree.env()}
+        )
         tree.adopt(proc.pid)
         try:
             out, _ = proc.communicate(timeout=time_limit)
         except subprocess.TimeoutExpired:
             tree.kill()
             proc.communicate()
-            raise NotYet(f"[{name}] 0 points: time limit: the check of {path} did not finish in "
-                         f"{time_limit:g} s and was stopped (a deadlock?).") from None
+            raise NotYet(
+                f"[{name}] 0 points: time limit: the check of {path} did not finish in "
+                f"{time_limit:g} s and was stopped (a deadlock?)."
+            ) from None
     finally:
         tree.close()
     if proc.returncode == 0:
@@ -192,6 +219,7 @@ def grade_c(name: str, path: str, time_limit: float = DEFAULT_TIME_LIMIT) -> Non
 def _child(name: str, path: str, watchdog: int, time_limit: float) -> int:
     """Run one C check (the child process of grade_c); exit 0 when correct."""
     import inspect
+
     check = c_checks()[name]
     options = {"watchdog_s": watchdog} if "watchdog_s" in inspect.signature(check).parameters else {}
     # each P's run gets at most the whole limit; grade_c's own limit stops the whole check

@@ -9,6 +9,7 @@
   hours and give other numbers.
 * The student's own files (the C exercises) are not overwritten by the source's skeletons.
 """
+
 from __future__ import annotations
 
 import json
@@ -24,8 +25,7 @@ MANIFEST = "commbook-course.json"  # written by commbook.course.assignments.buil
 
 def is_graded_cell(cell) -> bool:
     meta = cell.get("metadata", {}).get("nbgrader", {})
-    return cell.get("cell_type") == "code" and any(
-        meta.get(k) for k in ("solution", "grade", "locked"))
+    return cell.get("cell_type") == "code" and any(meta.get(k) for k in ("solution", "grade", "locked"))
 
 
 class ExecuteGradedCells(Execute):
@@ -46,10 +46,9 @@ def configure(c, course_dir: str | Path) -> None:
     c.CourseDirectory.course_id = manifest.get("course_id", "commbook")
     c.ClearSolutions.code_stub = {"python": ""}
     c.Autograde.autograde_preprocessors = [
-        ExecuteGradedCells if p is Execute else p
-        for p in Autograde.class_traits()["autograde_preprocessors"].default()]
-    c.Autograde.exclude_overwriting = {a: info["student_files"]
-                                       for a, info in manifest.get("assignments", {}).items()}
+        ExecuteGradedCells if p is Execute else p for p in Autograde.class_traits()["autograde_preprocessors"].default()
+    ]
+    c.Autograde.exclude_overwriting = {a: info["student_files"] for a, info in manifest.get("assignments", {}).items()}
     # a test cell's own limit stops a C check; the kernel's limit is only the last resort
     time_limit = float(manifest.get("time_limit", DEFAULT_TIME_LIMIT))
     c.Execute.timeout = int(time_limit + 120)

@@ -4,22 +4,38 @@
 checks are :func:`check_ring`, :func:`check_gather`, :func:`check_eager` and
 :func:`check_exercise` (the butterfly).
 """
+
 from . import foundations, practice, references  # noqa: F401  (they register the exercises)
 from .c_checks import (
-                       C_EXERCISES,
-                       c_exercise_path,
-                       check_eager,
-                       check_exercise,
-                       check_gather,
-                       check_ring,
-                       eager_range,
-                       exercise_path,
-                       reference_eager_limit,
+    C_EXERCISES,
+    c_exercise_path,
+    check_eager,
+    check_exercise,
+    check_gather,
+    check_ring,
+    eager_range,
+    exercise_path,
+    reference_eager_limit,
 )
 from .core import REGISTRY, Exercise, Verdict, check, exercise, expected, graduated_hint, normalise_choice
 from .references import _jacobi_thin_nodes, _link, _ring_time, _thin_ring  # noqa: F401
 
-__all__ = ["C_EXERCISES", "REGISTRY", "Exercise", "Verdict", "c_exercise_path", "check",
-           "check_eager", "eager_range", "check_exercise", "check_gather", "check_ring",
-           "exercise", "exercise_path", "expected", "graduated_hint", "normalise_choice",
-           "reference_eager_limit"]
+__all__ = [
+    "C_EXERCISES",
+    "REGISTRY",
+    "Exercise",
+    "Verdict",
+    "c_exercise_path",
+    "check",
+    "check_eager",
+    "eager_range",
+    "check_exercise",
+    "check_gather",
+    "check_ring",
+    "exercise",
+    "exercise_path",
+    "expected",
+    "graduated_hint",
+    "normalise_choice",
+    "reference_eager_limit",
+]

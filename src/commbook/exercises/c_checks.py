@@ -1,4 +1,5 @@
 """The C exercises: compile the reader's file and run it under MPI for several P."""
+
 from __future__ import annotations
 
 import functools
@@ -42,8 +43,10 @@ def _run(tag: str, src: Path, P: int, options: dict, timeout: float):
         out = kernels.run_mpiexec(src, P, options, timeout=timeout)
         return out, ""
     except kernels.KernelTimeout:
-        return None, (f"[{tag}] P = {P}: DEADLOCK: did not finish in {timeout:g} s and was killed "
-                      "(every rank waiting for another).")
+        return None, (
+            f"[{tag}] P = {P}: DEADLOCK: did not finish in {timeout:g} s and was killed "
+            "(every rank waiting for another)."
+        )
     except kernels.KernelFailed as e:
         words = _kernel_words(e.stderr)
         if any("DEADLOCK" in w for w in words):
@@ -79,32 +82,33 @@ def _check_each_P(tag: str, src: Path, nps, options: dict, timeout: float, judge
     return Verdict(True)
 
 
-def check_ring(path=None, nps=(2, 3, 4, 5), sizes: str = "4,64K,1M",
-               watchdog_s: int = 20, timeout: float = 180.0) -> Verdict:
+def check_ring(
+    path=None, nps=(2, 3, 4, 5), sizes: str = "4,64K,1M", watchdog_s: int = 20, timeout: float = 180.0
+) -> Verdict:
     """The ring of blocking MPI_Send / MPI_Recv (kernels_c/exercises/ring_skeleton.c or a copy):
     every message must reach the right rank at every step, for every P >= 2 (odd ones too) and
     every size, without deadlock (P = 1 is left out: a rank sending to itself with blocking calls
     cannot be fixed by ordering them). A hang is reported as a DEADLOCK (the harness's watchdog, or the
     timeout as a last resort)."""
-    return _check_each_P("ring", _reader_file("ring", path), nps,
-                         {"sizes": sizes, "repetitions": 2, "watchdog": watchdog_s}, timeout)
+    return _check_each_P(
+        "ring", _reader_file("ring", path), nps, {"sizes": sizes, "repetitions": 2, "watchdog": watchdog_s}, timeout
+    )
 
 
-def check_gather(path=None, nps=range(1, 8), sizes: str = "0,1,7,1000,65537",
-                 watchdog_s: int = 20, timeout: float = 120.0) -> Verdict:
+def check_gather(
+    path=None, nps=range(1, 8), sizes: str = "0,1,7,1000,65537", watchdog_s: int = 20, timeout: float = 120.0
+) -> Verdict:
     """The binomial gather (kernels_c/exercises/gather_skeleton.c or a copy): the same result as
     MPI_Gather for roots 0 and P-1, each rank but the root sending once, the root receiving
     ceil(log2 P) times."""
-    return _check_each_P("gather", _reader_file("gather", path), nps,
-                         {"sizes": sizes, "watchdog": watchdog_s}, timeout)
+    return _check_each_P("gather", _reader_file("gather", path), nps, {"sizes": sizes, "watchdog": watchdog_s}, timeout)
 
 
 @functools.lru_cache(maxsize=4)
 def reference_eager_limit(P: int = 2, max_bytes: str = "4M") -> int:
     """The eager limit found by the reference probe (kernels_c/exercises/eager_solution.c) with
     the MPI in use: the expected value of the eager exercise, measured, never typed in."""
-    out = kernels.run_mpiexec(c_exercise_path("eager", solution=True), P, {"max": max_bytes},
-                              timeout=120)
+    out = kernels.run_mpiexec(c_exercise_path("eager", solution=True), P, {"max": max_bytes}, timeout=120)
     return int(out.table["eager_limit_bytes"].iloc[0])
 
 
@@ -127,12 +131,14 @@ def check_eager(path=None, nps=(2, 3, 4), max_bytes: str = "4M", timeout: float 
         found = int(out.table["eager_limit_bytes"].iloc[0])
         cvars = ", ".join(v for k, v in out.meta.items() if k == "library_cvar")
         if not lo <= found <= hi:
-            return (f"[eager] P = {P}: WRONG: your probe says {found} B; the reference probe finds\n"
-                    f"    a different size on this MPI{f' (the library says {cvars})' if cvars else ''}.\n"
-                    "    Is a size 'eager' only if its send completed before the receive was posted?")
+            return (
+                f"[eager] P = {P}: WRONG: your probe says {found} B; the reference probe finds\n"
+                f"    a different size on this MPI{f' (the library says {cvars})' if cvars else ''}.\n"
+                "    Is a size 'eager' only if its send completed before the receive was posted?"
+            )
         return ""
-    return _check_each_P("eager", _reader_file("eager", path), nps, {"max": max_bytes},
-                         timeout, judge)
+
+    return _check_each_P("eager", _reader_file("eager", path), nps, {"max": max_bytes}, timeout, judge)
 
 
 # --- the butterfly allreduce (book/collectives_algorithms.md) ------------------------------------------
@@ -148,8 +154,9 @@ def exercise_path(path=None) -> Path:
     raise FileNotFoundError(f"no file {p} (looked here and in {root})")
 
 
-def check_exercise(path=None, nps=range(1, 9), sizes: str = "0,8,56,8200",
-                   timeout: float = 120.0, stop_at_first: bool = True) -> bool:
+def check_exercise(
+    path=None, nps=range(1, 9), sizes: str = "0,8,56,8200", timeout: float = 120.0, stop_at_first: bool = True
+) -> bool:
     """Compile the reader's butterfly (kernels_c/exercises/butterfly_skeleton.c or a copy) and
     compare it with MPI_Allreduce on every rank, for every P in `nps` and every size; the
     harness (kernels_c/butterfly_harness.h) also counts the messages, which must be a
@@ -166,22 +173,26 @@ def check_exercise(path=None, nps=range(1, 9), sizes: str = "0,8,56,8200",
     all_ok = True
     for P in nps:
         try:
-            kernels.run_mpiexec(src, P, {"algorithm": "mine", "sizes": sizes,
-                                         "iterations": 3, "repetitions": 1}, timeout=timeout)
-            print(f"[butterfly] P = {P}: equals MPI_Allreduce at sizes {sizes} bytes, "
-                  "with a butterfly's messages")
+            kernels.run_mpiexec(
+                src, P, {"algorithm": "mine", "sizes": sizes, "iterations": 3, "repetitions": 1}, timeout=timeout
+            )
+            print(f"[butterfly] P = {P}: equals MPI_Allreduce at sizes {sizes} bytes, with a butterfly's messages")
         except kernels.ValidationFailed as e:
             words = _kernel_words(e.stderr)
             detail = next((w for w in words if "NOT A BUTTERFLY" in w), words[0] if words else "")
             if "NOT A BUTTERFLY" in detail:
                 print(f"[butterfly] P = {P}: WRONG: {detail.split('NOT A BUTTERFLY: ', 1)[-1]}")
             else:
-                print(f"[butterfly] P = {P}: WRONG. {e.output.result if e.output else e} "
-                      f"First difference: {detail.split(': ', 1)[-1]}")
+                print(
+                    f"[butterfly] P = {P}: WRONG. {e.output.result if e.output else e} "
+                    f"First difference: {detail.split(': ', 1)[-1]}"
+                )
             all_ok = False
         except kernels.KernelTimeout:
-            print(f"[butterfly] P = {P}: did not finish in {timeout:g} s (a deadlock? two ranks "
-                  f"both in MPI_Send or MPI_Recv waiting for each other)")
+            print(
+                f"[butterfly] P = {P}: did not finish in {timeout:g} s (a deadlock? two ranks "
+                f"both in MPI_Send or MPI_Recv waiting for each other)"
+            )
             all_ok = False
         except kernels.KernelFailed as e:
             print(f"[butterfly] P = {P}: failed: {e}")

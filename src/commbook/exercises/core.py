@@ -14,6 +14,7 @@ copy_MBps=b_copy)``), never the answer.
 This module is the registry and the check; the references are in ``references`` (the chapters)
 and ``foundations`` (the primer, measuring, scaling), the C exercises in ``c_checks``.
 """
+
 from __future__ import annotations
 
 import math
@@ -47,14 +48,14 @@ class Exercise:
     """One self-checked exercise: how to compute its reference value, and how close is close."""
 
     name: str
-    chapter: str                      # book/<chapter>.md
-    expected: Callable[..., object]   # (**inputs) -> number or choice
+    chapter: str  # book/<chapter>.md
+    expected: Callable[..., object]  # (**inputs) -> number or choice
     rel_tol: float = 0.02
     unit: str = ""
-    hint: str = ""                    # after a wrong answer: which way to look
-    kind: str = "number"              # or "choice"
-    method: str = ""                  # from the third wrong answer: a worked step, never the value
-    inputs: tuple = ()                # measurements of the page the reference depends on
+    hint: str = ""  # after a wrong answer: which way to look
+    kind: str = "number"  # or "choice"
+    method: str = ""  # from the third wrong answer: a worked step, never the value
+    inputs: tuple = ()  # measurements of the page the reference depends on
     giveaways: tuple = field(default=())  # code that computes the answer: never in the chapter
 
 
@@ -83,9 +84,11 @@ def expected(name: str, **inputs):
     missing = set(ex.inputs) - set(inputs)
     extra = set(inputs) - set(ex.inputs)
     if missing or extra:
-        raise TypeError(f"exercise {name!r} takes the inputs {list(ex.inputs)}"
-                        + (f"; missing {sorted(missing)}" if missing else "")
-                        + (f"; unexpected {sorted(extra)}" if extra else ""))
+        raise TypeError(
+            f"exercise {name!r} takes the inputs {list(ex.inputs)}"
+            + (f"; missing {sorted(missing)}" if missing else "")
+            + (f"; unexpected {sorted(extra)}" if extra else "")
+        )
     return ex.expected(**inputs)
 
 
@@ -128,8 +131,7 @@ def check(name: str, answer, **inputs) -> Verdict:
         ok = normalise_choice(answer) == normalise_choice(ref)
         if not ok:
             _wrong_answers[name] += 1
-        print(f"[{name}] {'correct' if ok else 'not yet'}: {answer!r}. "
-              f"{'' if ok else graduated_hint(name)}".rstrip())
+        print(f"[{name}] {'correct' if ok else 'not yet'}: {answer!r}. {'' if ok else graduated_hint(name)}".rstrip())
         return Verdict(ok)
     try:
         a, e = float(answer), float(ref)
@@ -143,19 +145,19 @@ def check(name: str, answer, **inputs) -> Verdict:
     else:
         _wrong_answers[name] += 1
         direction = "high" if a > e else "low"
-        print(f"[{name}] not yet: {a:.4g}{unit} is too {direction} "
-              f"(tolerance {ex.rel_tol:.0%}). {graduated_hint(name)}".rstrip())
+        print(
+            f"[{name}] not yet: {a:.4g}{unit} is too {direction} "
+            f"(tolerance {ex.rel_tol:.0%}). {graduated_hint(name)}".rstrip()
+        )
     return Verdict(ok)
-
-
-
 
 
 def _exercise(name: str, chapter: str, **details):
     """Register the decorated function as the reference of exercise `name` (imports inside it
     run only when a reference is asked for)."""
+
     def register(reference):
         _register(Exercise(name, chapter, reference, **details))
         return reference
-    return register
 
+    return register

@@ -6,4 +6,5 @@ the same in the rendered book and in JupyterLab), ``python_model(row, params)`` 
 model the browser must match, row by row) and ``TEST_POINTS`` (parameter values the browser test
 sets). :mod:`.render` holds the shared display and controls; :mod:`.sphinx` serves the JavaScript.
 """
+
 ALL = ("pingpong", "ring", "matrix", "topology", "collectives", "jacobi")

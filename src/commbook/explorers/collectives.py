@@ -8,6 +8,7 @@ of the slowest message's share of n, times its link sharing) are computed here w
 `predict` for every offered (network, operation, algorithm, P). The pipelined bcast picks its
 segment count from n, λ and b, so the browser evaluates the model's optimal-segments rule instead
 (ideal network only)."""
+
 from __future__ import annotations
 
 import functools
@@ -31,7 +32,7 @@ NETWORKS = {  # label: (topology, placement) ; None: every pair of ranks one lin
     "ring of 16": ("ring:16", "core"),
 }
 P_RANGE = (2, 16, 1)
-SIZES = [2 ** k for k in range(27)]
+SIZES = [2**k for k in range(27)]
 LAMBDA_US = (0.0, 50.0, 0.01)
 BANDWIDTH_MBPS = (100.0, 30000.0, 10.0)
 SEGMENTED = "pipeline"  # its segment count depends on n, λ, b: computed in the browser
@@ -49,7 +50,8 @@ TEST_POINTS = [
         ("gather", 5, 10.0, 300.0, "hypercube of 16"),
         ("reduce", 16, 0.2, 6000.0, "cluster 2 nodes x 2 sockets x 4 cores, map by socket"),
         ("scatter", 9, 1.5, 2500.0, "ring of 16"),
-    ]]
+    ]
+]
 
 
 def _topology(net: str):
@@ -61,8 +63,7 @@ def _topology(net: str):
 
 
 def python_model(row: dict, params: dict) -> float:
-    return _curve(params["op"], row["alg"], int(params["P"]), params["lam"], params["bw"],
-                  params["net"])[int(row["n"])]
+    return _curve(params["op"], row["alg"], int(params["P"]), params["lam"], params["bw"], params["net"])[int(row["n"])]
 
 
 @functools.lru_cache(maxsize=256)
@@ -103,46 +104,81 @@ _PIPELINE = [
 
 
 def _measured(measured) -> pd.DataFrame:
-    frames = [pd.DataFrame({"op": op, "series": df["algorithm"].astype(str) + " (measured)",
-                            "P": df["np"], "n": df["size_bytes"], "t": df["t_us"]})
-              for op, df in dict(measured).items()]
+    frames = [
+        pd.DataFrame(
+            {
+                "op": op,
+                "series": df["algorithm"].astype(str) + " (measured)",
+                "P": df["np"],
+                "n": df["size_bytes"],
+                "t": df["t_us"],
+            }
+        )
+        for op, df in dict(measured).items()
+    ]
     out = pd.concat(frames, ignore_index=True) if frames else pd.DataFrame(columns=["op", "series", "P", "n", "t"])
     return out[out["n"] > 0]
 
 
-def explorer(measured=None, lambda_us: float = 1.0, bandwidth_MBps: float = 5000.0, P: int = 16,
-             op: str = "bcast") -> Explorer:
+def explorer(
+    measured=None, lambda_us: float = 1.0, bandwidth_MBps: float = 5000.0, P: int = 16, op: str = "bcast"
+) -> Explorer:
     """measured: {operation: table with algorithm, np, size_bytes, t_us} (drawn when P matches)."""
     import altair as alt
 
-    params = [menu("op", "operation", collective_schedules.OPERATIONS, op),
-              slider("P", "processes P (count)", *P_RANGE, P),
-              slider("lam", "λ (µs)", *LAMBDA_US, round(min(max(lambda_us, 0.0), 50.0), 2)),
-              slider("bw", "b (MB/s)", *BANDWIDTH_MBPS, round(min(max(bandwidth_MBps, 100.0), 30000.0), -1)),
-              menu("net", "network (link sharing divides bandwidth)", list(NETWORKS), "ideal (no topology)")]
-    lines = (alt.Chart(alt.Data(values=records(_coefficients())))
-             .transform_filter("datum.net == net && datum.op == op && datum.P == P")
-             .transform_calculate(n="sequence(0, 27)")
-             .transform_flatten(["n"])
-             .transform_calculate(n="pow(2, datum.n)"))
+    params = [
+        menu("op", "operation", collective_schedules.OPERATIONS, op),
+        slider("P", "processes P (count)", *P_RANGE, P),
+        slider("lam", "λ (µs)", *LAMBDA_US, round(min(max(lambda_us, 0.0), 50.0), 2)),
+        slider("bw", "b (MB/s)", *BANDWIDTH_MBPS, round(min(max(bandwidth_MBps, 100.0), 30000.0), -1)),
+        menu("net", "network (link sharing divides bandwidth)", list(NETWORKS), "ideal (no topology)"),
+    ]
+    lines = (
+        alt.Chart(alt.Data(values=records(_coefficients())))
+        .transform_filter("datum.net == net && datum.op == op && datum.P == P")
+        .transform_calculate(n="sequence(0, 27)")
+        .transform_flatten(["n"])
+        .transform_calculate(n="pow(2, datum.n)")
+    )
     for name, expr in _PIPELINE:
         lines = lines.transform_calculate(**{name: f"datum.alg == '{SEGMENTED}' ? {expr} : null"})
     lines = lines.transform_calculate(
         model=f"datum.alg == '{SEGMENTED}' ? (P - 2 + datum.k) * (lam + (datum.n / datum.k) / bw) "
-              ": datum.A * lam + datum.B * datum.n / bw")
+        ": datum.A * lam + datum.B * datum.n / bw"
+    )
     x = alt.X("n:Q", scale=alt.Scale(type="log", base=2), axis=bytes_axis())
     model = lines.mark_line().encode(
-        x, alt.Y("model:Q", scale=alt.Scale(type="log"), title="time per call (µs)"),
+        x,
+        alt.Y("model:Q", scale=alt.Scale(type="log"), title="time per call (µs)"),
         alt.Color("alg:N", title="algorithm (model)", legend=alt.Legend(orient="bottom", columns=3)),
-        tooltip=["alg:N", "n:Q", alt.Tooltip("model:Q", format=".4g", title="model (µs)")])
-    points = (alt.Chart(alt.Data(values=records(_measured(measured or {}))))
-              .transform_filter("datum.op == op && datum.P == P")
-              .mark_point(size=30, color="black")
-              .encode(x, alt.Y("t:Q"), alt.Shape("series:N", title="this machine",
-                                                 legend=alt.Legend(orient="bottom", columns=3)),
-                      tooltip=["series:N", "n:Q", "t:Q"]))
-    chart = (model + points).add_params(*params).properties(
-        width="container", height=320, title=alt.Title(alt.expr(
-            "op + ', P = ' + P + ', λ = ' + format(lam, '.2f') + ' µs, b = ' + format(bw, ',') + ' MB/s: ' + net")))
-    return Explorer(chart, NAME, notes=["The pipelined broadcast is drawn on the ideal network only "
-                                        "(its segment count follows n, λ and b)."])
+        tooltip=["alg:N", "n:Q", alt.Tooltip("model:Q", format=".4g", title="model (µs)")],
+    )
+    points = (
+        alt.Chart(alt.Data(values=records(_measured(measured or {}))))
+        .transform_filter("datum.op == op && datum.P == P")
+        .mark_point(size=30, color="black")
+        .encode(
+            x,
+            alt.Y("t:Q"),
+            alt.Shape("series:N", title="this machine", legend=alt.Legend(orient="bottom", columns=3)),
+            tooltip=["series:N", "n:Q", "t:Q"],
+        )
+    )
+    chart = (
+        (model + points)
+        .add_params(*params)
+        .properties(
+            width="container",
+            height=320,
+            title=alt.Title(
+                alt.expr(
+                    "op + ', P = ' + P + ', λ = ' + format(lam, '.2f') + ' µs, b = ' + format(bw, ',') + ' MB/s: ' + net"
+                )
+            ),
+        )
+    )
+    return Explorer(
+        chart,
+        NAME,
+        notes=["The pipelined broadcast is drawn on the ideal network only (its segment count follows n, λ and b)."],
+    )

@@ -6,6 +6,7 @@ picture of the current state for print.
 `accessible(spec)` rewrites a Vega-Lite spec in Python (the same for book and JupyterLab);
 `EMBED_JS` is the page-side code each explorer's HTML runs (see render.Explorer.html).
 """
+
 from __future__ import annotations
 
 import copy
@@ -29,8 +30,11 @@ def _second_carrier(view: dict) -> None:
     if not isinstance(color, dict) or "field" not in color:
         return
     kind = _mark_type(view)
-    channel, scale = {"line": ("strokeDash", {"range": DASHES}), "rule": ("strokeDash", {"range": DASHES}),
-                      "point": ("shape", {"range": SHAPES})}.get(kind, (None, None))
+    channel, scale = {
+        "line": ("strokeDash", {"range": DASHES}),
+        "rule": ("strokeDash", {"range": DASHES}),
+        "point": ("shape", {"range": SHAPES}),
+    }.get(kind, (None, None))
     if channel is None or channel in enc:
         return
     enc[channel] = {k: v for k, v in color.items() if k in ("field", "type", "title", "legend", "sort")}

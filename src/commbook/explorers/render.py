@@ -10,6 +10,7 @@ Altair in the ``book`` extra):
   the executing kernels not to inline it);
 * in JupyterLab, the first explorer a kernel shows inlines the bundle once (no CDN, no network).
 """
+
 from __future__ import annotations
 
 import html
@@ -56,9 +57,11 @@ def javascript_bundle() -> str:
 
 def page_script() -> str:
     """What each page with explorers runs once: the fitting/printing code and its styles."""
-    return (EMBED_JS + "\n(function(){if(document.getElementById('commbook-explorer-style'))return;"
-            "var s=document.createElement('style');s.id='commbook-explorer-style';"
-            f"s.textContent={json.dumps(EMBED_CSS)};document.head.appendChild(s);}})();\n")
+    return (
+        EMBED_JS + "\n(function(){if(document.getElementById('commbook-explorer-style'))return;"
+        "var s=document.createElement('style');s.id='commbook-explorer-style';"
+        f"s.textContent={json.dumps(EMBED_CSS)};document.head.appendChild(s);}})();\n"
+    )
 
 
 @dataclass
@@ -93,7 +96,7 @@ class Explorer:
         spec = json.dumps(self.spec(), separators=(",", ":"), allow_nan=False)
         spec = spec.replace("</", "<\\/")  # a label containing </script> must not end the script
         bundle = f"<script>{javascript_bundle()}\n{page_script()}</script>\n" if inline_bundle else ""
-        notes = "".join(f"<p class=\"commbook-explorer-note\">{html.escape(n)}</p>" for n in self.notes)
+        notes = "".join(f'<p class="commbook-explorer-note">{html.escape(n)}</p>' for n in self.notes)
         return f"""{bundle}<div id="{div}" class="commbook-explorer" data-explorer="{self.name}" \
 data-model-field="{self.model_field}" role="group" aria-label="{html.escape(self.description())}"></div>{notes}
 <script>(function () {{
@@ -123,14 +126,14 @@ data-model-field="{self.model_field}" role="group" aria-label="{html.escape(self
 
 # --- controls: every control bounded and labelled with its unit ------------------------------
 
+
 def slider(name: str, label: str, lo: float, hi: float, step: float, value: float):
     """A bounded slider parameter (the browser cannot go outside [lo, hi])."""
     import altair as alt
 
     if not lo <= value <= hi:
         raise ValueError(f"{name}: default {value} outside [{lo}, {hi}]")
-    return alt.param(name=name, value=value,
-                     bind=alt.binding_range(min=lo, max=hi, step=step, name=label + " "))
+    return alt.param(name=name, value=value, bind=alt.binding_range(min=lo, max=hi, step=step, name=label + " "))
 
 
 def menu(name: str, label: str, options, value, labels=None):
@@ -141,17 +144,19 @@ def menu(name: str, label: str, options, value, labels=None):
     if value not in options:
         raise ValueError(f"{name}: default {value!r} is not one of {options}")
     kw = {"labels": [str(x) for x in labels]} if labels is not None else {}
-    return alt.param(name=name, value=value,
-                     bind=alt.binding_select(options=options, name=label + " ", **kw))
+    return alt.param(name=name, value=value, bind=alt.binding_select(options=options, name=label + " ", **kw))
 
 
 def bytes_axis(title: str = "message size n (bytes)"):
     """A log2 x axis of message sizes labelled 1 B, 1 KiB, 1 MiB, 64 MiB."""
     import altair as alt
 
-    return alt.Axis(title=title, values=[2 ** k for k in range(0, 31, 5)],
-                    labelExpr="datum.value >= 1048576 ? datum.value / 1048576 + ' MiB' : "
-                              "datum.value >= 1024 ? datum.value / 1024 + ' KiB' : datum.value + ' B'")
+    return alt.Axis(
+        title=title,
+        values=[2**k for k in range(0, 31, 5)],
+        labelExpr="datum.value >= 1048576 ? datum.value / 1048576 + ' MiB' : "
+        "datum.value >= 1024 ? datum.value / 1024 + ' KiB' : datum.value + ' B'",
+    )
 
 
 def records(df) -> list[dict]:

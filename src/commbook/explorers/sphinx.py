@@ -4,6 +4,7 @@ At builder start it vendors vl-convert's bundle into the book's static folder (s
 :func:`commbook.explorers.render.vendor_bundle`) and tells the kernels that execute the notebooks
 not to inline it; each page whose body holds an explorer gets the script added to its head.
 """
+
 from __future__ import annotations
 
 import os

@@ -26,6 +26,7 @@ Formats (``FORMATS``):
     time         one ``/usr/bin/time`` line (user, system, elapsed, CPU, CMD)
     matrix-text  ``grid: (x y z),matrix sizes: AxBxC, mintime: t`` lines
 """
+
 from __future__ import annotations
 
 import csv
@@ -44,26 +45,68 @@ from .sniffing import MAX_BYTES, detect_format, infer_machine, read_text
 from .tables import parse_table
 from .vocabulary import COLL_TUNED, TIME_FACTORS, Refused, canonical_algorithm, canonical_benchmark, canonical_mapping
 
-__all__ = ["COLL_TUNED", "FORMATS", "FORMAT_ALIASES", "MAX_BYTES", "TIME_FACTORS", "Refused",
-           "canonical_algorithm", "canonical_benchmark", "canonical_mapping", "describe",
-           "detect_format", "import_file", "infer_machine", "is_finite_table", "iter_files",
-           "read_text"]
+__all__ = [
+    "COLL_TUNED",
+    "FORMATS",
+    "FORMAT_ALIASES",
+    "MAX_BYTES",
+    "TIME_FACTORS",
+    "Refused",
+    "canonical_algorithm",
+    "canonical_benchmark",
+    "canonical_mapping",
+    "describe",
+    "detect_format",
+    "import_file",
+    "infer_machine",
+    "is_finite_table",
+    "iter_files",
+    "read_text",
+]
 
 
 FORMATS = {
-    "imb": parse_imb, "osu": parse_osu, "table": parse_table, "values": parse_values,
-    "jacobi": parse_jacobi, "rank-times": parse_rank_times, "pairs": parse_pairs,
-    "time": parse_time_line, "matrix-text": parse_matrix_text,
+    "imb": parse_imb,
+    "osu": parse_osu,
+    "table": parse_table,
+    "values": parse_values,
+    "jacobi": parse_jacobi,
+    "rank-times": parse_rank_times,
+    "pairs": parse_pairs,
+    "time": parse_time_line,
+    "matrix-text": parse_matrix_text,
 }
-NOT_DATA = {".md", ".rst", ".pdf", ".png", ".jpg", ".jpeg", ".svg", ".ipynb", ".py", ".c", ".h",
-            ".sh", ".job", ".slurm", ".xlsx", ".zip", ".gz"}
-FORMAT_ALIASES = {"csv": "table", "long": "table", "short": "table", "wide": "table",
-                  "ring": "rank-times", "usr-bin-time": "time"}
+NOT_DATA = {
+    ".md",
+    ".rst",
+    ".pdf",
+    ".png",
+    ".jpg",
+    ".jpeg",
+    ".svg",
+    ".ipynb",
+    ".py",
+    ".c",
+    ".h",
+    ".sh",
+    ".job",
+    ".slurm",
+    ".xlsx",
+    ".zip",
+    ".gz",
+}
+FORMAT_ALIASES = {
+    "csv": "table",
+    "long": "table",
+    "short": "table",
+    "wide": "table",
+    "ring": "rank-times",
+    "usr-bin-time": "time",
+}
 
 
 # ------------------------------------------------------------------------------ entry points
-def import_file(path, fmt: str | None = None, hints: dict | None = None,
-                notes: list | None = None) -> pd.DataFrame:
+def import_file(path, fmt: str | None = None, hints: dict | None = None, notes: list | None = None) -> pd.DataFrame:
     """Tidy rows from one file. Raises Refused (one line: file, line, reason)."""
     path = Path(path)
     hints = dict(hints or {})
@@ -89,8 +132,17 @@ def import_file(path, fmt: str | None = None, hints: dict | None = None,
         return df
     except DataFormatError:
         raise
-    except (ValueError, IndexError, KeyError, TypeError, ZeroDivisionError, OverflowError,
-            AttributeError, statistics.StatisticsError, csv.Error) as e:
+    except (
+        ValueError,
+        IndexError,
+        KeyError,
+        TypeError,
+        ZeroDivisionError,
+        OverflowError,
+        AttributeError,
+        statistics.StatisticsError,
+        csv.Error,
+    ) as e:
         doing = f"reading it as {fmt}" if fmt else "detecting its format"
         raise Refused(path, 0, f"internal error while {doing}: {type(e).__name__}: {e}") from e
 
@@ -100,8 +152,13 @@ def iter_files(paths) -> list[Path]:
     out = []
     for p in map(Path, paths):
         if p.is_dir():
-            out.extend(sorted(f for f in p.rglob("*") if f.is_file()
-                              and not any(part.startswith(".") for part in f.relative_to(p).parts)))
+            out.extend(
+                sorted(
+                    f
+                    for f in p.rglob("*")
+                    if f.is_file() and not any(part.startswith(".") for part in f.relative_to(p).parts)
+                )
+            )
         else:
             out.append(p)
     return out
@@ -113,8 +170,10 @@ def describe(df: pd.DataFrame) -> str:
         return "0 rows"
     benches = ", ".join(sorted(df.benchmark.unique()))
     maps = ", ".join(sorted(df.mapping.unique()))
-    return (f"{len(df)} rows: {benches} ({maps}), np {df.np.min()}..{df.np.max()}, "
-            f"sizes {df.size_bytes.min()}..{df.size_bytes.max()} B")
+    return (
+        f"{len(df)} rows: {benches} ({maps}), np {df.np.min()}..{df.np.max()}, "
+        f"sizes {df.size_bytes.min()}..{df.size_bytes.max()} B"
+    )
 
 
 def is_finite_table(df: pd.DataFrame) -> bool:

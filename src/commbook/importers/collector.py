@@ -1,4 +1,5 @@
 """Column roles of a table and the Collector that turns parsed rows into a tidy table."""
+
 from __future__ import annotations
 
 import re
@@ -21,12 +22,49 @@ from .vocabulary import (
 
 # ----------------------------------------------------------------------- column roles (tables)
 ROLE_NAMES = {
-    "np": {"processes", "np", "nprocs", "nproc", "procs", "processors", "cores", "idxprocess",
-           "numberprocesses", "numprocs", "numberofprocesses", "ranks", "p"},
-    "size_bytes": {"messagesize", "size", "bytes", "xbytes", "msgsize", "dimensionsize",
-                   "messagesizebytes", "sizebytes", "messagesizeb"},
-    "t": {"latency", "avglatency", "avglatencyus", "latencyus", "avg", "avgus", "tusec",
-          "tavgusec", "t", "timeus", "tus", "time", "avglat", "avgtime", "mean"},
+    "np": {
+        "processes",
+        "np",
+        "nprocs",
+        "nproc",
+        "procs",
+        "processors",
+        "cores",
+        "idxprocess",
+        "numberprocesses",
+        "numprocs",
+        "numberofprocesses",
+        "ranks",
+        "p",
+    },
+    "size_bytes": {
+        "messagesize",
+        "size",
+        "bytes",
+        "xbytes",
+        "msgsize",
+        "dimensionsize",
+        "messagesizebytes",
+        "sizebytes",
+        "messagesizeb",
+    },
+    "t": {
+        "latency",
+        "avglatency",
+        "avglatencyus",
+        "latencyus",
+        "avg",
+        "avgus",
+        "tusec",
+        "tavgusec",
+        "t",
+        "timeus",
+        "tus",
+        "time",
+        "avglat",
+        "avgtime",
+        "mean",
+    },
     "t_min": {"min", "minlatency", "minlatencyus", "tminusec", "minus", "mintimeus"},
     "t_max": {"max", "maxlatency", "maxlatencyus", "tmaxusec", "maxus", "maxtimeus"},
     "reps": {"iterations", "repetitions", "xrepetitions", "repetition", "reps", "iters"},
@@ -115,16 +153,14 @@ class Collector:
             name, ident = canonical_algorithm(b, a or "")
             algs.append(name)
             alg_ids.append(ident if b in COLL_TUNED else None)
-        maps = [canonical_mapping(m or "") for m in pick("mapping", facts.get("mapping"),
-                                                         named.get("mapping"))]
+        maps = [canonical_mapping(m or "") for m in pick("mapping", facts.get("mapping"), named.get("mapping"))]
         nps = [r.get("np") or h.get("np") or facts.get("np") for r in rows]  # the file first
         for i, (b, v) in enumerate(zip(benches, nps)):
             if v is None:
                 if b in ("pingpong", "latency", "bw", "bibw", "pingping"):
                     nps[i] = 2
                 else:
-                    raise Refused(self.path, rows[i].get("line", 0),
-                                  "no process count in the file (give --np)")
+                    raise Refused(self.path, rows[i].get("line", 0), "no process count in the file (give --np)")
         size_default = h.get("size_bytes", facts.get("size_bytes", named.get("size_bytes", 0)))
         hint_params = h.get("params") or {}
         params = []
@@ -141,38 +177,48 @@ class Collector:
         t = [r["t_us"] for r in rows]
         reps_forced = h.get("reps")
         try:
-            ints = {c: np.asarray(v, dtype=np.int64) for c, v in (
-                ("np", nps),
-                ("size_bytes", [r["size_bytes"] if r.get("size_bytes") is not None else size_default
-                                for r in rows]),
-                ("reps", [reps_forced or r.get("reps") or 1 for r in rows]))}
+            ints = {
+                c: np.asarray(v, dtype=np.int64)
+                for c, v in (
+                    ("np", nps),
+                    (
+                        "size_bytes",
+                        [r["size_bytes"] if r.get("size_bytes") is not None else size_default for r in rows],
+                    ),
+                    ("reps", [reps_forced or r.get("reps") or 1 for r in rows]),
+                )
+            }
         except (TypeError, ValueError) as e:
             raise Refused(self.path, 0, f"a process count, size or repetition count is not an integer ({e})") from None
         text = lambda v: [str(x) for x in v]  # noqa: E731
         # Built with the schema's types directly (data.normalise is slow on many small files;
         # tests check that normalise leaves these tables unchanged).
-        df = pd.DataFrame({
-            "benchmark": benches, "algorithm": algs,
-            "mapping": [m or "unknown" for m, _ in maps],
-            "transport": text(pick("transport", facts.get("transport"), named.get("transport"), "")),
-            "np": ints["np"], "size_bytes": ints["size_bytes"],
-            "t_us": np.asarray(t, dtype=float),
-            "t_min_us": np.asarray([r.get("t_min_us", r["t_us"]) for r in rows], dtype=float),
-            "t_max_us": np.asarray([r.get("t_max_us", r["t_us"]) for r in rows], dtype=float),
-            "reps": ints["reps"],
-            "machine": text(pick("machine", facts.get("machine"), named.get("machine"), "")),
-            "mpi_library": [str(h.get("mpi_library") or facts.get("mpi_library") or "")] * n,
-            "source": [str(h.get("source") or self.path)] * n,
-            "params": params,
-        }, columns=COLUMNS)
+        df = pd.DataFrame(
+            {
+                "benchmark": benches,
+                "algorithm": algs,
+                "mapping": [m or "unknown" for m, _ in maps],
+                "transport": text(pick("transport", facts.get("transport"), named.get("transport"), "")),
+                "np": ints["np"],
+                "size_bytes": ints["size_bytes"],
+                "t_us": np.asarray(t, dtype=float),
+                "t_min_us": np.asarray([r.get("t_min_us", r["t_us"]) for r in rows], dtype=float),
+                "t_max_us": np.asarray([r.get("t_max_us", r["t_us"]) for r in rows], dtype=float),
+                "reps": ints["reps"],
+                "machine": text(pick("machine", facts.get("machine"), named.get("machine"), "")),
+                "mpi_library": [str(h.get("mpi_library") or facts.get("mpi_library") or "")] * n,
+                "source": [str(h.get("source") or self.path)] * n,
+                "params": params,
+            },
+            columns=COLUMNS,
+        )
         if not np.isfinite(df[["t_us", "t_min_us", "t_max_us"]].to_numpy()).all():
             raise Refused(self.path, 0, "a time is not a finite number")
         for column, lowest, what in IMPOSSIBLE:
             bad = np.flatnonzero(df[column].to_numpy() < lowest)
             if len(bad):
                 i = int(bad[0])
-                raise Refused(self.path, rows[i].get("line", 0),
-                              f"{what}: {column} = {df[column].iloc[i]:g}")
+                raise Refused(self.path, rows[i].get("line", 0), f"{what}: {column} = {df[column].iloc[i]:g}")
         bad = ~df["mapping"].isin(MAPPINGS)
         if bad.any():
             df.loc[bad, "mapping"] = "unknown"

@@ -1,4 +1,5 @@
 """IMB-MPI1 output: the standard text, and csv/tab/; copies of its tables."""
+
 from __future__ import annotations
 
 import re
@@ -30,7 +31,7 @@ def parse_imb(text: str, col: Collector):
             continue
         low = s.lower()
         if "repetition" in low and ("bytes" in low or "t_" in low or "t[" in low or "usec" in low):
-            nxt = [ln for _, ln in lines[i + 1:i + 6] if ln.strip()]
+            nxt = [ln for _, ln in lines[i + 1 : i + 6] if ln.strip()]
             sep, dc = sniff(nxt or [line])
             if sep is None:
                 names = s.lstrip("#").split()
@@ -46,7 +47,7 @@ def parse_imb(text: str, col: Collector):
             continue
         fields = split(line, sep) if sep is not None else s.split()
         if len(fields) != len(header):
-            if len(fields) < len(header) and all(not ln.strip() for _, ln in lines[i + 1:]):
+            if len(fields) < len(header) and all(not ln.strip() for _, ln in lines[i + 1 :]):
                 col.note(f"line {n}: truncated last row skipped")
                 continue
             raise Refused(col.path, n, f"{len(fields)} fields but the IMB header has {len(header)}")
@@ -61,8 +62,7 @@ def parse_imb(text: str, col: Collector):
                     continue
                 raise Refused(col.path, n, f"'{bad}' is not a number")
             raise Refused(col.path, n, "no t[usec] / t_avg[usec] column in the IMB header")
-        row = {"t_us": t, "line": n, "size_bytes": int(size) if size is not None else 0,
-               "params": {}}
+        row = {"t_us": t, "line": n, "size_bytes": int(size) if size is not None else 0, "params": {}}
         if (tmin := vals.get("tminusec")) is not None:
             row["t_min_us"] = tmin
         if (tmax := vals.get("tmaxusec")) is not None:

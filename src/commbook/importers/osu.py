@@ -1,4 +1,5 @@
 """OSU micro-benchmark text output (latency, bandwidth, collectives), several blocks per file."""
+
 from __future__ import annotations
 
 import re
@@ -7,12 +8,24 @@ from .collector import Collector
 from .sniffing import infer_from_command, infer_machine, numbered_lines
 from .vocabulary import Refused, canonical_benchmark, norm_name, parse_number
 
-OSU_TITLES = {"latency": "latency", "bandwidth": "bw", "bi-directional bandwidth": "bibw",
-              "broadcast": "bcast", "barrier": "barrier", "gather": "gather", "scatter": "scatter",
-              "reduce": "reduce", "allreduce": "allreduce", "allgather": "allgather",
-              "all-to-all": "alltoall", "alltoall": "alltoall",
-              "all-to-all personalized exchange": "alltoall", "reduce_scatter": "reduce_scatter",
-              "reduce scatter": "reduce_scatter", "non-blocking broadcast": "ibcast"}
+OSU_TITLES = {
+    "latency": "latency",
+    "bandwidth": "bw",
+    "bi-directional bandwidth": "bibw",
+    "broadcast": "bcast",
+    "barrier": "barrier",
+    "gather": "gather",
+    "scatter": "scatter",
+    "reduce": "reduce",
+    "allreduce": "allreduce",
+    "allgather": "allgather",
+    "all-to-all": "alltoall",
+    "alltoall": "alltoall",
+    "all-to-all personalized exchange": "alltoall",
+    "reduce_scatter": "reduce_scatter",
+    "reduce scatter": "reduce_scatter",
+    "non-blocking broadcast": "ibcast",
+}
 
 
 def parse_osu(text: str, col: Collector):
@@ -24,7 +37,9 @@ def parse_osu(text: str, col: Collector):
         s = line.strip()
         if not s:
             continue
-        if m := re.match(r"#\s*OSU MPI[-\w]*\s+(.*?)\s*(Latency|Bandwidth|Bi-Directional Bandwidth)?\s*Test", s, re.IGNORECASE):
+        if m := re.match(
+            r"#\s*OSU MPI[-\w]*\s+(.*?)\s*(Latency|Bandwidth|Bi-Directional Bandwidth)?\s*Test", s, re.IGNORECASE
+        ):
             title = (m.group(1) or "").strip().lower()
             kind = (m.group(2) or "").lower()
             if title in ("", "latency") and kind == "latency" or title == "latency":
@@ -64,10 +79,11 @@ def parse_osu(text: str, col: Collector):
                     col.facts["machine"] = infer_machine(s)
                 continue  # a student's marker or log line
             raise Refused(col.path, n, f"'{s[:40]}' is not an OSU value line")
-        cols = names or (["Size", "Latency (us)"] if len(nums) == 2 else
-                         ["Avg Latency(us)"] if len(nums) == 1 else None)
+        cols = names or (
+            ["Size", "Latency (us)"] if len(nums) == 2 else ["Avg Latency(us)"] if len(nums) == 1 else None
+        )
         if cols is None or len(cols) != len(nums):
-            if cols and len(nums) < len(cols) and all(not ln.strip() for _, ln in lines[i + 1:]):
+            if cols and len(nums) < len(cols) and all(not ln.strip() for _, ln in lines[i + 1 :]):
                 col.note(f"line {n}: truncated last line skipped")
                 continue
             raise Refused(col.path, n, f"{len(nums)} values but the OSU header names {len(cols or [])}")

@@ -1,5 +1,6 @@
 """The small formats: one value per line, the course Jacobi code's stdout, rank,time and
 np,seconds lines, /usr/bin/time lines, the matrix code's grid lines."""
+
 from __future__ import annotations
 
 import re
@@ -38,8 +39,11 @@ def parse_jacobi(text: str, col: Collector):
     for n, line in numbered_lines(text):
         if "Maxtime" not in line:
             continue
-        m = re.search(r"JacobiMa\s+([-\d.eE+]+)\s+([-\d.eE+]+)\s+([-\d.eE+]+)\s+([-\d.eE+]+)"
-                      r".*?MLUPs\s+([-\d.eE+]+)", line)
+        m = re.search(
+            r"JacobiMa\s+([-\d.eE+]+)\s+([-\d.eE+]+)\s+([-\d.eE+]+)\s+([-\d.eE+]+)"
+            r".*?MLUPs\s+([-\d.eE+]+)",
+            line,
+        )
         if not m:
             raise Refused(col.path, n, "Jacobi line without the 4 times and MLUPs")
         first = first or n
@@ -54,12 +58,24 @@ def parse_jacobi(text: str, col: Collector):
     g = [int(x) for x in grid.groups()]
     np_ = g[0] * g[1] * g[2]
     med = statistics.median(maxt)
-    params = {"grid": "x".join(map(str, g)), "L": "x".join(map(str, dims)) if dims else "",
-              "sweeps": len(maxt), "mlups": statistics.median(mlups),
-              "t_min_rank_us": to_us(statistics.median(mint), "s"),
-              "stat": "median over sweeps of the slowest rank"}
-    col.add(t_us=to_us(med, "s"), t_min_us=to_us(min(maxt), "s"), t_max_us=to_us(max(maxt), "s"),
-            reps=len(maxt), np=np_, line=first, benchmark="jacobi", params=params)
+    params = {
+        "grid": "x".join(map(str, g)),
+        "L": "x".join(map(str, dims)) if dims else "",
+        "sweeps": len(maxt),
+        "mlups": statistics.median(mlups),
+        "t_min_rank_us": to_us(statistics.median(mint), "s"),
+        "stat": "median over sweeps of the slowest rank",
+    }
+    col.add(
+        t_us=to_us(med, "s"),
+        t_min_us=to_us(min(maxt), "s"),
+        t_max_us=to_us(max(maxt), "s"),
+        reps=len(maxt),
+        np=np_,
+        line=first,
+        benchmark="jacobi",
+        params=params,
+    )
     col.facts.setdefault("benchmark", "jacobi")
 
 
@@ -76,12 +92,17 @@ def parse_rank_times(text: str, col: Collector):
         vals.append((n, int(float(f[0])), float(f[1])))
     blocks = rank_blocks([r for _, r, _ in vals])
     if not blocks:
-        raise Refused(col.path, vals[0][0] if vals else 0,
-                      "ranks do not form blocks 0..P-1 for P = 1, 2, 3, ...")
+        raise Refused(col.path, vals[0][0] if vals else 0, "ranks do not form blocks 0..P-1 for P = 1, 2, 3, ...")
     for start, p in blocks:
-        times = [t for _, _, t in vals[start:start + p]]
-        col.add(t_us=to_us(max(times), unit), t_min_us=to_us(min(times), unit), t_max_us=to_us(max(times), unit),
-                np=p, line=vals[start][0], params={"stat": "slowest rank; min = fastest rank"})
+        times = [t for _, _, t in vals[start : start + p]]
+        col.add(
+            t_us=to_us(max(times), unit),
+            t_min_us=to_us(min(times), unit),
+            t_max_us=to_us(max(times), unit),
+            np=p,
+            line=vals[start][0],
+            params={"stat": "slowest rank; min = fastest rank"},
+        )
 
 
 def parse_pairs(text: str, col: Collector):
@@ -116,26 +137,34 @@ def parse_pairs(text: str, col: Collector):
                 params[k.removeprefix("params.")] = v
         elif series:
             params["series"] = s + 1
-        col.add(t_us=to_us(statistics.median(ts), unit), t_min_us=to_us(min(ts), unit),
-                t_max_us=to_us(max(ts), unit), reps=len(ts), np=np_, line=n, params=params)
+        col.add(
+            t_us=to_us(statistics.median(ts), unit),
+            t_min_us=to_us(min(ts), unit),
+            t_max_us=to_us(max(ts), unit),
+            reps=len(ts),
+            np=np_,
+            line=n,
+            params=params,
+        )
 
 
 def parse_time_line(text: str, col: Collector):
     """'/usr/bin/time' summary: the elapsed wall time of the whole command."""
     for n, line in numbered_lines(text):
-        m = re.search(r"user\s*:\s*([\d.]+)\s+system\s*:\s*([\d.]+)\s+elapsed\s*:\s*([\d.]+)"
-                      r"(?:\s+CPU\s*:\s*(\d+)%)?(?:\s+CMD\s*:\s*(.*))?", line)
+        m = re.search(
+            r"user\s*:\s*([\d.]+)\s+system\s*:\s*([\d.]+)\s+elapsed\s*:\s*([\d.]+)"
+            r"(?:\s+CPU\s*:\s*(\d+)%)?(?:\s+CMD\s*:\s*(.*))?",
+            line,
+        )
         if not m:
             continue
         cmd = m.group(5) or ""
         col.facts.update(infer_from_command(cmd))
-        params = {"user_s": float(m.group(1)), "system_s": float(m.group(2)),
-                  "timer": "/usr/bin/time elapsed"}
+        params = {"user_s": float(m.group(1)), "system_s": float(m.group(2)), "timer": "/usr/bin/time elapsed"}
         if m.group(4):
             params["cpu_percent"] = int(m.group(4))
         bench = "jacobi_elapsed" if re.search(r"jacob", cmd, re.IGNORECASE) else None
-        col.add(t_us=to_us(float(m.group(3)), "s"), line=n, params=params,
-                **({"benchmark": bench} if bench else {}))
+        col.add(t_us=to_us(float(m.group(3)), "s"), line=n, params=params, **({"benchmark": bench} if bench else {}))
         return
     raise Refused(col.path, 0, "no 'user: .. system: .. elapsed: ..' line")
 
@@ -145,14 +174,19 @@ def parse_matrix_text(text: str, col: Collector):
     unit = col.hints.get("time_unit", "s")
     for n, line in numbered_lines(text):
         s = line.strip()
-        if m := re.match(r"grid:\s*\((\d+)\s+(\d+)\s+(\d+)\)\s*,\s*matrix sizes:\s*(\S+?)\s*,\s*mintime:\s*([-\d.eE+]+)", s):
+        if m := re.match(
+            r"grid:\s*\((\d+)\s+(\d+)\s+(\d+)\)\s*,\s*matrix sizes:\s*(\S+?)\s*,\s*mintime:\s*([-\d.eE+]+)", s
+        ):
             g = [int(x) for x in m.groups()[:3]]
-            col.add(t_us=to_us(float(m.group(5)), unit), np=g[0] * g[1] * g[2], line=n,
-                    algorithm="virtual_topology",
-                    params={"grid": "x".join(map(str, g)), "matrix": m.group(4)})
+            col.add(
+                t_us=to_us(float(m.group(5)), unit),
+                np=g[0] * g[1] * g[2],
+                line=n,
+                algorithm="virtual_topology",
+                params={"grid": "x".join(map(str, g)), "matrix": m.group(4)},
+            )
         elif m := re.match(r"dim matrix:\s*(\S+?)\s*,\s*mintime:\s*([-\d.eE+]+)", s):
-            col.add(t_us=to_us(float(m.group(2)), unit), line=n, algorithm="no_topology",
-                    params={"matrix": m.group(1)})
+            col.add(t_us=to_us(float(m.group(2)), unit), line=n, algorithm="no_topology", params={"matrix": m.group(1)})
         elif s and not s.lower().startswith(("grid,", "grid\t")) and n > 1:
             raise Refused(col.path, n, f"'{s[:40]}' is neither a 'grid:' nor a 'dim matrix:' line")
     col.facts.setdefault("benchmark", "matrix_add")

@@ -1,4 +1,5 @@
 """Reading a file's text safely, what its command line and name say, its separator, its format."""
+
 from __future__ import annotations
 
 import csv
@@ -31,12 +32,12 @@ def read_text(path) -> str:
     path = Path(path)
     raw = read_regular_file(path, Refused, MAX_BYTES)
     if b"\x00" in raw:
-        line = raw[:raw.index(b"\x00")].count(b"\n") + 1
+        line = raw[: raw.index(b"\x00")].count(b"\n") + 1
         raise Refused(path, line, "binary data (NUL byte); not a text benchmark output")
     try:
         text = raw.decode("utf-8-sig")
     except UnicodeDecodeError as e:
-        line = raw[:e.start].count(b"\n") + 1
+        line = raw[: e.start].count(b"\n") + 1
         raise Refused(path, line, f"not UTF-8 text (byte 0x{raw[e.start]:02x} at offset {e.start})") from None
     text = text.replace("\r\n", "\n").replace("\r", "\n")
     if len(text) > MAX_LINE:
@@ -96,11 +97,22 @@ def infer_from_name(path) -> dict:
     name = p.stem.lower()
     where = "/".join(part.lower() for part in p.parts[-4:-1])
     out: dict = {}
-    order = [("allreduce", "allreduce"), ("pingpong", "pingpong"), ("broadcast", "bcast"),
-             ("bcast", "bcast"), ("barrier", "barrier"), ("allgather", "allgather"),
-             ("gather", "gather"), ("scatter", "scatter"), ("reduce", "reduce"),
-             ("latenc", "latency"), ("p2p", "latency"), ("ring", "ring"), ("matrix", "matrix_add"),
-             ("jacobi", "jacobi")]
+    order = [
+        ("allreduce", "allreduce"),
+        ("pingpong", "pingpong"),
+        ("broadcast", "bcast"),
+        ("bcast", "bcast"),
+        ("barrier", "barrier"),
+        ("allgather", "allgather"),
+        ("gather", "gather"),
+        ("scatter", "scatter"),
+        ("reduce", "reduce"),
+        ("latenc", "latency"),
+        ("p2p", "latency"),
+        ("ring", "ring"),
+        ("matrix", "matrix_add"),
+        ("jacobi", "jacobi"),
+    ]
     for text in (name, where):
         for word, bench in order:
             if word in text:
@@ -117,15 +129,22 @@ def infer_from_name(path) -> dict:
         words = [t for t in tokens if t and not t.isdigit()]
         for i in range(len(words)):
             for j in (3, 2, 1):
-                cand = "_".join(words[i:i + j])
+                cand = "_".join(words[i : i + j])
                 if norm_name(cand) in ALIAS_WORDS or any(
-                        norm_name(cand) == norm_name(a) for table in COLL_TUNED.values() for a in table):
+                    norm_name(cand) == norm_name(a) for table in COLL_TUNED.values() for a in table
+                ):
                     if cand not in ("core", "node", "socket"):
                         out.setdefault("alg_token", cand)
     tokens = set(re.split(r"[^a-z0-9]+", name)) | set(re.split(r"[^a-z0-9]+", where))
-    for word, mapping in (("core", "core"), ("bycore", "core"), ("socket", "socket"),
-                          ("bysocket", "socket"), ("sock", "socket"), ("node", "node"),
-                          ("bynode", "node")):
+    for word, mapping in (
+        ("core", "core"),
+        ("bycore", "core"),
+        ("socket", "socket"),
+        ("bysocket", "socket"),
+        ("sock", "socket"),
+        ("node", "node"),
+        ("bynode", "node"),
+    ):
         if word in tokens:
             out["mapping"] = mapping
             break
@@ -137,14 +156,11 @@ def infer_from_name(path) -> dict:
         out["machine"] = machine
     for word in ("ucx", "vader", "shm", "mlx", "infiniband", "tcp"):
         if word in tokens or f"_{word}" in name or f"-{word}" in name:
-            out["transport"] = ("ob1-" + word) if word in ("vader",) or (
-                word == "tcp" and "ob1" in name) else word
+            out["transport"] = ("ob1-" + word) if word in ("vader",) or (word == "tcp" and "ob1" in name) else word
             break
     if m := re.search(r"msize_?(\d+)", name):
         out["size_bytes"] = int(m.group(1))
     return out
-
-
 
 
 # ------------------------------------------------------------------------- separator sniffing
@@ -154,8 +170,7 @@ def sniff(lines: list[str]) -> tuple[str | None, bool]:
     best, best_score = None, -1.0
     for sep in (",", ";", "\t", None):
         counts, numeric, total = [], 0, 0
-        dc = sep != "," and any(DECIMAL_COMMA.match(f.strip().strip('"'))
-                                for ln in sample for f in split(ln, sep))
+        dc = sep != "," and any(DECIMAL_COMMA.match(f.strip().strip('"')) for ln in sample for f in split(ln, sep))
         for ln in sample:
             fields = split(ln, sep)
             counts.append(len(fields))
@@ -180,8 +195,6 @@ def split(line: str, sep: str | None) -> list[str]:
     return [f.strip() for f in line.split(sep)]
 
 
-
-
 # ------------------------------------------------------------------------------- detection
 def detect_format(text: str, path="") -> str:
     lines = [ln for _, ln in numbered_lines(text) if ln.strip()]
@@ -194,16 +207,21 @@ def detect_format(text: str, path="") -> str:
         return "time"
     if re.search(r"^\s*(grid:\s*\(|dim matrix:)", head, re.MULTILINE):
         return "matrix-text"
-    if re.search(r"Benchmarking\s+\w+|#?\s*\"?(X\.)?bytes\"?\s*[,;\t ]\s*\"?#?\s*(X\.)?repetition",
-                 head, re.IGNORECASE):
+    if re.search(
+        r"Benchmarking\s+\w+|#?\s*\"?(X\.)?bytes\"?\s*[,;\t ]\s*\"?#?\s*(X\.)?repetition", head, re.IGNORECASE
+    ):
         return "imb"
     if re.search(r"^# OSU MPI", head, re.MULTILINE) or (
-            re.search(r"latency between core|Testing with cores|^\d+:\s*$", head, re.MULTILINE | re.IGNORECASE)
-            and sum(bool(re.fullmatch(r"\s*\d+\s+[-+\d.eE]+\s*", ln)) for ln in lines[:200]) > 3):
+        re.search(r"latency between core|Testing with cores|^\d+:\s*$", head, re.MULTILINE | re.IGNORECASE)
+        and sum(bool(re.fullmatch(r"\s*\d+\s+[-+\d.eE]+\s*", ln)) for ln in lines[:200]) > 3
+    ):
         return "osu"
     body = lines[1:] if lines and not is_number(lines[0]) else lines
-    if body and all(is_number(ln) for ln in body) and all(is_number(ln) or re.fullmatch(r"\s*[A-Za-z_]+\s*", ln)
-                                                          for ln in lines[:1]):
+    if (
+        body
+        and all(is_number(ln) for ln in body)
+        and all(is_number(ln) or re.fullmatch(r"\s*[A-Za-z_]+\s*", ln) for ln in lines[:1])
+    ):
         return "values"
     sep, dc = sniff(lines[:40])
     first = split(lines[0], sep)
@@ -219,7 +237,7 @@ def rank_blocks(ranks: list) -> list[tuple[int, int]] | None:
     """[(start, P), ...] when the first column is blocks of ranks {0..P-1} for P = 1, 2, 3, ..."""
     blocks, i, p = [], 0, 1
     while i < len(ranks):
-        block = ranks[i:i + p]
+        block = ranks[i : i + p]
         if len(block) < p or sorted(block) != list(range(p)):
             return None
         blocks.append((i, p))

@@ -1,5 +1,6 @@
 """CSV tables with a header row: long, short and wide collective tables, latency tables,
 ring/matrix/Jacobi summaries."""
+
 from __future__ import annotations
 
 import csv
@@ -35,9 +36,12 @@ def parse_table(text: str, col: Collector):
 
     def is_data(fields):
         nums = sum(is_number(f, dc) for f in fields)
-        return len(fields) >= 2 and nums >= max(1, len(fields) // 2) and is_number(
-            next((f for f in fields if f.strip().strip('"')), ""), dc) or (
-            len(fields) >= 2 and nums >= len(fields) - 2 and nums >= 2)
+        return (
+            len(fields) >= 2
+            and nums >= max(1, len(fields) // 2)
+            and is_number(next((f for f in fields if f.strip().strip('"')), ""), dc)
+            or (len(fields) >= 2 and nums >= len(fields) - 2 and nums >= 2)
+        )
 
     first = next((i for i, (_, f) in enumerate(parsed) if is_data(f)), None)
     if first is None:
@@ -52,7 +56,7 @@ def parse_table(text: str, col: Collector):
             raise Refused(col.path, lines[0][0], "no header row (the first line is already data)")
     else:
         header_line, header = parsed[first - 1][0], parsed[first - 1][1]
-        for _, ln in lines[:first - 1]:
+        for _, ln in lines[: first - 1]:
             if infer_machine(ln):
                 col.facts.setdefault("machine", infer_machine(ln))
         if col.hints.get("columns"):
@@ -81,8 +85,7 @@ def parse_table(text: str, col: Collector):
             if "lat" in norm_name(header[roles["t"]]) or norm_name(header[roles["t"]]) in ("tusec", "avg"):
                 unit = "us"
             else:
-                raise Refused(col.path, header_line,
-                              f"column '{header[roles['t']]}' has no unit (give time_unit)")
+                raise Refused(col.path, header_line, f"column '{header[roles['t']]}' has no unit (give time_unit)")
     if wide and not unit:
         unit = time_unit_of(" ".join(header)) or "us"
     header_key = [norm_name(h) for h in header]
@@ -94,8 +97,8 @@ def parse_table(text: str, col: Collector):
             if j == last and len(fields) < len(header):
                 col.note(f"line {n}: truncated last row skipped")
                 continue
-            if len(fields) > len(header) and all(not f.strip() for f in fields[len(header):]):
-                fields = fields[:len(header)]
+            if len(fields) > len(header) and all(not f.strip() for f in fields[len(header) :]):
+                fields = fields[: len(header)]
             else:
                 raise Refused(col.path, n, f"{len(fields)} fields but the header has {len(header)}")
         if any(f.startswith("#") for f in fields):
@@ -140,8 +143,7 @@ def parse_table(text: str, col: Collector):
                         raise Refused(col.path, n, f"column '{header[i]}' has '{fields[i]}', not a number")
                     col.note("empty cells skipped")
                     continue
-                col.add(**{**base, "params": dict(base["params"]), "algorithm": alg,
-                           "t_us": to_us(v, unit)})
+                col.add(**{**base, "params": dict(base["params"]), "algorithm": alg, "t_us": to_us(v, unit)})
             continue
         raw = get("t")
         v = parse_number(raw, dc)
@@ -169,8 +171,7 @@ def _reconcile(header: list[str], width: int, col: Collector, line: int) -> list
             if sizes and len(header) - len(sizes) == width:
                 col.note(f"header names {sizes} but no row has a value for it; column dropped")
                 return [h for h in header if h not in sizes]
-        col.note(f"header has {len(header)} names but rows have {width} fields; "
-                 f"used the first {width}: {kept}")
+        col.note(f"header has {len(header)} names but rows have {width} fields; used the first {width}: {kept}")
         return kept
     if len(header) + 1 == width and "pair" in norm_name(header[0]):
         col.note(f"'{header[0]}' spans two fields: read as core_from, core_to")

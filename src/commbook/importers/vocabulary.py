@@ -1,5 +1,6 @@
 """The words benchmark files use for benchmarks, algorithms, mappings, units and numbers,
 and the names the tidy schema gives them."""
+
 from __future__ import annotations
 
 import functools
@@ -18,16 +19,33 @@ class Refused(DataFormatError):
 # from commbook.algorithms (0 "ignore" is labelled "default").
 COLL_TUNED = {op: algorithms.coll_tuned_labels(op) for op in algorithms.OMPI_COLL_TUNED}
 BENCHMARK_ALIASES = {
-    "broadcast": "bcast", "bcast": "bcast", "reduce": "reduce", "allreduce": "allreduce",
-    "gather": "gather", "scatter": "scatter", "barrier": "barrier", "allgather": "allgather",
-    "alltoall": "alltoall", "pingpong": "pingpong", "pingping": "pingping",
-    "sendrecv": "sendrecv", "exchange": "exchange", "latency": "latency", "bw": "bw",
-    "bandwidth": "bw", "bibw": "bibw", "ring": "ring", "matrix": "matrix_add",
-    "matrixadd": "matrix_add", "jacobi": "jacobi",
+    "broadcast": "bcast",
+    "bcast": "bcast",
+    "reduce": "reduce",
+    "allreduce": "allreduce",
+    "gather": "gather",
+    "scatter": "scatter",
+    "barrier": "barrier",
+    "allgather": "allgather",
+    "alltoall": "alltoall",
+    "pingpong": "pingpong",
+    "pingping": "pingping",
+    "sendrecv": "sendrecv",
+    "exchange": "exchange",
+    "latency": "latency",
+    "bw": "bw",
+    "bandwidth": "bw",
+    "bibw": "bibw",
+    "ring": "ring",
+    "matrix": "matrix_add",
+    "matrixadd": "matrix_add",
+    "jacobi": "jacobi",
 }
 TIME_FACTORS = {"s": 1e6, "ms": 1e3, "us": 1.0, "ns": 1e-3}
 MACHINE_PATTERNS = [  # host or file-name fragments -> ORFEO node type
-    (r"tnode|thin", "orfeo-thin"), (r"gnode|gpu", "orfeo-gpu"), (r"epyc", "orfeo-epyc"),
+    (r"tnode|thin", "orfeo-thin"),
+    (r"gnode|gpu", "orfeo-gpu"),
+    (r"epyc", "orfeo-epyc"),
     (r"\bfat\d|fat_|_fat|\bfat\b", "orfeo-fat"),
 ]
 
@@ -44,8 +62,9 @@ def norm_name(name: str) -> str:
 
 # Names students used for the algorithms (compared without case, '_', '-' or spaces):
 # {operation: {alias: label}} from the records' aliases; the default's for any benchmark.
-ALGORITHM_ALIASES = {op: {norm_name(w): a.label for a in algorithms.of(op) for w in a.aliases}
-                     for op in algorithms.OPERATIONS}
+ALGORITHM_ALIASES = {
+    op: {norm_name(w): a.label for a in algorithms.of(op) for w in a.aliases} for op in algorithms.OPERATIONS
+}
 DEFAULT_WORDS = {norm_name(w) for w in algorithms.DEFAULT_ALIASES}
 ALIAS_WORDS = DEFAULT_WORDS.union(*ALGORITHM_ALIASES.values())
 

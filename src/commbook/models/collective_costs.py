@@ -12,6 +12,7 @@ n in bytes, gamma (reduction cost) in us per byte, times in us. Root is rank 0.
 The size n is the whole buffer for bcast, reduce and allreduce, and one rank's block for
 gather and scatter (as in osu_gather / osu_scatter).
 """
+
 from __future__ import annotations
 
 import math
@@ -56,8 +57,7 @@ def pipeline_time(P, n, lam, b, k):
     return (P - 2 + k) * (lam + (n / k) / b)
 
 
-def schedule_time(steps: Schedule, n, lam: float, b: float, gamma: float = 0.0,
-                  extra_us=None, beta_factor=None):
+def schedule_time(steps: Schedule, n, lam: float, b: float, gamma: float = 0.0, extra_us=None, beta_factor=None):
     """Sum over steps of the slowest message, lam + extra + frac n (beta*factor + gamma*combine).
 
     extra_us(message) -> us added to that message (e.g. hops beyond a neighbour times t_h);
@@ -82,9 +82,21 @@ def schedule_time(steps: Schedule, n, lam: float, b: float, gamma: float = 0.0,
     return total if total.ndim else float(total)
 
 
-def predict(op: str, algorithm: str, P: int, n, lam: float, b: float, gamma: float = 0.0,
-            segments: int | None = None, segment_bytes: int | None = None,
-            topology=None, placement=None, t_h: float = 0.0, contention: bool = False):
+def predict(
+    op: str,
+    algorithm: str,
+    P: int,
+    n,
+    lam: float,
+    b: float,
+    gamma: float = 0.0,
+    segments: int | None = None,
+    segment_bytes: int | None = None,
+    topology=None,
+    placement=None,
+    t_h: float = 0.0,
+    contention: bool = False,
+):
     """Predicted time (us) of one collective call; n may be an array of sizes.
 
     pipeline: k = `segments`, or ceil(n / segment_bytes), or the optimal k* for each n.
@@ -109,8 +121,7 @@ def predict(op: str, algorithm: str, P: int, n, lam: float, b: float, gamma: flo
         out = np.empty_like(flat)
         for i, size in enumerate(flat):
             k = _pipeline_k(P, size, lam, b, segments, segment_bytes)
-            out[i] = schedule_time(cached_schedule(op, algorithm, P, k), size, lam, b, gamma,
-                                   extra_us, beta_factor)
+            out[i] = schedule_time(cached_schedule(op, algorithm, P, k), size, lam, b, gamma, extra_us, beta_factor)
         out = out.reshape(n_arr.shape)
         return out if out.ndim else float(out)
     steps = cached_schedule(op, algorithm, P, None)
@@ -182,31 +193,39 @@ CLOSED_FORMS = {
     ("bcast", "chain"): (lambda P, n, lam, b, g: (P - 1) * (lam + n / b), lambda P: True),
     ("bcast", "binomial"): (lambda P, n, lam, b, g: ceil_log2(P) * (lam + n / b), lambda P: True),
     # full binary tree of height h (P = 2^(h+1) - 1): the last right child waits 2 sends per level
-    ("bcast", "binary_tree"): (lambda P, n, lam, b, g: 2 * (math.log2(P + 1) - 1) * (lam + n / b),
-                               lambda P: _pow2(P + 1)),
+    ("bcast", "binary_tree"): (
+        lambda P, n, lam, b, g: 2 * (math.log2(P + 1) - 1) * (lam + n / b),
+        lambda P: _pow2(P + 1),
+    ),
     ("bcast", "scatter_allgather"): (
-        lambda P, n, lam, b, g: (math.log2(P) + P - 1) * lam + 2 * (P - 1) / P * n / b, _pow2),
+        lambda P, n, lam, b, g: (math.log2(P) + P - 1) * lam + 2 * (P - 1) / P * n / b,
+        _pow2,
+    ),
     ("gather", "linear"): (lambda P, n, lam, b, g: (P - 1) * (lam + n / b), lambda P: True),
     ("gather", "binomial"): (lambda P, n, lam, b, g: math.log2(P) * lam + (P - 1) * n / b, _pow2),
     ("scatter", "linear"): (lambda P, n, lam, b, g: (P - 1) * (lam + n / b), lambda P: True),
     ("scatter", "binomial"): (lambda P, n, lam, b, g: math.log2(P) * lam + (P - 1) * n / b, _pow2),
     ("reduce", "linear"): (lambda P, n, lam, b, g: (P - 1) * (lam + n / b + n * g), lambda P: True),
-    ("reduce", "binomial"): (lambda P, n, lam, b, g: ceil_log2(P) * (lam + n / b + n * g),
-                             lambda P: True),
+    ("reduce", "binomial"): (lambda P, n, lam, b, g: ceil_log2(P) * (lam + n / b + n * g), lambda P: True),
     ("allreduce", "recursive_doubling"): (_cf_rd, lambda P: True),
     ("allreduce", "reduce_bcast"): (
-        lambda P, n, lam, b, g: ceil_log2(P) * (2 * lam + 2 * n / b + n * g), lambda P: True),
+        lambda P, n, lam, b, g: ceil_log2(P) * (2 * lam + 2 * n / b + n * g),
+        lambda P: True,
+    ),
     ("allreduce", "ring"): (
         lambda P, n, lam, b, g: 2 * (P - 1) * (lam + n / (P * b)) + (P - 1) * n * g / P,
-        lambda P: True),
+        lambda P: True,
+    ),
     ("allreduce", "rabenseifner"): (
         lambda P, n, lam, b, g: 2 * math.log2(P) * lam + 2 * (P - 1) / P * n / b + (P - 1) / P * n * g,
-        _pow2),
+        _pow2,
+    ),
 }
 
 
-def closed_form(op: str, algorithm: str, P: int, n: float, lam: float, b: float,
-                gamma: float = 0.0, segments: int | None = None) -> float:
+def closed_form(
+    op: str, algorithm: str, P: int, n: float, lam: float, b: float, gamma: float = 0.0, segments: int | None = None
+) -> float:
     """The textbook formula; ValueError when it is not exact for this P (e.g. P not 2^k)."""
     check_algorithm(op, algorithm)
     P = check_P(P)
@@ -231,6 +250,7 @@ class Cost:
     """An algorithm's cost as three functions of P, written as Python expressions in P
     (``log2``, ``ceil_log2``): A latencies, B times n bytes on the critical path, C times n
     bytes combined on it.  `exact_for` says for which P the expressions are the schedule's."""
+
     latency: str
     bytes: str
     reduce: str = "0"
@@ -238,8 +258,10 @@ class Cost:
 
     def coefficients(self, P: int) -> tuple[float, float, float]:
         env = {"P": P, "log2": math.log2, "ceil_log2": ceil_log2}
-        return tuple(float(eval(e, {"__builtins__": {}}, env))  # noqa: S307 (our own table)
-                     for e in (self.latency, self.bytes, self.reduce))
+        return tuple(
+            float(eval(e, {"__builtins__": {}}, env))  # noqa: S307 (our own table)
+            for e in (self.latency, self.bytes, self.reduce)
+        )
 
     def holds(self, P: int) -> bool:
         return {"all P": True, "P = 2^k": _pow2(P), "P = 2^k - 1": _pow2(P + 1)}[self.exact_for]
@@ -279,17 +301,24 @@ def coefficients(op: str, algorithm: str, P: int, segments: int | None = None):
     """(A, B, C) with t = A lam + B n beta + C n gamma, read off the schedule for this P: A steps,
     B and C the sums over steps of the largest fraction of n sent / sent and combined."""
     steps = schedule(op, algorithm, P, segments)
-    return (float(len(steps)), float(sum(max(m.frac for m in s) for s in steps)),
-            float(sum(max(m.frac * m.combine for m in s) for s in steps)))
+    return (
+        float(len(steps)),
+        float(sum(max(m.frac for m in s) for s in steps)),
+        float(sum(max(m.frac * m.combine for m in s) for s in steps)),
+    )
 
 
 def coefficient_table(nps, ops=None) -> pd.DataFrame:
     """A(P), B(P), C(P) of every algorithm (pipeline excepted: its k depends on n) for each P in
     `nps`, read off the schedules: op, algorithm, np, latency, bytes, reduce. For explorers that
     evaluate t = A lam + B n / b + C n gamma without the package (e.g. in a browser)."""
-    rows = [(op, alg, int(P), *coefficients(op, alg, int(P)))
-            for op in ops or OPERATIONS for alg in ALGORITHMS[op] if alg != "pipeline"
-            for P in nps]
+    rows = [
+        (op, alg, int(P), *coefficients(op, alg, int(P)))
+        for op in ops or OPERATIONS
+        for alg in ALGORITHMS[op]
+        if alg != "pipeline"
+        for P in nps
+    ]
     return pd.DataFrame(rows, columns=["op", "algorithm", "np", "latency", "bytes", "reduce"])
 
 
@@ -310,23 +339,21 @@ def cost_table(ops=None) -> pd.DataFrame:
                 rows.append((op, alg, "P−2+k", "(P−2+k)/k", "0", "k segments"))
                 continue
             c = COSTS[op, alg]
-            rows.append((op, alg, _display(c.latency), _display(c.bytes), _display(c.reduce),
-                         c.exact_for))
+            rows.append((op, alg, _display(c.latency), _display(c.bytes), _display(c.reduce), c.exact_for))
         lb = LOWER_BOUNDS[op]
-        rows.append((op, "lower bound", _display(lb.latency), _display(lb.bytes),
-                     _display(lb.reduce), "any algorithm"))
-    return pd.DataFrame(rows, columns=["operation", "algorithm", "latency × λ", "bytes × nβ",
-                                       "reduced × nγ", "exact for"])
+        rows.append((op, "lower bound", _display(lb.latency), _display(lb.bytes), _display(lb.reduce), "any algorithm"))
+    return pd.DataFrame(
+        rows, columns=["operation", "algorithm", "latency × λ", "bytes × nβ", "reduced × nγ", "exact for"]
+    )
 
 
-def crossover(op: str, fast_small: str, fast_large: str, P: int, lam: float, b: float,
-              gamma: float = 0.0) -> float:
+def crossover(op: str, fast_small: str, fast_large: str, P: int, lam: float, b: float, gamma: float = 0.0) -> float:
     """Size n (bytes) where `fast_large` starts to beat `fast_small` in the model (the sizes
     where their costs A lam + (B/b + C gamma) n are equal); inf if never, 0 if always."""
     a1, b1, c1 = coefficients(op, fast_small, P)
     a2, b2, c2 = coefficients(op, fast_large, P)
     slope = (b1 - b2) / b + (c1 - c2) * gamma  # us per byte saved by fast_large
-    extra = (a2 - a1) * lam                   # us of latency it pays more
+    extra = (a2 - a1) * lam  # us of latency it pays more
     if extra <= 0:
         return 0.0 if slope >= 0 else float("inf")
     return extra / slope if slope > 0 else float("inf")
@@ -340,8 +367,7 @@ def fastest_algorithm(op: str, P: int, n: float, lam: float, b: float, gamma: fl
     rows = []
     for alg in ALGORITHMS[op]:
         k = optimal_segments(P, n, lam, b) if alg == "pipeline" else None
-        rows.append(dict(algorithm=alg, t_us=predict(op, alg, P, n, lam, b, gamma, segments=k),
-                         segments=k))
+        rows.append(dict(algorithm=alg, t_us=predict(op, alg, P, n, lam, b, gamma, segments=k), segments=k))
     ranking = pd.DataFrame(rows).sort_values("t_us", kind="stable").reset_index(drop=True)
     return ranking.algorithm.iloc[0], ranking
 
@@ -357,12 +383,11 @@ class CollectiveFit:
     lam_us: float
     b_MBps: float
     train_error: float  # median |relative error| on the rows used for the fit
-    test_error: float   # ... on the rows held out (nan when none)
+    test_error: float  # ... on the rows held out (nan when none)
     table: pd.DataFrame = field(repr=False)  # np, size_bytes, t_us, model_us, rel_error, split
 
     def predict(self, P, n):
-        return predict(self.op, self.algorithm, P, n, self.lam_us, self.b_MBps,
-                       segment_bytes=self._segment_bytes)
+        return predict(self.op, self.algorithm, P, n, self.lam_us, self.b_MBps, segment_bytes=self._segment_bytes)
 
     _segment_bytes: int | None = field(default=None, repr=False)
 
@@ -375,8 +400,14 @@ def _coefficients(op, algorithm, P, n, segment_bytes):
     return len(steps), n * sum(max(m.frac for m in s) for s in steps)
 
 
-def fit_algorithm(table: pd.DataFrame, op: str, algorithm: str, train="np",
-                  train_fraction: float = 0.5, segment_bytes: int | None = None) -> CollectiveFit:
+def fit_algorithm(
+    table: pd.DataFrame,
+    op: str,
+    algorithm: str,
+    train="np",
+    train_fraction: float = 0.5,
+    segment_bytes: int | None = None,
+) -> CollectiveFit:
     """Fit lambda and b of one algorithm's model on part of its measurements, predict the rest.
 
     table: columns np, size_bytes, t_us (a tidy table, already restricted to this algorithm).
@@ -411,8 +442,9 @@ def fit_algorithm(table: pd.DataFrame, op: str, algorithm: str, train="np",
         mask = np.asarray(train, bool)
         if len(mask) != len(df):
             raise ValueError("the train mask must have one entry per usable row")
-    coef = np.array([_coefficients(op, algorithm, int(P), float(n), segment_bytes)
-                     for P, n in zip(df.np, df.size_bytes)], float)
+    coef = np.array(
+        [_coefficients(op, algorithm, int(P), float(n), segment_bytes) for P, n in zip(df.np, df.size_bytes)], float
+    )
     t = df.t_us.to_numpy(float)
     A = coef[mask] / t[mask, None]
     if np.linalg.matrix_rank(A) < 2:
@@ -425,8 +457,7 @@ def fit_algorithm(table: pd.DataFrame, op: str, algorithm: str, train="np",
     df["rel_error"] = (df.model_us - df.t_us) / df.t_us
     df["split"] = np.where(mask, "train", "test")
     err = lambda m: float(np.median(np.abs(df.rel_error[m]))) if m.any() else float("nan")  # noqa: E731
-    return CollectiveFit(op, algorithm, lam, 1.0 / beta, err(mask), err(~mask), df,
-                         _segment_bytes=segment_bytes)
+    return CollectiveFit(op, algorithm, lam, 1.0 / beta, err(mask), err(~mask), df, _segment_bytes=segment_bytes)
 
 
 def model_time(op, name, P, n, lam, b, gamma=0.0, segment_bytes=None):
@@ -448,8 +479,9 @@ def crossover_size(P: int, lam: float, b: float, segment_bytes: int, hi: float =
     from scipy.optimize import brentq
 
     def diff(n):
-        return (model_time("bcast", "pipeline", P, n, lam, b, 0.0, segment_bytes)
-                - model_time("bcast", "binomial", P, n, lam, b, 0.0, None))
+        return model_time("bcast", "pipeline", P, n, lam, b, 0.0, segment_bytes) - model_time(
+            "bcast", "binomial", P, n, lam, b, 0.0, None
+        )
 
     grid = np.geomspace(1, hi, 400)
     d = np.array([diff(n) for n in grid])

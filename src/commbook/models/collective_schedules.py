@@ -7,6 +7,7 @@ one rank's block for gather and scatter (as in osu_gather / osu_scatter).
 
 Their cost is commbook.models.collective_costs' job; latency maps are commbook.models.latency_maps'.
 """
+
 from __future__ import annotations
 
 import functools
@@ -26,7 +27,7 @@ OPERATIONS = tuple(ALGORITHMS)
 class Message:
     src: int
     dst: int
-    frac: float = 1.0      # size in units of n
+    frac: float = 1.0  # size in units of n
     combine: bool = False  # receiver reduces it into its buffer (costs frac * n * gamma)
 
 
@@ -133,8 +134,7 @@ def _binomial_up(P, blocks: bool, combine: bool):
     (its blocks for gather: min(d, P - r) of them; one buffer for reduce)."""
     steps, d = [], 1
     while d < P:
-        steps.append([Message(r, r - d, float(min(d, P - r)) if blocks else 1.0, combine)
-                      for r in range(d, P, 2 * d)])
+        steps.append([Message(r, r - d, float(min(d, P - r)) if blocks else 1.0, combine) for r in range(d, P, 2 * d)])
         d *= 2
     return steps
 
@@ -143,8 +143,7 @@ def _binomial_scatter(P, unit: float):
     """Root halves its blocks down a binomial tree (distance P/2, P/4, ... 1, MPICH order)."""
     steps, d = [], 1 << (ceil_log2(P) - 1)
     while d >= 1:
-        steps.append([Message(r, r + d, unit * min(d, P - r - d)) for r in range(0, P, 2 * d)
-                      if r + d < P])
+        steps.append([Message(r, r + d, unit * min(d, P - r - d)) for r in range(0, P, 2 * d) if r + d < P])
         d //= 2
     return steps
 
@@ -203,8 +202,7 @@ _SCHEDULES = {
     ("reduce", "linear"): lambda P: [[Message(i, 0, 1.0, True)] for i in range(1, P)],
     ("reduce", "binomial"): lambda P: _binomial_up(P, blocks=False, combine=True),
     ("allreduce", "recursive_doubling"): _recursive_doubling,
-    ("allreduce", "reduce_bcast"): lambda P: (_binomial_up(P, blocks=False, combine=True)
-                                              + _binomial_bcast(P)),
+    ("allreduce", "reduce_bcast"): lambda P: _binomial_up(P, blocks=False, combine=True) + _binomial_bcast(P),
     ("allreduce", "ring"): lambda P: _ring_reduce_scatter(P, 1.0 / P) + _ring_allgather(P, 1.0 / P),
     ("allreduce", "rabenseifner"): _rabenseifner,
 }

@@ -17,6 +17,7 @@ keeps one (λ, b) per size range. Both models serialise to JSON; a fit file writ
 ``commbook fit hockney --out FIT.json`` is one of these objects plus a ``"fit"`` entry, and is
 what ``commbook predict hockney --model FIT.json`` reads.
 """
+
 from __future__ import annotations
 
 import json
@@ -82,8 +83,12 @@ class Hockney:
         return n / self.time_us(n)
 
     def to_dict(self) -> dict:
-        return {"model": KIND_SINGLE, "lambda_us": self.lambda_us,
-                "bandwidth_MBps": self.bandwidth_MBps, "n_half_bytes": self.n_half}
+        return {
+            "model": KIND_SINGLE,
+            "lambda_us": self.lambda_us,
+            "bandwidth_MBps": self.bandwidth_MBps,
+            "n_half_bytes": self.n_half,
+        }
 
     def to_json(self) -> str:
         return json.dumps(self.to_dict(), indent=2)
@@ -100,8 +105,9 @@ class Hockney:
         return model
 
     def __str__(self):
-        return (f"Hockney model: λ = {self.lambda_us:.4g} µs, b = {self.bandwidth_MBps:.5g} MB/s, "
-                f"n½ = {self.n_half:.4g} B")
+        return (
+            f"Hockney model: λ = {self.lambda_us:.4g} µs, b = {self.bandwidth_MBps:.5g} MB/s, n½ = {self.n_half:.4g} B"
+        )
 
 
 @dataclass(frozen=True)
@@ -119,10 +125,13 @@ class Segment:
             raise ValueError(f"segment range {self.min_bytes}..{self.max_bytes} bytes is empty")
 
     def to_dict(self) -> dict:
-        return {"min_bytes": int(self.min_bytes),
-                "max_bytes": None if self.max_bytes is None else int(self.max_bytes),
-                "lambda_us": self.model.lambda_us, "bandwidth_MBps": self.model.bandwidth_MBps,
-                "n_half_bytes": self.model.n_half}
+        return {
+            "min_bytes": int(self.min_bytes),
+            "max_bytes": None if self.max_bytes is None else int(self.max_bytes),
+            "lambda_us": self.model.lambda_us,
+            "bandwidth_MBps": self.model.bandwidth_MBps,
+            "n_half_bytes": self.model.n_half,
+        }
 
     @classmethod
     def from_dict(cls, d: dict) -> "Segment":
@@ -130,8 +139,9 @@ class Segment:
         hi = d.get("max_bytes")
         if not float(lo).is_integer() or (hi is not None and not float(_finite("max_bytes", hi)).is_integer()):
             raise ValueError("segment bounds min_bytes/max_bytes must be whole numbers of bytes")
-        return cls(int(lo), None if hi is None else int(hi),
-                   Hockney(_field(d, "lambda_us"), _field(d, "bandwidth_MBps")))
+        return cls(
+            int(lo), None if hi is None else int(hi), Hockney(_field(d, "lambda_us"), _field(d, "bandwidth_MBps"))
+        )
 
 
 @dataclass(frozen=True)
@@ -152,8 +162,9 @@ class PiecewiseHockney:
             raise ValueError(f"the first segment must start at 0 bytes, not {segs[0].min_bytes}")
         for a, b in zip(segs, segs[1:]):
             if a.max_bytes is None or b.min_bytes != a.max_bytes + 1:
-                raise ValueError(f"segments {a.min_bytes}..{a.max_bytes} and {b.min_bytes}.."
-                                 f"{b.max_bytes} bytes are not contiguous")
+                raise ValueError(
+                    f"segments {a.min_bytes}..{a.max_bytes} and {b.min_bytes}..{b.max_bytes} bytes are not contiguous"
+                )
         if segs[-1].max_bytes is not None:
             raise ValueError("the last segment must be open-ended (max_bytes null)")
         object.__setattr__(self, "segments", segs)
@@ -188,8 +199,7 @@ class PiecewiseHockney:
     def from_dict(cls, d: dict) -> "PiecewiseHockney":
         segs = d.get("segments")
         if not isinstance(segs, list):
-            raise ValueError("'segments' must be a list of {min_bytes, max_bytes, lambda_us, "
-                             "bandwidth_MBps}")
+            raise ValueError("'segments' must be a list of {min_bytes, max_bytes, lambda_us, bandwidth_MBps}")
         out = []
         for i, s in enumerate(segs, start=1):
             if not isinstance(s, dict):
@@ -211,8 +221,7 @@ class PiecewiseHockney:
         lines = [f"Piecewise Hockney model, {len(self.segments)} segment(s):"]
         for s in self.segments:
             rng = f"{s.min_bytes} B and up" if s.max_bytes is None else f"{s.min_bytes}..{s.max_bytes} B"
-            lines.append(f"  {rng}: λ = {s.model.lambda_us:.4g} µs, "
-                         f"b = {s.model.bandwidth_MBps:.5g} MB/s")
+            lines.append(f"  {rng}: λ = {s.model.lambda_us:.4g} µs, b = {s.model.bandwidth_MBps:.5g} MB/s")
         return "\n".join(lines)
 
 

@@ -28,6 +28,7 @@ balance B_c (bytes moved per lattice update, LUP):
 
 Every function here is a model: its curves are labelled as such in the book.
 """
+
 from __future__ import annotations
 
 import itertools
@@ -144,8 +145,7 @@ def comm_time_s(L: int, k: int, bandwidth_MBps: float, latency_us: float) -> flo
     return comm_bytes(L, k) / (B * 1e6) + k * Tl * 1e-6
 
 
-def performance_mlups(L: int, N: int, T_s: float, k: int, bandwidth_MBps: float,
-                      latency_us: float) -> float:
+def performance_mlups(L: int, N: int, T_s: float, k: int, bandwidth_MBps: float, latency_us: float) -> float:
     """P(L, N) in MLUP/s: N processes, each an L^3 sub-domain, T_s seconds per sweep alone."""
     N = _count("N (processes)", N)
     T_s = _positive("T_s (s)", T_s)
@@ -215,9 +215,15 @@ class JacobiModel:
     def as_dict(self) -> dict:
         d = asdict(self)
         d["decomposition"] = str(d["decomposition"])
-        d.update(grid="x".join(map(str, self.grid)), k=self.k, comm_bytes=self.comm_bytes,
-                 T_c_s=self.T_c, mlups=self.mlups, efficiency=self.efficiency,
-                 comm_share=self.comm_share)
+        d.update(
+            grid="x".join(map(str, self.grid)),
+            k=self.k,
+            comm_bytes=self.comm_bytes,
+            T_c_s=self.T_c,
+            mlups=self.mlups,
+            efficiency=self.efficiency,
+            comm_share=self.comm_share,
+        )
         return d
 
 
@@ -255,8 +261,7 @@ def strong_halo_bytes(L: int, grid, periodic: bool = False) -> float:
     return total
 
 
-def strong_mlups(L: int, grid, T_s: float, bandwidth_MBps: float, latency_us: float,
-                 periodic: bool = False) -> float:
+def strong_mlups(L: int, grid, T_s: float, bandwidth_MBps: float, latency_us: float, periodic: bool = False) -> float:
     """MLUP/s of a fixed L^3 grid split over `grid` (strong scaling), the same model's terms:
 
     t = T_s * (largest block / L^3) + c_busiest / B + k T_l,  P = L^3 / t,
@@ -273,8 +278,7 @@ def strong_mlups(L: int, grid, T_s: float, bandwidth_MBps: float, latency_us: fl
     return 1e-6 * float(L) ** 3 / (T_s * block / float(L) ** 3 + Tc)
 
 
-def report_expected_mlups(L: int, N: int, T_s: float, k: int, bandwidth_half_MBps: float,
-                          latency_us: float) -> float:
+def report_expected_mlups(L: int, N: int, T_s: float, k: int, bandwidth_half_MBps: float, latency_us: float) -> float:
     """The seed report's "expected performance" column, reproduced.
 
     The report states P = L^3 N / (T_s + T_c), T_c = c/B + k T_l, c = L^2 k 2 8 and feeds it
@@ -320,8 +324,7 @@ def layer_condition_holds(ny: int, nz: int, cache_bytes: float, safety: float = 
 
 def roofline_mlups(bandwidth_MBps: float, balance_B_per_LUP: float) -> float:
     """Memory-bound ceiling: bandwidth / code balance (MB/s over B/LUP = MLUP/s)."""
-    return _positive("memory bandwidth (MB/s)", bandwidth_MBps) / _positive(
-        "code balance (B/LUP)", balance_B_per_LUP)
+    return _positive("memory bandwidth (MB/s)", bandwidth_MBps) / _positive("code balance (B/LUP)", balance_B_per_LUP)
 
 
 def ts_from_roofline(L: int, bandwidth_MBps: float, balance_B_per_LUP: float) -> float:
@@ -350,11 +353,13 @@ def summary_line(out) -> str:
     r = kernel_summary(out)
     share = r["halo_us"] / r["t_median_us"] if r["t_median_us"] > 0 else float("nan")
     scaling = "weak, L^3 per rank" if int(r.get("weak", 0)) else "strong"
-    return (f"jacobi: {r['mlups']:.1f} MLUP/s (best {r['mlups_best']:.1f}) on {int(r['np'])} "
-            f"ranks, grid {r['grid']}, L = {int(r['L'])} ({scaling}), {int(r['sweeps'])} sweeps; "
-            f"per sweep {r['t_median_us']:.1f} µs = compute {r['compute_us']:.1f} + halo "
-            f"{r['halo_us']:.1f} ({share:.0%}); residual {r['residual_rms']:.6e}, error vs exact "
-            f"{r['error_rms']:.6e} (from {r['error0_rms']:.6e}); checksum {r['checksum']}")
+    return (
+        f"jacobi: {r['mlups']:.1f} MLUP/s (best {r['mlups_best']:.1f}) on {int(r['np'])} "
+        f"ranks, grid {r['grid']}, L = {int(r['L'])} ({scaling}), {int(r['sweeps'])} sweeps; "
+        f"per sweep {r['t_median_us']:.1f} µs = compute {r['compute_us']:.1f} + halo "
+        f"{r['halo_us']:.1f} ({share:.0%}); residual {r['residual_rms']:.6e}, error vs exact "
+        f"{r['error_rms']:.6e} (from {r['error0_rms']:.6e}); checksum {r['checksum']}"
+    )
 
 
 # --------------------------------------------------------------------------------------------
@@ -387,8 +392,9 @@ def seed_parameters(seed) -> dict:
     return out
 
 
-def run_times(global_dims, grid, t_lup_s: float, bandwidth_MBps: float, latency_us: float,
-              periodic: bool = False) -> tuple[float, float]:
+def run_times(
+    global_dims, grid, t_lup_s: float, bandwidth_MBps: float, latency_us: float, periodic: bool = False
+) -> tuple[float, float]:
     """(compute, communication) seconds per sweep of the busiest process of any run shape:
     its block at t_lup_s seconds per point, then its faces (both directions counted, as the
     report's c): T_c = 2 * bytes_sent / B + k T_l."""
@@ -408,13 +414,13 @@ def run_times(global_dims, grid, t_lup_s: float, bandwidth_MBps: float, latency_
     return t_lup * math.prod(ext), Tc
 
 
-def predict_run(global_dims, grid, t_lup_s: float, bandwidth_MBps: float, latency_us: float,
-                periodic: bool = False) -> float:
+def predict_run(
+    global_dims, grid, t_lup_s: float, bandwidth_MBps: float, latency_us: float, periodic: bool = False
+) -> float:
     """MLUP/s of one run of any shape (strong or weak scaling): points / (compute + T_c) of the
     busiest process, see :func:`run_times`."""
     compute, comm = run_times(global_dims, grid, t_lup_s, bandwidth_MBps, latency_us, periodic)
-    return 1e-6 * math.prod(parse_grid(global_dims) if isinstance(global_dims, str) else global_dims) \
-        / (compute + comm)
+    return 1e-6 * math.prod(parse_grid(global_dims) if isinstance(global_dims, str) else global_dims) / (compute + comm)
 
 
 def _shape_of(params: dict, np_: int, t_us: float):
@@ -428,9 +434,9 @@ def _shape_of(params: dict, np_: int, t_us: float):
     except (KeyError, ValueError):
         return None
     grid = dims_create(np_)
-    if abs(points / REPORT_L ** 3 - 1) < 0.02:
+    if abs(points / REPORT_L**3 - 1) < 0.02:
         return (REPORT_L,) * 3, grid, False
-    if abs(points / (np_ * REPORT_L ** 3) - 1) < 0.02:
+    if abs(points / (np_ * REPORT_L**3) - 1) < 0.02:
         return tuple(REPORT_L * p for p in grid), grid, False
     return None
 
@@ -470,18 +476,25 @@ def orfeo_comparison(runs, seed, periodic: bool = True):
         T_s, T_l, B_half = params[key]
         k = faces(grid, periodic)
         cube = G[0] == G[1] == G[2] == REPORT_L
-        t_lup = T_s / REPORT_L ** 3
+        t_lup = T_s / REPORT_L**3
         compute, comm = run_times(G, grid, t_lup, 2 * B_half, T_l, periodic)
-        row = {"machine": r["machine"], "mapping": r["mapping"], "np": N,
-               "grid": "x".join(map(str, grid)), "grid_recorded": recorded,
-               "global": "x".join(map(str, G)), "scaling": "strong" if cube else "weak",
-               "measured_mlups": 1e-6 * math.prod(G) / (t_us * 1e-6),
-               "report_mlups": report_expected_mlups(REPORT_L, N, T_s, k, B_half, T_l) if cube else float("nan"),
-               "formula_mlups": performance_mlups(REPORT_L, N, T_s, k, 2 * B_half, T_l) if cube else float("nan"),
-               "model_mlups": 1e-6 * math.prod(G) / (compute + comm),
-               "model_Tc_s": comm,
-               "noncompute_s": float("nan"), "imbalance_s": float("nan"),
-               "source": r.get("source", "")}
+        row = {
+            "machine": r["machine"],
+            "mapping": r["mapping"],
+            "np": N,
+            "grid": "x".join(map(str, grid)),
+            "grid_recorded": recorded,
+            "global": "x".join(map(str, G)),
+            "scaling": "strong" if cube else "weak",
+            "measured_mlups": 1e-6 * math.prod(G) / (t_us * 1e-6),
+            "report_mlups": report_expected_mlups(REPORT_L, N, T_s, k, B_half, T_l) if cube else float("nan"),
+            "formula_mlups": performance_mlups(REPORT_L, N, T_s, k, 2 * B_half, T_l) if cube else float("nan"),
+            "model_mlups": 1e-6 * math.prod(G) / (compute + comm),
+            "model_Tc_s": comm,
+            "noncompute_s": float("nan"),
+            "imbalance_s": float("nan"),
+            "source": r.get("source", ""),
+        }
         if "jacobimax" in p and "jacobimin" in p:
             row["noncompute_s"] = t_us * 1e-6 - float(p["jacobimax"])
             row["imbalance_s"] = float(p["jacobimax"]) - float(p["jacobimin"])

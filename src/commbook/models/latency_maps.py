@@ -1,6 +1,7 @@
 """Latency-map models of collectives: a measured core-to-core latency L[i, j] in place of
 lambda (the ORFEO collectives report, Loletti, eqs. 1-3), on the schedules of
 commbook.models.collective_schedules."""
+
 from __future__ import annotations
 
 import numpy as np
@@ -24,8 +25,9 @@ def _pick(df, names, what):
     raise ValueError(f"latency table has no {what} column (looked for {', '.join(names)})")
 
 
-def latency_matrix(table: pd.DataFrame, P: int | None = None, size_bytes: int | None = None,
-                   fill: float | None = None) -> np.ndarray:
+def latency_matrix(
+    table: pd.DataFrame, P: int | None = None, size_bytes: int | None = None, fill: float | None = None
+) -> np.ndarray:
     """P x P symmetric matrix L[i, j] (us) from a table of measured pair latencies.
 
     The table names each pair by columns (core_a/core_b, core_from/core_to, or the ORFEO map's
@@ -36,6 +38,7 @@ def latency_matrix(table: pd.DataFrame, P: int | None = None, size_bytes: int | 
     df = table.copy()
     if "params" in df.columns and not any(c in df.columns for c in _A):
         from ..data import params_to_dict
+
         extra = pd.DataFrame([params_to_dict(p) for p in df.params], index=df.index)
         df = pd.concat([df, extra], axis=1)
     a, b, t = _pick(df, _A, "first-core"), _pick(df, _B, "second-core"), _pick(df, _T, "latency")
@@ -100,8 +103,9 @@ def class_latency_matrix(G, placement, latency_us: dict) -> np.ndarray:
     return np.vectorize(lambda c: 0.0 if c == "self" else float(latency_us[c]), otypes=[float])(classes)
 
 
-def latency_map_time(op: str, algorithm: str, L: np.ndarray, P: int, overlap: float = 1.0,
-                     how: str = "sum", segments: int | None = None) -> float:
+def latency_map_time(
+    op: str, algorithm: str, L: np.ndarray, P: int, overlap: float = 1.0, how: str = "sum", segments: int | None = None
+) -> float:
     """Latency-only time of an algorithm with the measured L[i, j] in place of lambda.
 
     how="sum": overlap x the sum of L over every message (the report's models: eq. 1 chain

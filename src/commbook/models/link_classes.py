@@ -1,6 +1,7 @@
 """Collectives on a machine with link classes (core, socket, node): each message of a schedule
 pays the Hockney cost of the link it crosses (calibrated by commbook.fit.calibrate_link_classes
 or taken from orfeo.link_parameters)."""
+
 from __future__ import annotations
 
 import numpy as np
@@ -25,13 +26,19 @@ def link_class_time(steps, n, G, placement, params: dict):
         return params[cls[key]]
 
     lam0, b0 = params["core"]
-    return collective_costs.schedule_time(steps, n, lam0, b0,
-                            extra_us=lambda m: link(m)[0] - lam0,
-                            beta_factor=lambda step: [b0 / link(m)[1] for m in step])
+    return collective_costs.schedule_time(
+        steps,
+        n,
+        lam0,
+        b0,
+        extra_us=lambda m: link(m)[0] - lam0,
+        beta_factor=lambda step: [b0 / link(m)[1] for m in step],
+    )
 
 
-def rank_finish_times(steps, n, G, placement, params: dict, send_overhead: float | None = None,
-                      eager_limit: float = 4096):
+def rank_finish_times(
+    steps, n, G, placement, params: dict, send_overhead: float | None = None, eager_limit: float = 4096
+):
     """When each rank is done with one call, in the link-class model. A rank that receives is
     done at the end of the step of its last receive; its later sends add `send_overhead`
     each (default: lambda of the 'core' class) when the message is at most `eager_limit`

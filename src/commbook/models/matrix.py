@@ -21,6 +21,7 @@ blocks) wins. :func:`halo_elements` counts it; :func:`best_grid` picks it.
 Blocks follow the kernel: an extent n over p parts gives part i n//p + (i < n % p) points; grids
 are 3-D (a 1-D grid is Px1x1). Everything here is a model.
 """
+
 from __future__ import annotations
 
 import itertools
@@ -66,8 +67,10 @@ def check_grid(shape, grid) -> tuple[tuple[int, int, int], tuple[int, int, int]]
     s, g = _dims("shape", shape), _dims("grid", grid)
     for d in range(3):
         if g[d] > s[d]:
-            raise ValueError(f"grid {'x'.join(map(str, g))} splits axis {d} (extent {s[d]}) into "
-                             f"{g[d]} parts: some blocks would be empty")
+            raise ValueError(
+                f"grid {'x'.join(map(str, g))} splits axis {d} (extent {s[d]}) into "
+                f"{g[d]} parts: some blocks would be empty"
+            )
     return s, g
 
 
@@ -114,8 +117,9 @@ def collective_time(P: int, bytes_moved: float, link: Hockney, algorithm: str = 
     return msgs * link.lambda_us + bytes_moved / link.bandwidth_MBps
 
 
-def predict(shape, grid, link: Hockney, add_rate: float, copy_rate: float | None = None,
-            algorithm: str = "linear") -> MatrixAddTimes:
+def predict(
+    shape, grid, link: Hockney, add_rate: float, copy_rate: float | None = None, algorithm: str = "linear"
+) -> MatrixAddTimes:
     """Model of one C = A + B with the kernel's phases.
 
     add_rate: elements per µs one core adds (measure it: the kernel's t_serial_add_us).
@@ -134,8 +138,9 @@ def predict(shape, grid, link: Hockney, add_rate: float, copy_rate: float | None
     if copy_rate is not None:  # the root packs every block, and MPI copies its own block locally
         pack = N * BYTES_PER_ELEMENT / copy_rate
         one += float(blocks[0]) * BYTES_PER_ELEMENT / copy_rate
-    return MatrixAddTimes(scatter=2 * (one + pack), add=float(blocks.max()) / add_rate,
-                          gather=one + pack, pack=pack, serial=N / add_rate)
+    return MatrixAddTimes(
+        scatter=2 * (one + pack), add=float(blocks.max()) / add_rate, gather=one + pack, pack=pack, serial=N / add_rate
+    )
 
 
 # ---------------------------------------------------------------------------------------
@@ -229,7 +234,14 @@ def grid_rows(tidy):
         grid, shape = p.get("grid") or p.get("topology"), p.get("matrix") or p.get("distribution")
         if not grid or not shape:
             continue
-        rows.append({"grid": grid_name(grid), "matrix": grid_name(shape), "np": r.np,
-                     "t_us": r.t_us, "algorithm": r.algorithm,
-                     "source_label": str(r.source).split("/")[0]})
+        rows.append(
+            {
+                "grid": grid_name(grid),
+                "matrix": grid_name(shape),
+                "np": r.np,
+                "t_us": r.t_us,
+                "algorithm": r.algorithm,
+                "source_label": str(r.source).split("/")[0],
+            }
+        )
     return pd.DataFrame(rows, columns=["grid", "matrix", "np", "t_us", "algorithm", "source_label"])

@@ -18,6 +18,7 @@ P = 25, where the model predicts a step up (the "bump" of the report).  Placemen
 
 Everything here is a model; the book labels its curves as such.
 """
+
 from __future__ import annotations
 
 import functools
@@ -101,8 +102,10 @@ def _locations(pl: Placement, P: int) -> tuple[tuple[int, int], ...]:
     else:
         nodes = pl.nodes or math.ceil(P / pl.cores_per_node)
         if P > nodes * pl.cores_per_node:
-            raise ValueError(f"{P} ranks do not fit on {nodes} nodes of {pl.cores_per_node} cores "
-                             "(oversubscription is outside this model)")
+            raise ValueError(
+                f"{P} ranks do not fit on {nodes} nodes of {pl.cores_per_node} cores "
+                "(oversubscription is outside this model)"
+            )
     G = topology.cluster(nodes, pl.sockets_per_node, pl.cores_per_socket)
     where = topology.place(G, P, pl.map_by)
     return tuple((G.nodes[c]["node"], G.nodes[c]["socket"]) for c in where)
@@ -127,8 +130,7 @@ def _link(links: Mapping[str, Hockney], cls: str) -> Hockney:
         return links[cls]
     if cls == "self" and "core" in links:
         return links["core"]
-    raise ValueError(f"no latency/bandwidth given for link class '{cls}' "
-                     f"(given: {sorted(links)}); the ring uses it")
+    raise ValueError(f"no latency/bandwidth given for link class '{cls}' (given: {sorted(links)}); the ring uses it")
 
 
 def step_cost(P: int, n: float, links: Mapping[str, Hockney], placement: Placement) -> tuple[float, str]:
@@ -138,8 +140,9 @@ def step_cost(P: int, n: float, links: Mapping[str, Hockney], placement: Placeme
     return costs[cls], cls
 
 
-def ring_time(P, n: float, links: Mapping[str, Hockney], placement: Placement,
-              messages_per_step: float = 2.0) -> np.ndarray:
+def ring_time(
+    P, n: float, links: Mapping[str, Hockney], placement: Placement, messages_per_step: float = 2.0
+) -> np.ndarray:
     """Model time of one ring (P steps) in µs, for each P: m · P · max_c(λ_c + n/b_c)."""
     if not (isinstance(messages_per_step, (int, float)) and 0 < messages_per_step <= 2):
         raise ValueError(f"messages_per_step must be in (0, 2], not {messages_per_step!r}")
@@ -151,9 +154,14 @@ def ring_time(P, n: float, links: Mapping[str, Hockney], placement: Placement,
     return np.array([messages_per_step * p * step_cost(int(p), n, links, placement)[0] for p in Ps])
 
 
-def links_from_table(table, machine: str, transport: str,
-                     latency: str = "latency_us", bandwidth: str = "bandwidth_fit_MBps",
-                     library: str | None = None) -> dict[str, Hockney]:
+def links_from_table(
+    table,
+    machine: str,
+    transport: str,
+    latency: str = "latency_us",
+    bandwidth: str = "bandwidth_fit_MBps",
+    library: str | None = None,
+) -> dict[str, Hockney]:
     """{'core': Hockney, 'socket': ..., 'node': ...} from a ping-pong summary table with columns
     machine, mapping, transport (and mpi_library), e.g. data/orfeo/pingpong_seed.csv.
     Missing classes are simply absent (vader has no 'node' row)."""
@@ -187,8 +195,7 @@ class RingFit:
 
     def predict(self, P, placement: Placement) -> np.ndarray:
         Ps = np.atleast_1d(np.asarray(P, dtype=int))
-        return np.array([self.messages_per_step * p * self.lambda_us[placement.dearest_class(int(p))]
-                         for p in Ps])
+        return np.array([self.messages_per_step * p * self.lambda_us[placement.dearest_class(int(p))] for p in Ps])
 
 
 def fit_ring(P, t_us, placement: Placement, messages_per_step: float = 2.0) -> RingFit:
@@ -213,5 +220,4 @@ def fit_ring(P, t_us, placement: Placement, messages_per_step: float = 2.0) -> R
     res = lsq_linear(A, np.ones_like(t), bounds=(0, np.inf))
     lam = dict(zip(used, (float(v) for v in res.x)))
     rel = A @ res.x - 1.0
-    return RingFit(lam, messages_per_step, float(np.sqrt(np.mean(rel ** 2))),
-                   {c: cls.count(c) for c in used})
+    return RingFit(lam, messages_per_step, float(np.sqrt(np.mean(rel**2))), {c: cls.count(c) for c in used})

@@ -10,6 +10,7 @@ Modules: ``netns`` (namespaces, links, caps), ``slurm`` (the daemons), ``launch`
 launch agent, the hostfile, the site environment), ``state`` (the record of what was made),
 ``lifecycle`` (the keeper that owns a cluster, its watchdog, up/down/status).
 """
+
 from __future__ import annotations
 
 import os
@@ -36,8 +37,7 @@ class EmulatedCluster:
     """An emulated cluster owned by this process: removed on stop(), on leaving a `with` block,
     and when this process ends in any way (its keeper watches this process's pipe)."""
 
-    def __init__(self, nodes: int = 3, rate: str = "", slurm: bool = False,
-                 base: str | os.PathLike | None = None):
+    def __init__(self, nodes: int = 3, rate: str = "", slurm: bool = False, base: str | os.PathLike | None = None):
         self.nodes, self.rate, self.slurm = int(nodes), rate, slurm
         self._base = Path(base) if base else None
         self.record: Record | None = None
@@ -46,8 +46,7 @@ class EmulatedCluster:
     def start(self) -> "EmulatedCluster":
         if self.record is None:
             base = self._base or Path(tempfile.mkdtemp(prefix="commbook-nodes-"))
-            self.record, self._keeper = lifecycle.up(self.nodes, self.rate, self.slurm, base,
-                                                     hold=True)
+            self.record, self._keeper = lifecycle.up(self.nodes, self.rate, self.slurm, base, hold=True)
         return self
 
     def stop(self, timeout: float = 20) -> None:
@@ -81,9 +80,21 @@ class EmulatedCluster:
     def command(self, argv: list[str], node: str | None = None, wd: str | None = None) -> list[str]:
         return netns.enter_command(self.record, node or self.record.login, wd=wd) + list(argv)
 
-    def run(self, argv: list[str], node: str | None = None, timeout: float = 120,
-            env: dict | None = None, cwd: str | None = None, check: bool = False
-            ) -> subprocess.CompletedProcess:
+    def run(
+        self,
+        argv: list[str],
+        node: str | None = None,
+        timeout: float = 120,
+        env: dict | None = None,
+        cwd: str | None = None,
+        check: bool = False,
+    ) -> subprocess.CompletedProcess:
         """Run a command on a node (the login node by default) and wait for it."""
-        return subprocess.run(self.command(argv, node, wd=cwd), env=self.env(env),
-                              capture_output=True, text=True, timeout=timeout, check=check)
+        return subprocess.run(
+            self.command(argv, node, wd=cwd),
+            env=self.env(env),
+            capture_output=True,
+            text=True,
+            timeout=timeout,
+            check=check,
+        )

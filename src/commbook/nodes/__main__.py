@@ -1,5 +1,6 @@
 """`python -m commbook.nodes keep|watch ...`: an emulated cluster's keeper and its watchdog
 (started by commbook.nodes.lifecycle, not by hand)."""
+
 import signal
 import sys
 from pathlib import Path

@@ -16,6 +16,7 @@ These links are TCP over a virtual Ethernet pair on one machine (optionally capp
 no network card, no wire. They show where the boundary is and what crossing it costs here, not
 what a cluster's network costs.
 """
+
 from __future__ import annotations
 
 import sys
@@ -39,8 +40,8 @@ SLOTS = 2  # per emulated node: P = 1, 2 stay on node1, P = 3, 4 cross
 
 @dataclass
 class BoundaryRun:
-    pingpong: "object"      # tidy table; its mapping column is the link class (core / node)
-    ring: "object"          # tidy table of the ring, P = 1..4, --map-by core
+    pingpong: "object"  # tidy table; its mapping column is the link class (core / node)
+    ring: "object"  # tidy table of the ring, P = 1..4, --map-by core
     meta: dict
     live: bool
     why_reference: str = ""
@@ -49,12 +50,16 @@ class BoundaryRun:
     def source_sentence(self) -> str:
         """One sentence for the page: where these numbers come from."""
         if self.live:
-            return (f"measured while this page was built, on {self.meta.get('nodes', 2)} emulated "
-                    f"nodes of this machine ({self.meta.get('mpi_library', '')})")
-        return (f"**not measured while this page was built** ({self.why_reference}): the "
-                f"reference run shipped in `data/reference/{REFERENCE}/`, measured on "
-                f"{self.meta.get('machine', '?')} on {self.meta.get('date', '?')[:10]} with "
-                f"`{self.meta.get('command', '?')}`")
+            return (
+                f"measured while this page was built, on {self.meta.get('nodes', 2)} emulated "
+                f"nodes of this machine ({self.meta.get('mpi_library', '')})"
+            )
+        return (
+            f"**not measured while this page was built** ({self.why_reference}): the "
+            f"reference run shipped in `data/reference/{REFERENCE}/`, measured on "
+            f"{self.meta.get('machine', '?')} on {self.meta.get('date', '?')[:10]} with "
+            f"`{self.meta.get('command', '?')}`"
+        )
 
 
 def reference_reason() -> str:
@@ -65,13 +70,27 @@ def reference_reason() -> str:
 
 
 def _measure_cmd(kernel: str, np_: int, map_by: str, extra: list[str], out: Path) -> list[str]:
-    return [sys.executable, "-m", "commbook.cli", "measure", kernel, "--np", str(np_),
-            "--map-by", map_by, "--quiet", "--out", str(out), *extra]
+    return [
+        sys.executable,
+        "-m",
+        "commbook.cli",
+        "measure",
+        kernel,
+        "--np",
+        str(np_),
+        "--map-by",
+        map_by,
+        "--quiet",
+        "--out",
+        str(out),
+        *extra,
+    ]
 
 
 def measure(rate: str = "", timeout: float = 600) -> BoundaryRun:
     """Measure live on two emulated nodes (made and removed here)."""
     from . import EmulatedCluster
+
     scratch = Path(tempfile.mkdtemp(prefix="commbook-boundary-"))
     scratch.chmod(0o755)
     tables, metas = {}, {}
@@ -79,19 +98,23 @@ def measure(rate: str = "", timeout: float = 600) -> BoundaryRun:
     t0 = time.perf_counter()
     try:
         with EmulatedCluster(nodes=2, rate=rate) as cluster:
-            runs = [("pingpong", "core", 2, ["--sizes", PINGPONG_SIZES]),
-                    ("pingpong", "node", 2, ["--sizes", PINGPONG_SIZES])]
-            runs += [("ring", "core", P, ["--size", "4", "--iterations", "200",
-                                          "--repetitions", "7"]) for P in RING_P]
+            runs = [
+                ("pingpong", "core", 2, ["--sizes", PINGPONG_SIZES]),
+                ("pingpong", "node", 2, ["--sizes", PINGPONG_SIZES]),
+            ]
+            runs += [("ring", "core", P, ["--size", "4", "--iterations", "200", "--repetitions", "7"]) for P in RING_P]
             for kernel, map_by, P, extra in runs:
                 out = scratch / f"{kernel}-{map_by}-{P}.csv"
                 # the machine is this one, not the login node's hostname
-                proc = cluster.run(_measure_cmd(kernel, P, map_by, extra, out), timeout=timeout,
-                                   cwd=str(scratch), env={"COMMBOOK_MACHINE": machine_name})
+                proc = cluster.run(
+                    _measure_cmd(kernel, P, map_by, extra, out),
+                    timeout=timeout,
+                    cwd=str(scratch),
+                    env={"COMMBOOK_MACHINE": machine_name},
+                )
                 if proc.returncode != 0:
                     said = (proc.stderr.strip().splitlines() or ["no message"])[-1]
-                    raise RuntimeError(f"{kernel} on emulated nodes (--map-by {map_by}, np {P}) "
-                                       f"failed: {said}")
+                    raise RuntimeError(f"{kernel} on emulated nodes (--map-by {map_by}, np {P}) failed: {said}")
                 m = data.read_measurements(out)  # mapping: core or node, from where ranks ran
                 tables[kernel, map_by, P] = m.table
                 metas[kernel, map_by, P] = m.meta
@@ -102,9 +125,15 @@ def measure(rate: str = "", timeout: float = 600) -> BoundaryRun:
     pp = data.concat([tables["pingpong", m, 2] for m in ("core", "node")])
     ring = data.concat([tables["ring", "core", P] for P in RING_P])
     meta = dict(metas["pingpong", "node", 2])
-    meta.update({"nodes": 2, "rate": rate or "uncapped", "seconds": f"{time.perf_counter() - t0:.0f}",
-                 "link": "TCP over a veth pair and a bridge on one machine"
-                         + (f", capped at {rate} (tc tbf)" if rate else ", uncapped")})
+    meta.update(
+        {
+            "nodes": 2,
+            "rate": rate or "uncapped",
+            "seconds": f"{time.perf_counter() - t0:.0f}",
+            "link": "TCP over a veth pair and a bridge on one machine"
+            + (f", capped at {rate} (tc tbf)" if rate else ", uncapped"),
+        }
+    )
     return BoundaryRun(pp, ring, meta, live=True)
 
 
@@ -124,16 +153,23 @@ def load() -> BoundaryRun:
 
 def write_reference(run: BoundaryRun, command: str) -> list[Path]:
     meta = {k: v for k, v in run.meta.items() if k not in ("command", "file")}
-    meta.update({"command": command, "source": "commbook.nodes.boundary.measure() on emulated "
-                 "nodes of this machine; see commbook/nodes/boundary.py"})
+    meta.update(
+        {
+            "command": command,
+            "source": "commbook.nodes.boundary.measure() on emulated "
+            "nodes of this machine; see commbook/nodes/boundary.py",
+        }
+    )
     folder = reference_dir()
     folder.mkdir(parents=True, exist_ok=True)
 
     def shipped(table):  # each row's source: the run's file name, not the scratch folder it was in
         return table.assign(source=table.source.map(lambda s: Path(s).name if s else s))
 
-    return [data.write_measurements(folder / "boundary-pingpong.csv", shipped(run.pingpong), meta),
-            data.write_measurements(folder / "boundary-ring.csv", shipped(run.ring), meta)]
+    return [
+        data.write_measurements(folder / "boundary-pingpong.csv", shipped(run.pingpong), meta),
+        data.write_measurements(folder / "boundary-ring.csv", shipped(run.ring), meta),
+    ]
 
 
 # -- fits and the ring model -----------------------------------------------------------------
@@ -142,11 +178,11 @@ def write_reference(run: BoundaryRun, command: str) -> list[Path]:
 def fit_links(run: BoundaryRun) -> dict:
     """Hockney (λ, b) per link class, fitted on relative error (commbook.fit)."""
     from .. import fit
+
     out = {}
     for link, g in run.pingpong.groupby("mapping"):
         g = g.sort_values("size_bytes")
-        out[link] = fit.fit_hockney(g["size_bytes"].to_numpy(float), g["t_us"].to_numpy(float),
-                                    n_boot=0)
+        out[link] = fit.fit_hockney(g["size_bytes"].to_numpy(float), g["t_us"].to_numpy(float), n_boot=0)
     return out
 
 
@@ -155,7 +191,7 @@ class RingPrediction:
     P: np.ndarray
     measured_step_us: np.ndarray
     model_step_us: np.ndarray
-    boundary_P: int            # the first P whose ring crosses a node
+    boundary_P: int  # the first P whose ring crosses a node
 
     def step(self, values) -> float:
         """The jump of the time per step at the boundary (µs): mean after minus mean before."""
@@ -181,12 +217,12 @@ def ring_prediction(run: BoundaryRun, links: dict, messages_per_step: float = 2.
     """The link-class ring model (2 messages per step, the dearest link in use) with the λ, b
     just fitted, against the measured time per step."""
     from ..models.ring import Placement, ring_time
+
     placement = Placement(cores_per_socket=SLOTS, sockets_per_node=1, map_by="core")
     ring = run.ring[run.ring["np"] >= 2].sort_values("np")  # P = 1 sends to itself: no link
     P = ring["np"].to_numpy(int)
     n = float(ring["size_bytes"].iloc[0])
-    model = ring_time(P, n, {c: f.model for c, f in links.items()}, placement,
-                      messages_per_step=messages_per_step) / P
+    model = ring_time(P, n, {c: f.model for c, f in links.items()}, placement, messages_per_step=messages_per_step) / P
     boundary = next(p for p, cls in placement.boundaries(int(P.max())) if cls == "node")
     return RingPrediction(P, ring["t_us"].to_numpy(float) / P, model, int(boundary))
 
@@ -208,6 +244,7 @@ def plot_pingpong(run: BoundaryRun, links: dict, orfeo_curves=None, machine_name
     import matplotlib.pyplot as plt
 
     from ..plotting import CLASS_COLORS, label_axes, measured, model_line, size_axis, size_grid
+
     fig, axes = plt.subplots(1, 2, figsize=(12, 4.6), layout="constrained")
     for link, g in run.pingpong.groupby("mapping"):
         g = g.sort_values("size_bytes")
@@ -216,18 +253,22 @@ def plot_pingpong(run: BoundaryRun, links: dict, orfeo_curves=None, machine_name
         label = f"emulated nodes, {LINKS.get(link, link)}"
         measured(axes[0], n, g["t_us"], g["t_min_us"], g["t_max_us"], label=label, color=color)
         pos = n > 0
-        axes[1].plot(n[pos], n[pos] / g["t_us"].to_numpy(float)[pos], "o", ms=4, color=color,
-                     label=label)
+        axes[1].plot(n[pos], n[pos] / g["t_us"].to_numpy(float)[pos], "o", ms=4, color=color, label=label)
         grid = size_grid(n)
         f = links[link]
-        model_line(axes[0], grid, f.time_us(grid), color=color, ls=":",
-                   label=f"{link} link: Hockney fit, λ = {f.lambda_us:.2g} µs, "
-                         f"b = {f.bandwidth_MBps:,.0f} MB/s (model)")
+        model_line(
+            axes[0],
+            grid,
+            f.time_us(grid),
+            color=color,
+            ls=":",
+            label=f"{link} link: Hockney fit, λ = {f.lambda_us:.2g} µs, b = {f.bandwidth_MBps:,.0f} MB/s (model)",
+        )
     if orfeo_curves is not None and len(orfeo_curves):
         from ..orfeo import per_configuration
+
         d = per_configuration(orfeo_curves)
-        d = d[(d["machine"] == machine_name) & (d["mapping"] == "node")
-              & d["mpi_library"].str.startswith("Open MPI")]
+        d = d[(d["machine"] == machine_name) & (d["mapping"] == "node") & d["mpi_library"].str.startswith("Open MPI")]
         for i, transport in enumerate(t for t in ORFEO_TRANSPORTS if t in set(d["transport"])):
             g = d[d["transport"] == transport]
             g = g.groupby("size_bytes", as_index=False)["t_us"].median().sort_values("size_bytes")
@@ -247,16 +288,28 @@ def plot_pingpong(run: BoundaryRun, links: dict, orfeo_curves=None, machine_name
 
 def plot_ring(run: BoundaryRun, prediction: RingPrediction):
     from ..plotting import label_axes, measured, model_line, new_axes
+
     fig, ax = new_axes(figsize=(6.4, 4.0))
     ring = run.ring[run.ring["np"].isin(prediction.P)].sort_values("np")
     P = ring["np"].to_numpy(float)
-    measured(ax, P, ring["t_us"] / P, ring["t_min_us"] / P, ring["t_max_us"] / P,
-             label="measured, --map-by core, 2 slots per node")
-    model_line(ax, prediction.P, prediction.model_step_us, drawstyle="steps-mid",
-               label="2·max(λ_c + n/b_c), λ and b from the ping-pong fits (model)", color="C3")
+    measured(
+        ax,
+        P,
+        ring["t_us"] / P,
+        ring["t_min_us"] / P,
+        ring["t_max_us"] / P,
+        label="measured, --map-by core, 2 slots per node",
+    )
+    model_line(
+        ax,
+        prediction.P,
+        prediction.model_step_us,
+        drawstyle="steps-mid",
+        label="2·max(λ_c + n/b_c), λ and b from the ping-pong fits (model)",
+        color="C3",
+    )
     ax.axvline(prediction.boundary_P - 0.5, color="0.5", ls="--", lw=1)
-    ax.text(prediction.boundary_P - 0.45, ax.get_ylim()[1], " ring crosses\n a node", va="top",
-            fontsize=8)
+    ax.text(prediction.boundary_P - 0.45, ax.get_ylim()[1], " ring crosses\n a node", va="top", fontsize=8)
     ax.set_yscale("log")
     ax.set_xticks(P)
     label_axes(ax, "Ring on 2 emulated nodes: time per step", "processes P", "time per step (µs)")
@@ -269,11 +322,15 @@ if __name__ == "__main__":
     if "--write-reference" in sys.argv:
         run = measure()
         import os
+
         policy = os.sched_getscheduler(0)
         if policy == os.SCHED_FIFO:  # e.g. `chrt -f 1 ...` on a machine shared with other work
-            run.meta["scheduling"] = (f"SCHED_FIFO priority {os.sched_getparam(0).sched_priority}: "
-                                      f"the run went ahead of the machine's other work")
-        command = " ".join(["chrt -f 1"] * (policy == os.SCHED_FIFO)
-                           + ["python -m commbook.nodes.boundary --write-reference"])
+            run.meta["scheduling"] = (
+                f"SCHED_FIFO priority {os.sched_getparam(0).sched_priority}: "
+                f"the run went ahead of the machine's other work"
+            )
+        command = " ".join(
+            ["chrt -f 1"] * (policy == os.SCHED_FIFO) + ["python -m commbook.nodes.boundary --write-reference"]
+        )
         for path in write_reference(run, command):
             print("wrote", path)

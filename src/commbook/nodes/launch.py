@@ -15,6 +15,7 @@
 :func:`environment` is what `commbook nodes exec` adds to a command's environment: the site
 configuration of this cluster, nothing the package special-cases.
 """
+
 from __future__ import annotations
 
 import os
@@ -39,9 +40,8 @@ def agent_script(record: Record) -> str:
     cases = []
     for node in [record.login] + record.nodes:
         f = record.node_files(node)
-        enter = (f"nsenter --net={shlex.quote(f['net'])} --uts={shlex.quote(f['uts'])} "
-                 f"--ipc={shlex.quote(f['ipc'])}")
-        cases.append(f"    {node}) enter=\"{enter}\" ;;\n")
+        enter = f"nsenter --net={shlex.quote(f['net'])} --uts={shlex.quote(f['uts'])} --ipc={shlex.quote(f['ipc'])}"
+        cases.append(f'    {node}) enter="{enter}" ;;\n')
     mnt = record.node_files(record.login)["mnt"]
     return f"""#!/bin/sh
 # Launch agent of an emulated cluster (commbook nodes): "launch-agent [ssh options] HOST CMD..."
@@ -50,7 +50,7 @@ def agent_script(record: Record) -> str:
 while [ $# -gt 0 ]; do case $1 in -*) shift ;; *) break ;; esac; done
 host=${{1%%.*}}; shift
 case $host in
-{''.join(cases)}    *) echo "launch-agent: no node '$host' in this emulated cluster" >&2; exit 255 ;;
+{"".join(cases)}    *) echo "launch-agent: no node '$host' in this emulated cluster" >&2; exit 255 ;;
 esac
 mnt=--mount={shlex.quote(mnt)}
 [ "$(readlink /proc/self/ns/mnt)" = "mnt:[{os.stat(mnt).st_ino}]" ] && mnt=
@@ -72,7 +72,7 @@ def environment(record: Record) -> dict:
     """The cluster's site configuration, for commands run on its login node."""
     env = {
         "PRTE_MCA_plm_ssh_agent": str(agent_path(record)),
-        "OMPI_MCA_plm_rsh_agent": str(agent_path(record)),   # Open MPI 4's name for it
+        "OMPI_MCA_plm_rsh_agent": str(agent_path(record)),  # Open MPI 4's name for it
         "PRTE_MCA_hwloc_default_binding_policy": "none",
         "OMPI_MCA_hwloc_base_binding_policy": "none",
         "OMPI_MCA_mpi_yield_when_idle": "1",
@@ -92,5 +92,6 @@ def login_environment(record: Record, extra: dict | None = None) -> dict:
     a notebook or test session that ran a local cluster keeps them in os.environ), plus the
     cluster's site configuration."""
     from .. import mpi_env
+
     env = {k: v for k, v in os.environ.items() if k not in mpi_env.SINGLE_MACHINE_VARIABLES}
     return {**env, "PATH": mpi_env.bin_path(), **environment(record), **(extra or {})}

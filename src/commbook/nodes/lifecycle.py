@@ -9,6 +9,7 @@ a watchdog in its own session that waits on a pipe only the keeper holds, as
 closes without a word. With ``hold`` (the Python API: tests, the book) the keeper also ends when
 its owner closes the keeper's stdin, that is, when the owner ends however it ends.
 """
+
 from __future__ import annotations
 
 import os
@@ -34,25 +35,30 @@ def base_dir() -> Path:
     chosen = config.get("COMMBOOK_NODES_DIR")
     if chosen:
         return Path(chosen).expanduser()
-    return Path("/run/commbook-nodes") if os.geteuid() == 0 else \
-        Path("~/.cache/commbook/nodes").expanduser()
+    return Path("/run/commbook-nodes") if os.geteuid() == 0 else Path("~/.cache/commbook/nodes").expanduser()
 
 
 def mode_available() -> str:
     """'root' or 'userns', or raise NodesError naming what is missing (one line)."""
     gone = netns.missing_tools()
     if gone:
-        raise NodesError(f"emulated nodes need {', '.join(gone)} (Debian: apt-get install "
-                         f"iproute2 util-linux mount hostname)")
+        raise NodesError(
+            f"emulated nodes need {', '.join(gone)} (Debian: apt-get install iproute2 util-linux mount hostname)"
+        )
     if os.geteuid() == 0:
         return "root"
-    probe = subprocess.run(["unshare", "--user", "--map-root-user", "--net", "--uts", "--ipc",
-                            "--mount", "true"], capture_output=True, text=True)
+    probe = subprocess.run(
+        ["unshare", "--user", "--map-root-user", "--net", "--uts", "--ipc", "--mount", "true"],
+        capture_output=True,
+        text=True,
+    )
     if probe.returncode != 0:
         said = (probe.stderr.strip().splitlines() or ["no message"])[-1]
-        raise NodesError(f"emulated nodes need root or user namespaces, and this kernel refuses "
-                         f"an unprivileged user namespace ({said}; see "
-                         f"/proc/sys/user/max_user_namespaces)")
+        raise NodesError(
+            f"emulated nodes need root or user namespaces, and this kernel refuses "
+            f"an unprivileged user namespace ({said}; see "
+            f"/proc/sys/user/max_user_namespaces)"
+        )
     return "userns"
 
 
@@ -67,8 +73,14 @@ def keeper_alive(record: Record) -> bool:
 # -- the owner's side ----------------------------------------------------------------------
 
 
-def up(nodes: int, rate: str = "", with_slurm: bool = False, base: Path | None = None,
-       hold: bool = False, timeout: float = 60) -> tuple[Record, subprocess.Popen]:
+def up(
+    nodes: int,
+    rate: str = "",
+    with_slurm: bool = False,
+    base: Path | None = None,
+    hold: bool = False,
+    timeout: float = 60,
+) -> tuple[Record, subprocess.Popen]:
     """Bring up an emulated cluster; return its record and the keeper process.
 
     hold: the keeper ends (and removes the cluster) when the caller's process ends."""
@@ -78,27 +90,46 @@ def up(nodes: int, rate: str = "", with_slurm: bool = False, base: Path | None =
         netns.parse_rate(rate)
     mode = mode_available()
     if with_slurm and mode != "root":
-        raise NodesError("--slurm needs root (slurmd starts jobs as their user); without root "
-                         "the nodes run Open MPI through the launch agent only")
+        raise NodesError(
+            "--slurm needs root (slurmd starts jobs as their user); without root "
+            "the nodes run Open MPI through the launch agent only"
+        )
     if with_slurm and slurm.missing():
-        raise NodesError(f"--slurm needs Slurm: {', '.join(slurm.missing())} missing (apt-get "
-                         f"install slurmctld slurmd slurm-client munge libpmix-dev)")
+        raise NodesError(
+            f"--slurm needs Slurm: {', '.join(slurm.missing())} missing (apt-get "
+            f"install slurmctld slurmd slurm-client munge libpmix-dev)"
+        )
     base = Path(base or base_dir())
     existing = state.current(base) if base.exists() else None
     if existing is not None:
         if keeper_alive(existing):
-            raise NodesError(f"an emulated cluster is already up ({len(existing.nodes)} nodes, "
-                             f"{existing.run_dir}): `commbook nodes down` first")
+            raise NodesError(
+                f"an emulated cluster is already up ({len(existing.nodes)} nodes, "
+                f"{existing.run_dir}): `commbook nodes down` first"
+            )
         netns.remove(existing)  # its keeper and watchdog are gone: finish their work
         state.set_current(base, None)
-    args = [sys.executable, "-m", "commbook.nodes", "keep", str(base), str(int(nodes)),
-            rate or "-", "slurm" if with_slurm else "-", "hold" if hold else "-"]
+    args = [
+        sys.executable,
+        "-m",
+        "commbook.nodes",
+        "keep",
+        str(base),
+        str(int(nodes)),
+        rate or "-",
+        "slurm" if with_slurm else "-",
+        "hold" if hold else "-",
+    ]
     if mode == "userns":
-        args = ["unshare", "--user", "--map-root-user", "--net", "--mount",
-                "--propagation", "private"] + args
+        args = ["unshare", "--user", "--map-root-user", "--net", "--mount", "--propagation", "private"] + args
     t0 = time.perf_counter()
-    keeper = subprocess.Popen(args, stdin=subprocess.PIPE if hold else subprocess.DEVNULL,
-                              stdout=subprocess.PIPE, text=True, start_new_session=True)
+    keeper = subprocess.Popen(
+        args,
+        stdin=subprocess.PIPE if hold else subprocess.DEVNULL,
+        stdout=subprocess.PIPE,
+        text=True,
+        start_new_session=True,
+    )
     try:
         line = _read_line(keeper, timeout)
     except BaseException:  # Ctrl-C or a timeout during up: the keeper removes what it made
@@ -106,8 +137,7 @@ def up(nodes: int, rate: str = "", with_slurm: bool = False, base: Path | None =
         raise
     if not line.startswith(READY):
         stop_keeper(keeper)
-        raise NodesError(line.partition(" ")[2] or f"the cluster's keeper exited "
-                         f"({keeper.returncode}) without a word")
+        raise NodesError(line.partition(" ")[2] or f"the cluster's keeper exited ({keeper.returncode}) without a word")
     record = state.load(Path(line.split(" ", 1)[1]) / state.STATE_FILE)
     record.up_seconds = time.perf_counter() - t0
     return record, keeper
@@ -167,11 +197,11 @@ def status(base: Path | None = None) -> tuple[Record | None, list[str]]:
         return None, []
     problems = []
     if not keeper_alive(record):
-        problems.append(f"its keeper (pid {record.keeper_pid}) is gone; `commbook nodes down` "
-                        f"removes what is left")
+        problems.append(f"its keeper (pid {record.keeper_pid}) is gone; `commbook nodes down` removes what is left")
     for name in slurm.dead_daemons(record):
-        problems.append(f"{name} is not running (see {slurm.log_of(record, name)}); "
-                        f"`commbook nodes down` then `up` again")
+        problems.append(
+            f"{name} is not running (see {slurm.log_of(record, name)}); `commbook nodes down` then `up` again"
+        )
     return record, problems
 
 
@@ -202,18 +232,28 @@ def keep(base: Path, nodes: int, rate: str, with_slurm: bool, hold: bool) -> int
     cid = uuid.uuid4().hex[:8]
     run_dir = base / cid
     run_dir.mkdir(mode=0o755)
-    record = Record(cluster_id=cid, run_dir=str(run_dir), mode=mode, rate=rate,
-                    slurm=with_slurm, keeper_pid=os.getpid(),
-                    keeper_started=psutil.Process().create_time(), created=time.time())
+    record = Record(
+        cluster_id=cid,
+        run_dir=str(run_dir),
+        mode=mode,
+        rate=rate,
+        slurm=with_slurm,
+        keeper_pid=os.getpid(),
+        keeper_started=psutil.Process().create_time(),
+        created=time.time(),
+    )
     record.dirs.append(str(run_dir))
     tree = process_tree.ProcessTree("emulated nodes", watchdog=False)
     record.marker = tree.marker
     log = open(run_dir / "keeper.log", "a")
     os.dup2(log.fileno(), 2)
     state.save(record)
-    dog = subprocess.Popen([sys.executable, "-m", "commbook.nodes", "watch",
-                            str(record.path), str(base)], stdin=subprocess.PIPE,
-                           stdout=subprocess.DEVNULL, start_new_session=True)
+    dog = subprocess.Popen(
+        [sys.executable, "-m", "commbook.nodes", "watch", str(record.path), str(base)],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.DEVNULL,
+        start_new_session=True,
+    )
     state.set_current(base, run_dir)
     said = ""
     try:
@@ -286,8 +326,7 @@ def _in_user_namespace() -> bool:
 def _private_netns_dir() -> None:
     """Rootless: a tmpfs of our own on /run/netns (or /run) inside the private mount namespace."""
     target = "/run/netns" if netns.NETNS_DIR.exists() else "/run"
-    netns.run(["mount", "-t", "tmpfs", "-o", "mode=755", "tmpfs", target],
-              "mounting a private /run/netns")
+    netns.run(["mount", "-t", "tmpfs", "-o", "mode=755", "tmpfs", target], "mounting a private /run/netns")
     netns.NETNS_DIR.mkdir(exist_ok=True)
 
 
@@ -315,4 +354,3 @@ def watch(state_path: Path, base: Path) -> None:
             _remove_base_if_empty(base)
     except NodesError:
         pass
-

@@ -12,6 +12,7 @@ Layout (addresses exist only inside these namespaces; nothing reaches the machin
 Every step is recorded (commbook.nodes.state) before or as it happens; :func:`remove` undoes
 exactly what the record lists.
 """
+
 from __future__ import annotations
 
 import os
@@ -24,7 +25,7 @@ from pathlib import Path
 
 from .state import NodesError, Record
 
-SUBNET = "10.231.0"          # private, and only inside the cluster's own namespaces
+SUBNET = "10.231.0"  # private, and only inside the cluster's own namespaces
 LOGIN_ADDRESS = f"{SUBNET}.254"
 NETNS_DIR = Path("/run/netns")
 TOOLS = ("ip", "tc", "nsenter", "unshare", "mount", "umount", "hostname")
@@ -38,8 +39,10 @@ def parse_rate(text: str) -> float:
     """'1gbit' -> 1e9 bits per second ('100mbit', '2.5gbit', '800mbps' = megabytes/s), as tc reads it."""
     m = _RATE.match(text or "")
     if not m:
-        raise NodesError(f"--rate {text!r} is not a rate: use a number with kbit, mbit, gbit "
-                         f"(bits per second) or kbps, mbps, gbps (bytes per second), e.g. 1gbit")
+        raise NodesError(
+            f"--rate {text!r} is not a rate: use a number with kbit, mbit, gbit "
+            f"(bits per second) or kbps, mbps, gbps (bytes per second), e.g. 1gbit"
+        )
     value = float(m.group(1)) * _RATE_UNITS[(m.group(2) or "").lower()]
     value *= 8 if m.group(3).lower() == "bps" else 1
     if not 1e5 <= value <= 1e12:
@@ -88,8 +91,11 @@ def build(record: Record, n: int, rate: str, save) -> None:
         record.empty_dirs.append(str(NETNS_DIR))  # made by `ip netns add`: removed when empty
     record.netns = [record.netns_name(x) for x in names]
     save(record)
-    run(["ip", "-batch", "-"], "creating the network namespaces",
-        stdin="".join(f"netns add {x}\n" for x in record.netns))
+    run(
+        ["ip", "-batch", "-"],
+        "creating the network namespaces",
+        stdin="".join(f"netns add {x}\n" for x in record.netns),
+    )
     record.ns_inodes = [os.stat(NETNS_DIR / x).st_ino for x in record.netns]
     for name in names:
         f = record.node_files(name)
@@ -97,35 +103,67 @@ def build(record: Record, n: int, rate: str, save) -> None:
             Path(f[kind]).touch()
             record.ns_files.append(f[kind])
         save(record)
-        run(["unshare", f"--uts={f['uts']}", f"--ipc={f['ipc']}", "hostname", name],
-            f"creating the hostname and IPC namespaces of {name}")
+        run(
+            ["unshare", f"--uts={f['uts']}", f"--ipc={f['ipc']}", "hostname", name],
+            f"creating the hostname and IPC namespaces of {name}",
+        )
     login = record.netns_name(record.login)
-    run(["ip", "-n", login, "-batch", "-"], "creating the bridge", stdin=(
-        "link set lo up\nlink add br0 type bridge\n"
-        f"addr add {LOGIN_ADDRESS}/24 dev br0\nlink set br0 up\n"))
+    run(
+        ["ip", "-n", login, "-batch", "-"],
+        "creating the bridge",
+        stdin=(f"link set lo up\nlink add br0 type bridge\naddr add {LOGIN_ADDRESS}/24 dev br0\nlink set br0 up\n"),
+    )
     for k, node in enumerate(record.nodes, start=1):
-        run(["ip", "-n", record.netns_name(node), "-batch", "-"], f"linking {node}", stdin=(
-            f"link set lo up\nlink add eth0 type veth peer name veth{k} netns {login}\n"
-            f"addr add {SUBNET}.{k}/24 dev eth0\nlink set eth0 up\n"))
-    run(["ip", "-n", login, "-batch", "-"], "attaching the nodes to the bridge",
-        stdin="".join(f"link set veth{k} master br0\nlink set veth{k} up\n"
-                      for k in range(1, n + 1)))
+        run(
+            ["ip", "-n", record.netns_name(node), "-batch", "-"],
+            f"linking {node}",
+            stdin=(
+                f"link set lo up\nlink add eth0 type veth peer name veth{k} netns {login}\n"
+                f"addr add {SUBNET}.{k}/24 dev eth0\nlink set eth0 up\n"
+            ),
+        )
+    run(
+        ["ip", "-n", login, "-batch", "-"],
+        "attaching the nodes to the bridge",
+        stdin="".join(f"link set veth{k} master br0\nlink set veth{k} up\n" for k in range(1, n + 1)),
+    )
     if rate:
         bits = parse_rate(rate)
         for node in record.nodes:
-            run(["tc", "-n", record.netns_name(node), "qdisc", "add", "dev", "eth0", "root", "tbf",
-                 "rate", f"{int(bits)}bit", "burst", str(tbf_burst_bytes(bits)), "latency", "50ms"],
-                f"capping {node}'s link at {rate}")
+            run(
+                [
+                    "tc",
+                    "-n",
+                    record.netns_name(node),
+                    "qdisc",
+                    "add",
+                    "dev",
+                    "eth0",
+                    "root",
+                    "tbf",
+                    "rate",
+                    f"{int(bits)}bit",
+                    "burst",
+                    str(tbf_burst_bytes(bits)),
+                    "latency",
+                    "50ms",
+                ],
+                f"capping {node}'s link at {rate}",
+            )
     hosts = run_dir / "hosts"
-    hosts.write_text(f"127.0.0.1 localhost\n{LOGIN_ADDRESS} {record.login}\n" + "".join(
-        f"{SUBNET}.{k} {node}\n" for k, node in enumerate(record.nodes, start=1)))
+    hosts.write_text(
+        f"127.0.0.1 localhost\n{LOGIN_ADDRESS} {record.login}\n"
+        + "".join(f"{SUBNET}.{k} {node}\n" for k, node in enumerate(record.nodes, start=1))
+    )
     record.files.append(str(hosts))
     mnt = record.node_files(record.login)["mnt"]
     Path(mnt).touch()
     record.ns_files.insert(0, mnt)  # unmounted first: it holds copies of the other mounts
     save(record)
-    run(["unshare", f"--mount={mnt}", "--propagation", "private", "mount", "--bind", str(hosts),
-         "/etc/hosts"], "creating the mount namespace with the nodes' /etc/hosts")
+    run(
+        ["unshare", f"--mount={mnt}", "--propagation", "private", "mount", "--bind", str(hosts), "/etc/hosts"],
+        "creating the mount namespace with the nodes' /etc/hosts",
+    )
 
 
 def address(record: Record, node: str) -> str:
@@ -147,8 +185,7 @@ def _net_inode(pid: str) -> int | None:
 def processes_inside(inodes) -> list[int]:
     """Pids of the processes living in any of these network namespaces."""
     wanted, me = set(inodes), os.getpid()
-    return [int(p) for p in os.listdir("/proc")
-            if p.isdigit() and int(p) != me and _net_inode(p) in wanted]
+    return [int(p) for p in os.listdir("/proc") if p.isdigit() and int(p) != me and _net_inode(p) in wanted]
 
 
 def kill_inside(record: Record, timeout: float = 3.0) -> list[int]:
@@ -183,8 +220,12 @@ def remove(record: Record) -> list[str]:
         Path(f).unlink(missing_ok=True)
     present = [x for x in record.netns if (NETNS_DIR / x).exists()]
     if present:
-        subprocess.run(["ip", "-force", "-batch", "-"], input="".join(
-            f"netns del {x}\n" for x in present), capture_output=True, text=True)
+        subprocess.run(
+            ["ip", "-force", "-batch", "-"],
+            input="".join(f"netns del {x}\n" for x in present),
+            capture_output=True,
+            text=True,
+        )
         left += [f"network namespace {x}" for x in present if (NETNS_DIR / x).exists()]
     for f in record.files:
         try:

@@ -6,6 +6,7 @@ another Slurm on the machine (the test suite's single-node one listens on loopba
 directory under TmpFS on every node, and a shared one collides ("File exists"). No cgroups:
 proctrack/linuxproc and task/none (the emulated nodes share the machine's cores anyway).
 """
+
 from __future__ import annotations
 
 import os
@@ -85,8 +86,12 @@ def environment(record: Record) -> dict:
 def _spawn(record: Record, node: str, name: str, args: list[str], env: dict) -> None:
     log = open(folder(record) / f"{name}.out", "w")
     try:
-        proc = subprocess.Popen(netns.enter_command(record, node, wd=str(folder(record))) + args,
-                                env=env, stdout=log, stderr=subprocess.STDOUT)
+        proc = subprocess.Popen(
+            netns.enter_command(record, node, wd=str(folder(record))) + args,
+            env=env,
+            stdout=log,
+            stderr=subprocess.STDOUT,
+        )
     finally:
         log.close()
     # nsenter execs the daemon: this pid is the daemon itself
@@ -94,16 +99,23 @@ def _spawn(record: Record, node: str, name: str, args: list[str], env: dict) -> 
 
 
 def sinfo_state(record: Record, env: dict) -> str:
-    proc = subprocess.run(netns.enter_command(record, record.login) + [
-        exe("sinfo"), "-h", "-o", "%T %D"], env=env, capture_output=True, text=True, timeout=10)
+    proc = subprocess.run(
+        netns.enter_command(record, record.login) + [exe("sinfo"), "-h", "-o", "%T %D"],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=10,
+    )
     return proc.stdout.strip()
 
 
 def start(record: Record, save, env: dict, timeout: float = 30) -> None:
     """Write slurm.conf and a munge key, start the daemons, wait until every node is idle."""
     if missing():
-        raise NodesError(f"--slurm needs Slurm: {', '.join(missing())} missing (apt-get install "
-                         f"slurmctld slurmd slurm-client munge libpmix-dev)")
+        raise NodesError(
+            f"--slurm needs Slurm: {', '.join(missing())} missing (apt-get install "
+            f"slurmctld slurmd slurm-client munge libpmix-dev)"
+        )
     d = folder(record)
     d.mkdir(mode=0o755)
     record.dirs.append(str(d))
@@ -115,17 +127,28 @@ def start(record: Record, save, env: dict, timeout: float = 30) -> None:
     key.chmod(0o400)
     conf_path(record).write_text(config_text(record))
     env = {**env, **environment(record)}
-    _spawn(record, record.login, "munged", [
-        exe("munged"), "-F", "--force", "--num-threads=1", f"--key-file={key}",
-        f"--socket={d}/munge.socket", f"--pid-file={d}/munged.pid",
-        f"--seed-file={d}/munged.seed", f"--log-file={d}/munged.log"], env)
+    _spawn(
+        record,
+        record.login,
+        "munged",
+        [
+            exe("munged"),
+            "-F",
+            "--force",
+            "--num-threads=1",
+            f"--key-file={key}",
+            f"--socket={d}/munge.socket",
+            f"--pid-file={d}/munged.pid",
+            f"--seed-file={d}/munged.seed",
+            f"--log-file={d}/munged.log",
+        ],
+        env,
+    )
     save(record)
     _wait(record, lambda: (d / "munge.socket").exists(), 10, "munged's socket")
-    _spawn(record, record.login, "slurmctld", [exe("slurmctld"), "-D", "-i", "-f",
-                                               str(conf_path(record))], env)
+    _spawn(record, record.login, "slurmctld", [exe("slurmctld"), "-D", "-i", "-f", str(conf_path(record))], env)
     for node in record.nodes:
-        _spawn(record, node, f"slurmd@{node}", [exe("slurmd"), "-D", "-f", str(conf_path(record)),
-                                                "-N", node], env)
+        _spawn(record, node, f"slurmd@{node}", [exe("slurmd"), "-D", "-f", str(conf_path(record)), "-N", node], env)
     save(record)
     want = f"idle {len(record.nodes)}"
     _wait(record, lambda: sinfo_state(record, env) == want, timeout, "every node to be idle")
@@ -154,7 +177,10 @@ def _wait(record: Record, ready, timeout: float, what: str) -> None:
     while not ready():
         dead = dead_daemons(record)
         if dead or time.monotonic() > deadline:
-            why = f"{dead[0]} exited (see {log_of(record, dead[0])})" if dead else \
-                f"not within {timeout:g} s (see {folder(record)}/slurmctld.log)"
+            why = (
+                f"{dead[0]} exited (see {log_of(record, dead[0])})"
+                if dead
+                else f"not within {timeout:g} s (see {folder(record)}/slurmctld.log)"
+            )
             raise NodesError(f"starting Slurm: waiting for {what}: {why}")
         time.sleep(0.1)

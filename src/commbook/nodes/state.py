@@ -5,6 +5,7 @@ namespace files it bind-mounted, the files and folders it wrote, the processes i
 so a cluster whose owner was killed halfway through `up` is removed as completely as a finished
 one, and nothing is ever deleted by a pattern.
 """
+
 from __future__ import annotations
 
 import json
@@ -23,23 +24,23 @@ class NodesError(RuntimeError):
 @dataclass
 class Record:
     cluster_id: str
-    run_dir: str                       # the cluster's own folder (created by it, removed last)
-    nodes: list = field(default_factory=list)        # node names, in order
-    login: str = "login"               # the namespace with the bridge, slurmctld, the user's shell
-    mode: str = "root"                 # "root" (plain namespaces) or "userns" (rootless)
-    rate: str = ""                     # tc tbf rate on every node's eth0, "" = uncapped
+    run_dir: str  # the cluster's own folder (created by it, removed last)
+    nodes: list = field(default_factory=list)  # node names, in order
+    login: str = "login"  # the namespace with the bridge, slurmctld, the user's shell
+    mode: str = "root"  # "root" (plain namespaces) or "userns" (rootless)
+    rate: str = ""  # tc tbf rate on every node's eth0, "" = uncapped
     slurm: bool = False
-    phase: str = "starting"            # starting, up, stopping
+    phase: str = "starting"  # starting, up, stopping
     keeper_pid: int = 0
-    keeper_started: float = 0.0        # psutil create_time: a reused pid is never signalled
-    marker: str = ""                   # process_tree marker of every daemon it started
-    netns: list = field(default_factory=list)        # names in /run/netns it added
-    ns_inodes: list = field(default_factory=list)    # their inodes: processes inside get killed
-    ns_files: list = field(default_factory=list)     # UTS/IPC/mount namespace files bind-mounted
-    files: list = field(default_factory=list)        # files written (removed before folders)
-    dirs: list = field(default_factory=list)         # folders made (removed deepest first)
-    empty_dirs: list = field(default_factory=list)   # folders made, removed only if empty
-    daemons: dict = field(default_factory=dict)      # name -> [pid, create_time]
+    keeper_started: float = 0.0  # psutil create_time: a reused pid is never signalled
+    marker: str = ""  # process_tree marker of every daemon it started
+    netns: list = field(default_factory=list)  # names in /run/netns it added
+    ns_inodes: list = field(default_factory=list)  # their inodes: processes inside get killed
+    ns_files: list = field(default_factory=list)  # UTS/IPC/mount namespace files bind-mounted
+    files: list = field(default_factory=list)  # files written (removed before folders)
+    dirs: list = field(default_factory=list)  # folders made (removed deepest first)
+    empty_dirs: list = field(default_factory=list)  # folders made, removed only if empty
+    daemons: dict = field(default_factory=dict)  # name -> [pid, create_time]
     created: float = 0.0
     up_seconds: float = 0.0
 
@@ -49,8 +50,12 @@ class Record:
 
     def node_files(self, node: str) -> dict:
         d = Path(self.run_dir) / "ns"
-        return {"net": f"/run/netns/{self.netns_name(node)}", "uts": str(d / f"{node}.uts"),
-                "ipc": str(d / f"{node}.ipc"), "mnt": str(d / "cluster.mnt")}
+        return {
+            "net": f"/run/netns/{self.netns_name(node)}",
+            "uts": str(d / f"{node}.uts"),
+            "ipc": str(d / f"{node}.ipc"),
+            "mnt": str(d / "cluster.mnt"),
+        }
 
     def netns_name(self, node: str) -> str:
         return f"cb{self.cluster_id}-{node}"

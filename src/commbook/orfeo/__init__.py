@@ -11,6 +11,7 @@ Modules: ``tables`` (summary tables), ``raw_catalog`` (the catalog and importer 
 ``loading`` (the derived tables and ``load``), ``rebuild`` (``commbook data derive``), ``views``
 (the data page's summaries).
 """
+
 from __future__ import annotations
 
 from ..data import DataFormatError
@@ -18,25 +19,59 @@ from .derived import CONFIG_KEY, DERIVED_DIR, derived_table, per_configuration
 from .fetching import FetchError, cache_dir, fetch, fetch_one, raw_dataset, raw_url
 from .loading import load
 from .raw_catalog import (
-                          CATALOG,
-                          CATALOG_COLUMNS,
-                          build_catalog,
-                          catalog,
-                          catalog_rules,
-                          entry,
-                          hints_for,
-                          import_entry,
-                          lookup,
-                          sha256_of,
-                          source_of,
-                          write_catalog,
+    CATALOG,
+    CATALOG_COLUMNS,
+    build_catalog,
+    catalog,
+    catalog_rules,
+    entry,
+    hints_for,
+    import_entry,
+    lookup,
+    sha256_of,
+    source_of,
+    write_catalog,
 )
 from .seed_facts import Link, Node, link, link_parameters, node
 from .tables import TABLES_DIR, DataUnavailable, read_table, summary_table, table_names
 from .views import coverage, known_problems, overview
 
-__all__ = ["CATALOG", "CATALOG_COLUMNS", "CONFIG_KEY", "DERIVED_DIR", "TABLES_DIR", "DataFormatError",
-           "DataUnavailable", "FetchError", "Link", "Node", "link", "link_parameters", "node", "build_catalog", "cache_dir", "catalog", "catalog_rules",
-           "coverage", "derived_table", "entry", "fetch", "fetch_one", "hints_for", "import_entry",
-           "known_problems", "load", "lookup", "overview", "per_configuration", "raw_dataset", "raw_url",
-           "read_table", "sha256_of", "source_of", "summary_table", "table_names", "write_catalog"]
+__all__ = [
+    "CATALOG",
+    "CATALOG_COLUMNS",
+    "CONFIG_KEY",
+    "DERIVED_DIR",
+    "TABLES_DIR",
+    "DataFormatError",
+    "DataUnavailable",
+    "FetchError",
+    "Link",
+    "Node",
+    "link",
+    "link_parameters",
+    "node",
+    "build_catalog",
+    "cache_dir",
+    "catalog",
+    "catalog_rules",
+    "coverage",
+    "derived_table",
+    "entry",
+    "fetch",
+    "fetch_one",
+    "hints_for",
+    "import_entry",
+    "known_problems",
+    "load",
+    "lookup",
+    "overview",
+    "per_configuration",
+    "raw_dataset",
+    "raw_url",
+    "read_table",
+    "sha256_of",
+    "source_of",
+    "summary_table",
+    "table_names",
+    "write_catalog",
+]

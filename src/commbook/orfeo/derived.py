@@ -1,4 +1,5 @@
 """The derived tables (``data/orfeo/derived/``): rows merged per configuration, and reading them."""
+
 from __future__ import annotations
 
 import functools
@@ -25,6 +26,7 @@ def _derived_text(path: Path) -> str:
 @functools.lru_cache(maxsize=32)
 def _derived_cached(path: str, mtime: float) -> pd.DataFrame:
     from ..data import FLOAT_COLUMNS, INT_COLUMNS
+
     text = _derived_text(Path(path))
     lines = text.splitlines(keepends=True)
     skip = next((i for i, line in enumerate(lines) if not line.startswith("#")), len(lines))
@@ -45,20 +47,32 @@ def derived_table(name: str) -> pd.DataFrame:
     """data/orfeo/derived/<name>.csv.gz (a benchmark) or index.csv, as a DataFrame."""
     path = DERIVED_DIR / (name if name.endswith(".csv") else f"{name}.csv.gz")
     if not path.is_file():
-        raise DataUnavailable(f"no derived ORFEO table {path.name} in {DERIVED_DIR} "
-                              f"(regenerate with `commbook data derive`)")
+        raise DataUnavailable(
+            f"no derived ORFEO table {path.name} in {DERIVED_DIR} (regenerate with `commbook data derive`)"
+        )
     return _derived_cached(str(path), path.stat().st_mtime).copy()
 
 
 RUN_PARAMS = {"run", "block"}  # which of several runs a row is: merged, counted in 'runs'
-DROPPED_PARAMS = {"bw_MBps"}   # n / t of one run: recomputed from t_us by whoever needs it
-CONFIG_KEY = ["dataset", "benchmark", "algorithm", "mapping", "transport", "machine", "mpi_library",
-              "np", "size_bytes", "params"]
+DROPPED_PARAMS = {"bw_MBps"}  # n / t of one run: recomputed from t_us by whoever needs it
+CONFIG_KEY = [
+    "dataset",
+    "benchmark",
+    "algorithm",
+    "mapping",
+    "transport",
+    "machine",
+    "mpi_library",
+    "np",
+    "size_bytes",
+    "params",
+]
 
 
 def _config_params(params: str) -> str:
-    return ";".join(item for item in str(params).split(";")
-                    if item and item.partition("=")[0] not in RUN_PARAMS | DROPPED_PARAMS)
+    return ";".join(
+        item for item in str(params).split(";") if item and item.partition("=")[0] not in RUN_PARAMS | DROPPED_PARAMS
+    )
 
 
 def _join_sources(sources) -> str:
@@ -89,7 +103,13 @@ def per_configuration(rows: pd.DataFrame) -> pd.DataFrame:
         if df[c].dtype == object:
             df[c] = df[c].fillna("")
     g = df.groupby(CONFIG_KEY, sort=True, dropna=False)
-    out = g.agg(t_us=("t_us", "median"), t_min_us=("t_min_us", "min"), t_max_us=("t_max_us", "max"),
-                reps=("reps", "sum"), runs=("runs", "sum"), source=("source", _join_sources))
+    out = g.agg(
+        t_us=("t_us", "median"),
+        t_min_us=("t_min_us", "min"),
+        t_max_us=("t_max_us", "max"),
+        reps=("reps", "sum"),
+        runs=("runs", "sum"),
+        source=("source", _join_sources),
+    )
     out = out.reset_index()
     return out[CONFIG_KEY + ["t_us", "t_min_us", "t_max_us", "reps", "runs", "source"]]

@@ -1,4 +1,5 @@
 """Fetching the catalogued raw files into the cache, each checked against its sha256 (pooch)."""
+
 from __future__ import annotations
 
 import re
@@ -40,6 +41,7 @@ def _copy_downloader(url, output_file, pooch_obj, check_only=False):
 def fetch_one(e, mirror=None, cache=None) -> Path:
     """Download one catalogued file into the cache and check its sha256 (pooch)."""
     import pooch
+
     pooch.get_logger().setLevel("WARNING")  # one summary line from us, not one per file
     target = cache_dir(cache) / e["key"]
     mirror = mirror if mirror is not None else config.orfeo_mirror()
@@ -51,12 +53,20 @@ def fetch_one(e, mirror=None, cache=None) -> Path:
     else:
         url = raw_url(e)
     try:
-        got = pooch.retrieve(url, known_hash=f"sha256:{e['sha256']}", fname=target.name,
-                             path=target.parent, downloader=downloader, progressbar=False)
+        got = pooch.retrieve(
+            url,
+            known_hash=f"sha256:{e['sha256']}",
+            fname=target.name,
+            path=target.parent,
+            downloader=downloader,
+            progressbar=False,
+        )
     except ValueError as err:
         if "hash" in str(err).lower():
-            raise FetchError(f"{e['key']}: sha256 mismatch: the copy at {url} is not the "
-                             f"catalogued version (expected {e['sha256'][:16]}...)") from None
+            raise FetchError(
+                f"{e['key']}: sha256 mismatch: the copy at {url} is not the "
+                f"catalogued version (expected {e['sha256'][:16]}...)"
+            ) from None
         raise FetchError(f"{e['key']}: {err}") from None
     except FileNotFoundError as err:
         raise FetchError(f"{e['key']}: {err}") from None
@@ -93,8 +103,7 @@ def fetch(keys=None, mirror=None, cache=None, on_error=None) -> tuple[list[Path]
             errors.append(str(err))
             if on_error:
                 on_error(str(err))
-            unreachable = unreachable + 1 if ("host not found" in str(err)
-                                              or "connection refused" in str(err)) else 0
+            unreachable = unreachable + 1 if ("host not found" in str(err) or "connection refused" in str(err)) else 0
             if unreachable == 3:  # the server is not there; do not print a line per file
                 rest = len(cat) - len(paths) - len(errors)
                 if rest:

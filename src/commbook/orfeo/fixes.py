@@ -1,14 +1,14 @@
 """Corrections of known wrong labels in raw files: a ``[fixes.NAME]`` table of the catalog rules
 (``data/orfeo/catalog_rules.toml``, whose header says what each key does) becomes a function
 from the imported rows to the corrected rows; a catalog row's ``fix=NAME`` hint names it."""
+
 from __future__ import annotations
 
 import re
 
 import pandas as pd
 
-KEYS = {"where", "operation", "algorithm_ids", "set", "coll_tuned_id", "rename_param", "note",
-        "pair_mapping"}
+KEYS = {"where", "operation", "algorithm_ids", "set", "coll_tuned_id", "rename_param", "note", "pair_mapping"}
 
 
 def _add_param(df: pd.DataFrame, mask, text: str) -> pd.DataFrame:
@@ -19,13 +19,15 @@ def _add_param(df: pd.DataFrame, mask, text: str) -> pd.DataFrame:
 
 def _set_coll_tuned_id(df, mask, ident) -> pd.DataFrame:
     df.loc[mask, "params"] = df.loc[mask, "params"].str.replace(
-        r"coll_tuned_id=\d+", f"coll_tuned_id={ident}", regex=True)
+        r"coll_tuned_id=\d+", f"coll_tuned_id={ident}", regex=True
+    )
     return df
 
 
 def _relabel(df, operation: str, labels: dict) -> pd.DataFrame:
     """Each file label as the coll_tuned algorithm of its number; the label kept in params."""
     from ..importers import COLL_TUNED
+
     for label, ident in labels.items():
         mask = df.algorithm == label
         if mask.any():
@@ -62,7 +64,8 @@ def make_fix(spec: dict):
         if "rename_param" in spec:
             old, new = spec["rename_param"]
             df.loc[mask, "params"] = df.loc[mask, "params"].str.replace(
-                re.escape(old) + r"=(\d+)", new + r"=\1", regex=True)
+                re.escape(old) + r"=(\d+)", new + r"=\1", regex=True
+            )
         if "note" in spec:
             df = _add_param(df, mask, spec["note"])
         if pair is not None:
@@ -70,4 +73,5 @@ def make_fix(spec: dict):
             df.loc[other < pair["cores_per_socket"], "mapping"] = "core"
             df.loc[other >= pair["cores_per_socket"], "mapping"] = "socket"
         return df
+
     return fix

@@ -1,4 +1,5 @@
 """``orfeo.load``: a catalog key, dataset or benchmark as a tidy table with its provenance caption."""
+
 from __future__ import annotations
 
 import functools
@@ -19,9 +20,11 @@ def _select(key_or_benchmark: str, roles) -> pd.DataFrame:
     if key_or_benchmark in set(cat.dataset):  # a dataset named explicitly: whatever its role
         return usable[usable.dataset == key_or_benchmark]
     from ..importers import canonical_benchmark
+
     bench = canonical_benchmark(key_or_benchmark)
-    sel = usable[(usable.benchmark == bench) | (usable.dataset.str.contains(bench, regex=False)
-                                               & (usable.benchmark == ""))]
+    sel = usable[
+        (usable.benchmark == bench) | (usable.dataset.str.contains(bench, regex=False) & (usable.benchmark == ""))
+    ]
     return sel[sel.role.isin(roles)] if roles else sel
 
 
@@ -36,8 +39,10 @@ def _import_entries(keys: tuple, cache_key: str) -> pd.DataFrame:
 
 def _repositories(sel: pd.DataFrame) -> str:
     repos = sorted(set(sel.repository))
-    return (f"{len(repos)} student repositor{'y' if len(repos) == 1 else 'ies'} "
-            f"({', '.join(r.split('/')[0] for r in repos)})")
+    return (
+        f"{len(repos)} student repositor{'y' if len(repos) == 1 else 'ies'} "
+        f"({', '.join(r.split('/')[0] for r in repos)})"
+    )
 
 
 def _load_derived(sel: pd.DataFrame, machine: str | None) -> tuple[pd.DataFrame, str]:
@@ -56,16 +61,18 @@ def _load_derived(sel: pd.DataFrame, machine: str | None) -> tuple[pd.DataFrame,
     if machine:
         df = df[df.machine == machine]
     if df.empty:
-        raise DataUnavailable(f"no derived ORFEO rows for {sorted(datasets)}"
-                              f"{f' on {machine}' if machine else ''}")
-    caption = (f"ORFEO data: {len(df)} rows derived from {len(sel)} raw file(s) of "
-               f"{_repositories(sel)} (median, min, max over repeated runs; "
-               f"data/orfeo/derived/{', '.join(b + '.csv.gz' for b in benches)})")
+        raise DataUnavailable(f"no derived ORFEO rows for {sorted(datasets)}{f' on {machine}' if machine else ''}")
+    caption = (
+        f"ORFEO data: {len(df)} rows derived from {len(sel)} raw file(s) of "
+        f"{_repositories(sel)} (median, min, max over repeated runs; "
+        f"data/orfeo/derived/{', '.join(b + '.csv.gz' for b in benches)})"
+    )
     return df.reset_index(drop=True), caption
 
 
-def load(key_or_benchmark: str, machine: str | None = None, roles=("raw",),
-         cache=None, raw: bool = False) -> tuple[pd.DataFrame, str]:
+def load(
+    key_or_benchmark: str, machine: str | None = None, roles=("raw",), cache=None, raw: bool = False
+) -> tuple[pd.DataFrame, str]:
     """(tidy table, provenance caption) for a catalog key, a dataset or a benchmark name.
 
     By default from the derived tables shipped in data/orfeo/derived/ (always there, offline):
@@ -77,19 +84,25 @@ def load(key_or_benchmark: str, machine: str | None = None, roles=("raw",),
     if machine:
         sel = sel[sel.machine == machine]
     if not len(sel):
-        raise DataUnavailable(f"'{key_or_benchmark}' is not a catalog key, dataset or benchmark "
-                              f"with ORFEO data{f' on {machine}' if machine else ''}")
+        raise DataUnavailable(
+            f"'{key_or_benchmark}' is not a catalog key, dataset or benchmark "
+            f"with ORFEO data{f' on {machine}' if machine else ''}"
+        )
     if not raw:
         return _load_derived(sel, machine)
     paths = {k: raw_dataset(k, cache) for k in sel.key}
     if not all(paths.values()):
         missing = sum(1 for p in paths.values() if p is None)
-        raise DataUnavailable(f"{missing} raw ORFEO file(s) of '{key_or_benchmark}' are not in the "
-                              f"cache: run `commbook data fetch orfeo` (or set COMMBOOK_ORFEO_MIRROR)")
+        raise DataUnavailable(
+            f"{missing} raw ORFEO file(s) of '{key_or_benchmark}' are not in the "
+            f"cache: run `commbook data fetch orfeo` (or set COMMBOOK_ORFEO_MIRROR)"
+        )
     df = _import_entries(tuple(sel.key), str(cache_dir(cache)))
     if machine:
         df = df[df.machine == machine].reset_index(drop=True)
     fixed = int((sel.label_problem != "").sum())
-    caption = (f"ORFEO raw data: {len(sel)} file(s) from {_repositories(sel)}, "
-               f"sha256-checked; {fixed} with known label problems (see data/orfeo/catalog.csv)")
+    caption = (
+        f"ORFEO raw data: {len(sel)} file(s) from {_repositories(sel)}, "
+        f"sha256-checked; {fixed} with known label problems (see data/orfeo/catalog.csv)"
+    )
     return df.copy(), caption

@@ -1,5 +1,6 @@
 """The catalog of the raw ORFEO files (``data/orfeo/catalog.csv``): built from a mirror with the
 rules of ``catalog_rules.toml``, read, looked up, and turned into importer hints."""
+
 from __future__ import annotations
 
 import functools
@@ -19,9 +20,25 @@ from .tables import TABLES_DIR, read_table
 # committed; fetching checks every file against it.
 CATALOG = TABLES_DIR / "catalog.csv"
 CATALOG_COLUMNS = [
-    "key", "dataset", "role", "repository", "commit", "path", "sha256", "size", "format",
-    "benchmark", "algorithm", "machine", "mapping", "transport", "mpi_library", "units",
-    "hints", "label_problem", "skip",
+    "key",
+    "dataset",
+    "role",
+    "repository",
+    "commit",
+    "path",
+    "sha256",
+    "size",
+    "format",
+    "benchmark",
+    "algorithm",
+    "machine",
+    "mapping",
+    "transport",
+    "mpi_library",
+    "units",
+    "hints",
+    "label_problem",
+    "skip",
 ]
 # Which folder's files are what: data/orfeo/catalog_rules.toml (its header says how to read it).
 RULES_FILE = TABLES_DIR / "catalog_rules.toml"
@@ -55,7 +72,8 @@ def catalog_rules() -> tuple[dict, list[tuple[str, re.Pattern, dict]]]:
         if r.get("folder") not in folders or not isinstance(r.get("pattern"), str):
             raise DataFormatError(RULES_FILE, 0, f"{where}: needs a known folder and a pattern")
         if bad := sorted(set(fields) - RULE_FIELDS - set(RULE_EXTRAS)) or [
-                k for k, v in fields.items() if not isinstance(v, RULE_EXTRAS.get(k, str))]:
+            k for k, v in fields.items() if not isinstance(v, RULE_EXTRAS.get(k, str))
+        ]:
             raise DataFormatError(RULES_FILE, 0, f"{where}: unknown or non-text field(s) {bad}")
         try:
             rules.append((r["folder"], re.compile(r"(?:.*/)?" + r["pattern"]), fields))
@@ -78,8 +96,7 @@ def catalog_fixes() -> dict:
 
 def _subst(text: str, groups: dict) -> str:
     """'{map}' -> the regex group's value; unknown {names} are left alone."""
-    return re.sub(r"\{(\w+)\}", lambda m: (groups.get(m.group(1)) or "") if m.group(1) in groups
-                  else m.group(0), text)
+    return re.sub(r"\{(\w+)\}", lambda m: (groups.get(m.group(1)) or "") if m.group(1) in groups else m.group(0), text)
 
 
 def _provenance(folder_dir: Path) -> tuple[str, str]:
@@ -93,6 +110,7 @@ def _provenance(folder_dir: Path) -> tuple[str, str]:
 
 def sha256_of(path) -> str:
     from pooch import file_hash
+
     return file_hash(str(path), alg="sha256")
 
 
@@ -112,12 +130,14 @@ def _classify(folder: str, rel: str) -> dict:
 def _post(folder: str, rel: str, f: dict) -> dict:
     """Normalise what the rules produced: machine, library, transport, mapping, params."""
     from ..importers import canonical_mapping, infer_machine
+
     facts = catalog_rules()[0][folder]
     f.setdefault("role", "raw")
     lib = f.get("mpi_library", "")
     if norm := lib.lower().replace("_", "").replace(" ", ""):
-        f["mpi_library"] = "Intel MPI" if norm.startswith("intel") else (
-            facts["mpi_library"] if norm in ("openmpi",) else lib)
+        f["mpi_library"] = (
+            "Intel MPI" if norm.startswith("intel") else (facts["mpi_library"] if norm in ("openmpi",) else lib)
+        )
     else:
         f["mpi_library"] = facts["mpi_library"]
     intel = f["mpi_library"].startswith("Intel")
@@ -136,8 +156,9 @@ def _post(folder: str, rel: str, f: dict) -> dict:
             f["mpi_library"] = openmpi_library
     if tr == "infiniband":
         tr = "default"
-        f["label_problem"] = ("Intel MPI run without I_MPI_OFI_PROVIDER (the file name says "
-                              "'infiniband'): the library's default provider")
+        f["label_problem"] = (
+            "Intel MPI run without I_MPI_OFI_PROVIDER (the file name says 'infiniband'): the library's default provider"
+        )
     f["transport"] = tr
     hints = f.get("hints", "")
     mapping = f.get("mapping", "")
@@ -161,6 +182,7 @@ def _post(folder: str, rel: str, f: dict) -> dict:
 def build_catalog(mirror) -> pd.DataFrame:
     """Classify and hash every data file of a mirror laid out like ../shared/orfeo."""
     from ..importers import Refused, detect_format, read_text
+
     mirror = Path(mirror)
     rows = []
     folders = catalog_rules()[0]
@@ -180,9 +202,18 @@ def build_catalog(mirror) -> pd.DataFrame:
                     f["format"] = detect_format(read_text(path), path)
                 except Refused:
                     f["format"] = ""
-            rows.append({**{c: "" for c in CATALOG_COLUMNS}, **f, "key": f"{folder}/{rel}",
-                         "repository": repo, "commit": commit, "path": original,
-                         "sha256": sha256_of(path), "size": path.stat().st_size})
+            rows.append(
+                {
+                    **{c: "" for c in CATALOG_COLUMNS},
+                    **f,
+                    "key": f"{folder}/{rel}",
+                    "repository": repo,
+                    "commit": commit,
+                    "path": original,
+                    "sha256": sha256_of(path),
+                    "size": path.stat().st_size,
+                }
+            )
     return pd.DataFrame(rows, columns=CATALOG_COLUMNS)
 
 
@@ -190,11 +221,20 @@ def write_catalog(df: pd.DataFrame, path=CATALOG) -> Path:
     import io
 
     from ..data import atomic_write_text
+
     buf = io.StringIO()
-    buf.write("# what: every raw ORFEO data file the book can use: origin, sha256, what it measured, how to import it\n")
-    buf.write("# source: public student repositories (repository, commit, path); generated by `commbook data catalog --mirror DIR`\n")
-    buf.write("# units: size in bytes; 'units' says what the file's times are; 'hints' are importer hints (key=value;...)\n")
-    buf.write("# roles: raw = measurements; mean = a student's mean of raw runs; excluded/license = not imported ('skip' says why)\n")
+    buf.write(
+        "# what: every raw ORFEO data file the book can use: origin, sha256, what it measured, how to import it\n"
+    )
+    buf.write(
+        "# source: public student repositories (repository, commit, path); generated by `commbook data catalog --mirror DIR`\n"
+    )
+    buf.write(
+        "# units: size in bytes; 'units' says what the file's times are; 'hints' are importer hints (key=value;...)\n"
+    )
+    buf.write(
+        "# roles: raw = measurements; mean = a student's mean of raw runs; excluded/license = not imported ('skip' says why)\n"
+    )
     df.to_csv(buf, index=False, lineterminator="\n")
     atomic_write_text(path, buf.getvalue())
     return Path(path)
@@ -292,4 +332,5 @@ def lookup(path) -> pd.Series | None:
 def import_entry(e, path) -> pd.DataFrame:
     """Tidy rows of one catalogued raw file (its catalog hints applied), with its 'dataset'."""
     from ..importers import import_file
+
     return import_file(path, hints=hints_for(e)).assign(dataset=e["dataset"])

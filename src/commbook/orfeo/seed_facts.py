@@ -1,6 +1,7 @@
 """ORFEO facts the code needs, read from the summary tables: a node's geometry
 (``hardware_seed.csv``) and a link's ping-pong latency and bandwidth (``pingpong_seed.csv``).
 Nothing else types these numbers."""
+
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -27,7 +28,7 @@ class Node:
 @dataclass(frozen=True)
 class Link:
     latency_us: float
-    bandwidth_MBps: float   # the report's Hockney fit
+    bandwidth_MBps: float  # the report's Hockney fit
     asymptotic_MBps: float  # the large-message plateau read from the report's table
     source: str
 
@@ -44,25 +45,26 @@ def node(name: str) -> Node:
     return Node(str(r.node_type), str(r.machine), int(r.sockets), int(r.cores_per_socket))
 
 
-def link(mapping: str, transport: str, machine: str = "orfeo-thin",
-         library: str = "Open MPI") -> Link:
+def link(mapping: str, transport: str, machine: str = "orfeo-thin", library: str = "Open MPI") -> Link:
     """The ping-pong latency and bandwidth the Scorcia report gives for one mapping and
     transport (pingpong_seed.csv), e.g. link("core", "ucx")."""
     t = summary_table("pingpong_seed")
-    row = t[(t.machine == machine) & (t.mapping == mapping) & (t.transport == transport)
-            & t.mpi_library.str.startswith(library)]
+    row = t[
+        (t.machine == machine)
+        & (t.mapping == mapping)
+        & (t.transport == transport)
+        & t.mpi_library.str.startswith(library)
+    ]
     if len(row) != 1:
-        raise LookupError(f"pingpong_seed.csv: {len(row)} rows for {machine} {mapping} {transport} "
-                          f"{library}")
+        raise LookupError(f"pingpong_seed.csv: {len(row)} rows for {machine} {mapping} {transport} {library}")
     r = row.iloc[0]
-    return Link(float(r.latency_us), float(r.bandwidth_fit_MBps),
-                float(r.bandwidth_asymptotic_MBps), str(r.source))
+    return Link(float(r.latency_us), float(r.bandwidth_fit_MBps), float(r.bandwidth_asymptotic_MBps), str(r.source))
 
 
-def link_parameters(transport: str = "ucx", library: str = "Open MPI",
-                    machine: str = "orfeo-thin") -> dict:
+def link_parameters(transport: str = "ucx", library: str = "Open MPI", machine: str = "orfeo-thin") -> dict:
     """{'core': (lambda_us, b_MBps), 'socket': ..., 'node': ...}: the report's Hockney fit per
     mapping, the link classes of commbook.models.link_classes."""
-    return {c: (link(c, transport, machine, library).latency_us,
-                link(c, transport, machine, library).bandwidth_MBps)
-            for c in ("core", "socket", "node")}
+    return {
+        c: (link(c, transport, machine, library).latency_us, link(c, transport, machine, library).bandwidth_MBps)
+        for c in ("core", "socket", "node")
+    }

@@ -1,5 +1,6 @@
 """The shipped summary tables: figures quoted in the seed reports, one ``data/orfeo/<name>.csv``
 each, every row naming its source."""
+
 from __future__ import annotations
 
 from pathlib import Path

@@ -1,5 +1,6 @@
 """Your runs in the chapters' explorers: each function returns what a run panel calls with
 [(label, tidy table)] of the session's runs to redraw the chapter's explorer with them."""
+
 from __future__ import annotations
 
 import pandas as pd
@@ -16,15 +17,28 @@ def _param(table: pd.DataFrame, key: str) -> str:
 
 def matrix_measured(series) -> list:
     """[(label, tidy)] -> the matrix explorer's [(label, table with matrix, grid, np, t_us)]."""
-    return [(label, t.assign(matrix=t["params"].map(lambda p: data.params_to_dict(p).get("shape", "")),
-                             grid=t["params"].map(lambda p: data.params_to_dict(p).get("grid", ""))))
-            for label, t in series]
+    return [
+        (
+            label,
+            t.assign(
+                matrix=t["params"].map(lambda p: data.params_to_dict(p).get("shape", "")),
+                grid=t["params"].map(lambda p: data.params_to_dict(p).get("grid", "")),
+            ),
+        )
+        for label, t in series
+    ]
 
 
 def jacobi_measured(series) -> list:
     """[(label, tidy)] -> the jacobi explorer's [(label, N values, MLUP/s values)]."""
-    return [(f"{label} (L = {_param(t, 'L')})", list(t["np"]),
-             [float(data.params_to_dict(p)["mlups"]) for p in t["params"]]) for label, t in series]
+    return [
+        (
+            f"{label} (L = {_param(t, 'L')})",
+            list(t["np"]),
+            [float(data.params_to_dict(p)["mlups"]) for p in t["params"]],
+        )
+        for label, t in series
+    ]
 
 
 def collectives_measured(local: dict, series) -> dict:
@@ -39,24 +53,39 @@ def collectives_measured(local: dict, series) -> dict:
 
 def matrix(measured, lambda_us, bandwidth_MBps, add_rate):
     """The matrix explorer over `measured` and your runs, at your last run's shape and P."""
+
     def draw(mine):
         last = mine[-1][1]
-        return matrix_explorer.explorer(measured + matrix_measured(mine), lambda_us, bandwidth_MBps,
-                                        add_rate, shape=_param(last, "shape"), P=int(last["np"].iloc[0]))
+        return matrix_explorer.explorer(
+            measured + matrix_measured(mine),
+            lambda_us,
+            bandwidth_MBps,
+            add_rate,
+            shape=_param(last, "shape"),
+            P=int(last["np"].iloc[0]),
+        )
+
     return draw
 
 
 def jacobi(measured, latency_us, bandwidth_MBps, T_s):
     def draw(mine):
         return jacobi_explorer.explorer(measured + jacobi_measured(mine), latency_us, bandwidth_MBps, T_s)
+
     return draw
 
 
 def collectives(local, lambda_us, bandwidth_MBps):
     """The collectives explorer with your runs, at your last run's operation and P."""
+
     def draw(mine):
         last = mine[-1][1]
-        return collectives_explorer.explorer(collectives_measured(local, mine), lambda_us,
-                                             bandwidth_MBps, P=int(last["np"].iloc[0]),
-                                             op=str(last["benchmark"].iloc[0]))
+        return collectives_explorer.explorer(
+            collectives_measured(local, mine),
+            lambda_us,
+            bandwidth_MBps,
+            P=int(last["np"].iloc[0]),
+            op=str(last["benchmark"].iloc[0]),
+        )
+
     return draw

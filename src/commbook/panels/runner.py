@@ -1,6 +1,7 @@
 """Running what a panel asks for, without any widget: on the chapter's cluster when it fits, on a
 cluster of the panel's own otherwise; one run per swept point, stoppable at once from another
 thread; the results kept for the session as tidy rows ("your run 1", "your run 2", ...)."""
+
 from __future__ import annotations
 
 import threading
@@ -29,8 +30,12 @@ def first_line(error: BaseException) -> str:
 class Session:
     """The runs one panel made in this kernel session, and the clusters they ran on."""
 
-    def __init__(self, spec: PanelSpec, cluster: MPICluster | None = None,
-                 cluster_factory: Callable[..., MPICluster] = MPICluster):
+    def __init__(
+        self,
+        spec: PanelSpec,
+        cluster: MPICluster | None = None,
+        cluster_factory: Callable[..., MPICluster] = MPICluster,
+    ):
         self.spec = spec
         self.chapter_cluster = cluster
         self._factory = cluster_factory
@@ -66,8 +71,12 @@ class Session:
     def label(self) -> str:
         return f"your run {len(self.runs) + 1}"
 
-    def run(self, values: dict, progress: Callable[[int, int, object], None] = lambda *a: None,
-            timeout: float = RUN_TIMEOUT_S) -> pd.DataFrame:
+    def run(
+        self,
+        values: dict,
+        progress: Callable[[int, int, object], None] = lambda *a: None,
+        timeout: float = RUN_TIMEOUT_S,
+    ) -> pd.DataFrame:
         """Run every point; return (and keep) the tidy rows. Raises RunStopped after stop(),
         a KernelError with the kernel's own message when a run fails."""
         if not self.busy.acquire(blocking=False):
@@ -88,8 +97,7 @@ class Session:
                 mapping = here.get("placement", "core")
                 if mapping == "core":
                     mapping = machine.local_mapping(cluster.n)
-                out = cluster.run(source, spec.options(here, point), timeout=timeout,
-                                  cancel=self.cancel)
+                out = cluster.run(source, spec.options(here, point), timeout=timeout, cancel=self.cancel)
                 frames.append(out.to_tidy(machine=machine.name(), mapping=mapping, source=label))
                 progress(i + 1, len(points), point)
             table = data.concat(frames)
@@ -112,8 +120,11 @@ class Session:
 
     def export(self, path) -> Path:
         """The session's runs as the tidy CSV (atomic write, metadata header)."""
-        meta = {"machine": machine.name(), "source": f"run panel of the {self.spec.chapter} chapter",
-                "command": "; ".join(sorted({t["source"].iloc[0] for t in self.runs if len(t)}))}
+        meta = {
+            "machine": machine.name(),
+            "source": f"run panel of the {self.spec.chapter} chapter",
+            "command": "; ".join(sorted({t["source"].iloc[0] for t in self.runs if len(t)})),
+        }
         return data.write_measurements(path, self.table(), meta)
 
 

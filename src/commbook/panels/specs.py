@@ -6,6 +6,7 @@ progress bar counts them) and the equivalent ``commbook measure`` command. :func
 the raw values a panel holds into checked ones or raises :class:`PanelInputError` with one line
 naming what is wrong; nothing here starts a process.
 """
+
 from __future__ import annotations
 
 import importlib
@@ -17,8 +18,8 @@ from typing import Callable
 
 from .. import machine, mpi_env
 
-MAX_SIZE = 64 * 2**20          # the ping-pong kernel's largest message
-MAX_POINTS = 40                # runs of one Run click
+MAX_SIZE = 64 * 2**20  # the ping-pong kernel's largest message
+MAX_POINTS = 40  # runs of one Run click
 MAX_PROCESSES = 64
 _SUFFIX = {"": 1, "K": 2**10, "M": 2**20, "G": 2**30}
 
@@ -29,9 +30,9 @@ class PanelInputError(ValueError):
 
 @dataclass(frozen=True)
 class Control:
-    name: str               # key in the values dict
-    label: str              # what the panel shows, with the unit
-    kind: str               # "int", "ints", "choice", "sizes", "bytes", "grids", "text"
+    name: str  # key in the values dict
+    label: str  # what the panel shows, with the unit
+    kind: str  # "int", "ints", "choice", "sizes", "bytes", "grids", "text"
     default: object
     lo: float = 0
     hi: float = 0
@@ -42,16 +43,16 @@ class Control:
 @dataclass
 class PanelSpec:
     chapter: str
-    kernel: str                                # registry name: `commbook measure KERNEL`
+    kernel: str  # registry name: `commbook measure KERNEL`
     controls: list[Control]
-    sweep: str                                 # control whose points are one run each
-    points: Callable[[dict], list]             # checked values -> the swept points
-    options: Callable[[dict, object], dict]    # (checked values, one point) -> kernel options
-    command_options: Callable[[dict], dict]    # checked values -> `commbook measure` flags
-    x: str = "size_bytes"                      # column the figure puts on its x axis
+    sweep: str  # control whose points are one run each
+    points: Callable[[dict], list]  # checked values -> the swept points
+    options: Callable[[dict, object], dict]  # (checked values, one point) -> kernel options
+    command_options: Callable[[dict], dict]  # checked values -> `commbook measure` flags
+    x: str = "size_bytes"  # column the figure puts on its x axis
     x_label: str = "message size n (bytes)"
     x_log: bool = True
-    y: str = "t_us"                            # a tidy column or a params key (jacobi's mlups)
+    y: str = "t_us"  # a tidy column or a params key (jacobi's mlups)
     y_label: str = "time t (µs)"
     point_values: Callable[[dict, object], dict] = lambda values, point: values
     validate: Callable[[dict], None] | None = None  # checks across controls; PanelInputError
@@ -68,6 +69,7 @@ class PanelSpec:
 
 
 # --- parsing, one line per refusal ------------------------------------------------------------
+
 
 def parse_bytes(text: str, what: str = "size") -> int:
     """'4', '64K', '1M' -> bytes."""
@@ -127,8 +129,7 @@ def parse_grid(text: str, processes: int, label: str = "process grid") -> str:
     if not m:
         raise PanelInputError(f"{label}: '{text}' is not AxBxC or auto")
     if math.prod(int(g) for g in m.groups()) != processes:
-        raise PanelInputError(f"{label}: {text} has {math.prod(int(g) for g in m.groups())} "
-                              f"processes, not {processes}")
+        raise PanelInputError(f"{label}: {text} has {math.prod(int(g) for g in m.groups())} processes, not {processes}")
     return text
 
 
@@ -198,6 +199,7 @@ def _short(n: int) -> str:
 
 # --- what this machine offers -----------------------------------------------------------------
 
+
 def emulated_nodes() -> int:
     """How many emulated nodes are up (0: none). Hook for `commbook nodes`: reads its status API
     (`commbook.nodes.status()`, a mapping with the list "up") once that module exists."""
@@ -213,8 +215,7 @@ def emulated_nodes() -> int:
 def placements() -> tuple[str, ...]:
     """The --map-by choices this machine has: core always, socket with two sockets or more,
     node when emulated nodes are up."""
-    return (("core",) + (("socket",) if machine.sockets() > 1 else ())
-            + (("node",) if emulated_nodes() > 1 else ()))
+    return ("core",) + (("socket",) if machine.sockets() > 1 else ()) + (("node",) if emulated_nodes() > 1 else ())
 
 
 def map_by(placement: str) -> str | None:

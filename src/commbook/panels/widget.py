@@ -5,6 +5,7 @@ export of the session's runs as the tidy CSV.
 In the book's static build (no kernel behind the page) the panel shows a short note with the
 equivalent `commbook measure` command instead of controls nobody could use.
 """
+
 from __future__ import annotations
 
 import html
@@ -18,8 +19,10 @@ from . import chapters as chapter_specs
 from .runner import Session, column, error_line
 from .specs import PanelInputError, check, command
 
-STATIC_NOTE = ("In a live notebook (JupyterLab, a JupyterHub with the book's kernel) a run panel "
-               "here measures what you choose: {what}. The same measurement from a shell:")
+STATIC_NOTE = (
+    "In a live notebook (JupyterLab, a JupyterHub with the book's kernel) a run panel "
+    "here measures what you choose: {what}. The same measurement from a shell:"
+)
 
 
 def static_build() -> bool:
@@ -31,8 +34,9 @@ class RunPanel:
     """A chapter's run panel. `earlier`: [(label, tidy table)] the figure shows beside your runs;
     `explorer`: a function of [(label, table)] returning the chapter's explorer, or None."""
 
-    def __init__(self, chapter: str, cluster=None, earlier=(), explorer: Callable | None = None,
-                 session: Session | None = None):
+    def __init__(
+        self, chapter: str, cluster=None, earlier=(), explorer: Callable | None = None, session: Session | None = None
+    ):
         self.spec = chapter_specs.spec(chapter)
         self.session = session or Session(self.spec, cluster)
         self.earlier = list(earlier)
@@ -43,8 +47,7 @@ class RunPanel:
     # -- the static book ---------------------------------------------------------------------
 
     def command(self) -> str:
-        return command(self.spec, check(self.spec, self.spec.defaults())) + \
-            f" --out my_{self.spec.chapter}.csv"
+        return command(self.spec, check(self.spec, self.spec.defaults())) + f" --out my_{self.spec.chapter}.csv"
 
     def note(self) -> str:
         what = ", ".join(c.label.split(" (")[0] for c in self.spec.controls)
@@ -52,9 +55,11 @@ class RunPanel:
 
     def _static_bundle(self) -> dict:
         text = f"{self.note()}\n\n    {self.command()}\n"
-        body = (f'<div class="admonition note commbook-run-panel-note">'
-                f'<p class="admonition-title">Run panel</p><p>{html.escape(self.note())}</p>'
-                f'<pre><code>{html.escape(self.command())}</code></pre></div>')
+        body = (
+            f'<div class="admonition note commbook-run-panel-note">'
+            f'<p class="admonition-title">Run panel</p><p>{html.escape(self.note())}</p>'
+            f"<pre><code>{html.escape(self.command())}</code></pre></div>"
+        )
         return {"text/html": body, "text/plain": text}
 
     def _repr_mimebundle_(self, include=None, exclude=None):
@@ -80,23 +85,32 @@ class RunPanel:
             style = {"description_width": "initial"}
             layout = w.Layout(width="420px")
             if c.kind == "int":
-                self.controls[c.name] = w.BoundedIntText(value=c.default, min=c.lo, max=c.hi,
-                                                         description=f"{c.label} [{c.lo}..{c.hi}]",
-                                                         style=style, layout=layout)
+                self.controls[c.name] = w.BoundedIntText(
+                    value=c.default,
+                    min=c.lo,
+                    max=c.hi,
+                    description=f"{c.label} [{c.lo}..{c.hi}]",
+                    style=style,
+                    layout=layout,
+                )
             elif c.kind == "choice":
-                self.controls[c.name] = w.Dropdown(options=list(c.choices), value=c.default,
-                                                   description=c.label, style=style, layout=layout,
-                                                   disabled=len(c.choices) < 2)
+                self.controls[c.name] = w.Dropdown(
+                    options=list(c.choices),
+                    value=c.default,
+                    description=c.label,
+                    style=style,
+                    layout=layout,
+                    disabled=len(c.choices) < 2,
+                )
             else:
-                self.controls[c.name] = w.Text(value=str(c.default), description=c.label,
-                                               style=style, layout=layout,
-                                               continuous_update=False)
+                self.controls[c.name] = w.Text(
+                    value=str(c.default), description=c.label, style=style, layout=layout, continuous_update=False
+                )
         if "operation" in self.controls:
             self.controls["operation"].observe(self._operation_changed, "value")
             self._operation_changed()
         self.run_button = w.Button(description="Run", button_style="primary", icon="play")
-        self.stop_button = w.Button(description="Stop", button_style="danger", icon="stop",
-                                    disabled=True)
+        self.stop_button = w.Button(description="Stop", button_style="danger", icon="stop", disabled=True)
         self.export_button = w.Button(description="Export CSV", icon="download", disabled=True)
         self.progress = w.IntProgress(value=0, min=0, max=1, description="progress")
         self.status = w.HTML(value=f"<code>{html.escape(self.command())}</code>")
@@ -107,15 +121,23 @@ class RunPanel:
         self.run_button.on_click(lambda _: self.start())
         self.stop_button.on_click(lambda _: self.stop())
         self.export_button.on_click(lambda _: self.export())
-        box = w.VBox([w.HTML(f"<b>Run panel: {self.spec.chapter}</b> (your own measurement)"),
-                      *self.controls.values(),
-                      w.HBox([self.run_button, self.stop_button, self.export_button]),
-                      self.progress, self.status, self.figure, self.explorer_area])
+        box = w.VBox(
+            [
+                w.HTML(f"<b>Run panel: {self.spec.chapter}</b> (your own measurement)"),
+                *self.controls.values(),
+                w.HBox([self.run_button, self.stop_button, self.export_button]),
+                self.progress,
+                self.status,
+                self.figure,
+                self.explorer_area,
+            ]
+        )
         box.add_class("commbook-run-panel")
         return box
 
     def _operation_changed(self, change=None):
         from .. import collective_runs as collectives
+
         op = self.controls["operation"].value
         alg = self.controls["algorithm"]
         options = ["library"] + list(collectives.HAND_ALGORITHMS[op])
@@ -144,8 +166,9 @@ class RunPanel:
             return False
         self.run_button.disabled, self.stop_button.disabled = True, False
         self._say(f"running: {command(self.spec, checked)}")
-        self._thread = threading.Thread(target=self._work, args=(checked,), daemon=True,
-                                        name=f"run panel {self.spec.chapter}")
+        self._thread = threading.Thread(
+            target=self._work, args=(checked,), daemon=True, name=f"run panel {self.spec.chapter}"
+        )
         self._thread.start()
         if wait:
             self._thread.join()
@@ -178,6 +201,7 @@ class RunPanel:
 
     def export(self, path=None):
         from .. import data
+
         path = path or data.measurement_path(f"{self.spec.chapter}_your_runs")
         try:
             saved = self.session.export(path)
@@ -206,8 +230,14 @@ class RunPanel:
                 x = x.map(categories.index)
             elif self.spec.x_log:
                 x = x.where(x > 0)
-            ax.plot(x, y, marker="o" if mine else ".", linestyle="-" if mine else ":",
-                    label=label, linewidth=2 if mine else 1)
+            ax.plot(
+                x,
+                y,
+                marker="o" if mine else ".",
+                linestyle="-" if mine else ":",
+                label=label,
+                linewidth=2 if mine else 1,
+            )
         if categories:
             ax.set_xticks(range(len(categories)), categories)
         elif self.spec.x_log:
@@ -228,8 +258,9 @@ class RunPanel:
         self.figure.layout.display = None
         if self.explorer is not None:
             chart = self.explorer(self.earlier + self.session.series())
-            self.explorer_area.outputs = ({"output_type": "display_data", "metadata": {},
-                                           "data": chart._repr_mimebundle_()},)
+            self.explorer_area.outputs = (
+                {"output_type": "display_data", "metadata": {}, "data": chart._repr_mimebundle_()},
+            )
 
 
 def panel(chapter: str, cluster=None, earlier=(), explorer=None) -> RunPanel:

@@ -16,6 +16,7 @@ Units: times in microseconds, message sizes in bytes, bandwidth t_w in MB/s (1e6
 Modules: ``graphs`` (building them), ``metrics``, ``placement`` (ranks on processors, hops, link
 classes), ``routing`` (routes, message cost, contention).
 """
+
 from __future__ import annotations
 
 from .graphs import (

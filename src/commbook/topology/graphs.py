@@ -1,5 +1,6 @@
 """Building interconnect graphs: linear arrays, rings, meshes, tori, hypercubes, trees, fat trees
 and clusters of nodes, sockets and cores (the conventions are the package's: commbook.topology)."""
+
 from __future__ import annotations
 
 import itertools
@@ -11,7 +12,7 @@ import numpy as np
 KINDS = ("linear", "ring", "mesh", "torus", "hypercube", "tree", "switch_tree", "fat_tree", "cluster")
 ROUTINGS = ("cut-through", "store-and-forward")
 LINK_CLASSES = ("core", "socket", "node")  # cheapest to dearest; also the schema's mapping words
-EXACT_DIRECT_MAX = 20    # exact bisection by enumeration up to this many processors (direct)
+EXACT_DIRECT_MAX = 20  # exact bisection by enumeration up to this many processors (direct)
 EXACT_SWITCHED_MAX = 12  # ... and with switches (one max-flow per balanced split)
 
 
@@ -84,13 +85,12 @@ def torus(p: int) -> nx.Graph:
     G = mesh(p)
     G.graph.update(kind="torus")
     for k in range(side):
-        G.add_edge(k * side + side - 1, k * side, link="net", wrap=True)      # row wrap
-        G.add_edge((side - 1) * side + k, k, link="net", wrap=True)           # column wrap
+        G.add_edge(k * side + side - 1, k * side, link="net", wrap=True)  # row wrap
+        G.add_edge((side - 1) * side + k, k, link="net", wrap=True)  # column wrap
     return G
 
 
-_CUBE_AXES = [(1.0, 0.0), (0.0, 1.0), (0.45, 0.35), (2.2, 0.7), (0.25, 2.3), (4.6, 4.2),
-              (8.5, -1.0), (-1.0, 8.5)]
+_CUBE_AXES = [(1.0, 0.0), (0.0, 1.0), (0.45, 0.35), (2.2, 0.7), (0.25, 2.3), (4.6, 4.2), (8.5, -1.0), (-1.0, 8.5)]
 
 
 def hypercube(p: int) -> nx.Graph:
@@ -98,11 +98,12 @@ def hypercube(p: int) -> nx.Graph:
     p = check_int("p", p, 2)
     d = _log2_exact(p, "a hypercube")
     G = _new("hypercube", p, dim=d)
-    G.add_edges_from(((i, i ^ (1 << b)) for i in range(p) for b in range(d) if i < i ^ (1 << b)),
-                     link="net")
+    G.add_edges_from(((i, i ^ (1 << b)) for i in range(p) for b in range(d) if i < i ^ (1 << b)), link="net")
     axes = _CUBE_AXES + [(2.0 ** (k / 2), 2.0 ** (k / 2 - 1)) for k in range(len(_CUBE_AXES), d)]
-    pos = {i: (sum(axes[b][0] for b in range(d) if i >> b & 1),
-               sum(axes[b][1] for b in range(d) if i >> b & 1)) for i in range(p)}
+    pos = {
+        i: (sum(axes[b][0] for b in range(d) if i >> b & 1), sum(axes[b][1] for b in range(d) if i >> b & 1))
+        for i in range(p)
+    }
     nx.set_node_attributes(G, pos, "pos")
     return G
 
@@ -153,7 +154,7 @@ def fat_tree(k: int, n: int) -> nx.Graph:
     d_0..d_{n-1} hangs from leaf switch <d_0..d_{n-2}, n-1>. Full bisection bandwidth."""
     k = check_int("k", k, 2)
     n = check_int("n", n, 1)
-    p = k ** n
+    p = k**n
     G = _new("fat_tree", p, k=k, n=n)
     words = list(itertools.product(range(k), repeat=n - 1))
     for level in range(n):
@@ -162,7 +163,7 @@ def fat_tree(k: int, n: int) -> nx.Graph:
     for level in range(n - 1):
         for w in words:
             for v in range(k):
-                w2 = w[:level] + (v,) + w[level + 1:]
+                w2 = w[:level] + (v,) + w[level + 1 :]
                 G.add_edge(switch_name(w, level), switch_name(w2, level + 1), link="net")
     for x in range(p):
         d = digits(x, k, n)
@@ -238,8 +239,15 @@ def _tree_positions(G: nx.Graph, root) -> None:
 def build(kind: str, p: int | None = None, **params) -> nx.Graph:
     """One entry point: build("torus", 16), build("fat_tree", k=2, n=3), build("cluster",
     nodes=2, sockets=2, cores=12). Unknown kinds raise ValueError listing the valid ones."""
-    makers = {"linear": linear_array, "ring": ring, "mesh": mesh, "torus": torus,
-              "hypercube": hypercube, "tree": binary_tree, "switch_tree": switch_tree}
+    makers = {
+        "linear": linear_array,
+        "ring": ring,
+        "mesh": mesh,
+        "torus": torus,
+        "hypercube": hypercube,
+        "tree": binary_tree,
+        "switch_tree": switch_tree,
+    }
     if kind in makers:
         if p is None:
             raise ValueError(f"topology '{kind}' needs p")
@@ -251,7 +259,7 @@ def build(kind: str, p: int | None = None, **params) -> nx.Graph:
             n = _log2_exact(p, "a binary fat tree") if p > 1 else 0
         elif n is None and p is not None:
             n = round(math.log(p, k)) if p > 1 else 0
-            if k ** n != p:
+            if k**n != p:
                 raise ValueError(f"a {k}-ary fat tree needs p to be a power of {k}, not {p}")
         return fat_tree(k, n)
     if kind == "cluster":
@@ -264,8 +272,10 @@ def parse_topology(text: str) -> nx.Graph:
     'cluster:2x2x12' (nodes x sockets x cores). One clear ValueError for anything else."""
     kind, sep, arg = str(text).strip().partition(":")
     if kind not in KINDS:
-        raise ValueError(f"unknown topology '{kind}'; valid: {', '.join(KINDS)} "
-                         "(e.g. ring:8, torus:16, fat_tree:2x3, cluster:2x2x12)")
+        raise ValueError(
+            f"unknown topology '{kind}'; valid: {', '.join(KINDS)} "
+            "(e.g. ring:8, torus:16, fat_tree:2x3, cluster:2x2x12)"
+        )
     try:
         nums = [int(x) for x in arg.split("x")] if sep else []
     except ValueError:

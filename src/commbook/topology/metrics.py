@@ -1,5 +1,6 @@
 """Metrics of an interconnect graph: diameter, links, bisection width, and the lecture's closed
 forms (after Grama et al., *Introduction to Parallel Computing*, ch. 2)."""
+
 from __future__ import annotations
 
 import itertools
@@ -66,8 +67,12 @@ def bisection(G: nx.Graph) -> Bisection:
     if switched and p <= EXACT_SWITCHED_MAX:
         return _bisection_maxflow_all(G, procs)
     natural = frozenset(procs[: p // 2])
-    best = Bisection(_cut_with_switches(G, natural, procs) if switched else nx.cut_size(G, natural),
-                     False, "natural halves (upper bound)", natural)
+    best = Bisection(
+        _cut_with_switches(G, natural, procs) if switched else nx.cut_size(G, natural),
+        False,
+        "natural halves (upper bound)",
+        natural,
+    )
     if not switched:
         # other first-half candidates: depth-first postorder (whole subtrees first) and
         # breadth-first order from a far node (mesh rows), each refined by Kernighan-Lin
@@ -76,7 +81,8 @@ def bisection(G: nx.Graph) -> Bisection:
         for order in orders:
             a = frozenset(order[: p // 2])
             refined, _ = nx.algorithms.community.kernighan_lin_bisection(
-                G, partition=(set(a), set(G) - a), max_iter=20, seed=0)
+                G, partition=(set(a), set(G) - a), max_iter=20, seed=0
+            )
             for cand in (a, frozenset(refined)):
                 cut = nx.cut_size(G, cand)
                 if len(cand) in (p // 2, p - p // 2) and cut < best.width:
@@ -182,12 +188,21 @@ def metrics(G: nx.Graph) -> dict:
     """Diameter, bisection width and links computed from the graph, next to the closed forms."""
     b = bisection(G)
     cf = closed_form(G)
-    return dict(kind=G.graph["kind"], p=G.graph["p"], diameter=diameter(G),
-                diameter_formula=cf["diameter"], bisection=b.width, bisection_exact=b.exact,
-                bisection_formula=cf["bisection"], links=link_count(G), links_formula=cf["links"])
+    return dict(
+        kind=G.graph["kind"],
+        p=G.graph["p"],
+        diameter=diameter(G),
+        diameter_formula=cf["diameter"],
+        bisection=b.width,
+        bisection_exact=b.exact,
+        bisection_formula=cf["bisection"],
+        links=link_count(G),
+        links_formula=cf["links"],
+    )
 
 
 def metrics_table(graphs):
     """metrics() of each graph, one row each (a pandas DataFrame)."""
     import pandas as pd
+
     return pd.DataFrame([metrics(G) for G in graphs])

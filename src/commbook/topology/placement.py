@@ -1,4 +1,5 @@
 """Where ranks run on a graph (``--map-by``), the hops and link class between two of them."""
+
 from __future__ import annotations
 
 import math

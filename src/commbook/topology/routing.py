@@ -1,4 +1,5 @@
 """Routes, message cost (cut-through, store-and-forward) and link contention."""
+
 from __future__ import annotations
 
 from collections import Counter
@@ -108,8 +109,9 @@ def link_loads(G: nx.Graph, messages) -> Counter:
     return loads
 
 
-def contention_times(G: nx.Graph, messages, n, t_s: float, t_h: float, t_w: float,
-                     routing: str = "cut-through") -> np.ndarray:
+def contention_times(
+    G: nx.Graph, messages, n, t_s: float, t_h: float, t_w: float, routing: str = "cut-through"
+) -> np.ndarray:
     """Time of each of several simultaneous n-byte messages when a link carrying k messages
     gives each t_w / k: a message runs at the share of its most loaded link (a simple,
     pessimistic-for-short-messages model). Returns one time per message."""
