@@ -82,6 +82,23 @@ def move(tab, div_id: str, control: dict) -> str:
     return value
 
 
+def move_changes_figure(tab, div_id: str, control: dict) -> bool:
+    """Move the control as a user would and say whether the figure changed. A menu counts as
+    moving when some other option changes the figure: a preset may equal the starting sliders
+    (the ring's ORFEO UCX link is where its sliders start)."""
+    before = figure(tab, div_id)
+    if control["tag"] != "SELECT":
+        move(tab, div_id, control)
+        settle(tab, div_id)
+        return figure(tab, div_id) != before
+    for option in (o for o in control["options"] if o != control["value"]):
+        set_value(tab, div_id, control, option)
+        settle(tab, div_id)
+        if figure(tab, div_id) != before:
+            return True
+    return False
+
+
 def set_value(tab, div_id: str, control: dict, value: str) -> None:
     """Value set, then the input and change events a user's input fires."""
     tab.evaluate(

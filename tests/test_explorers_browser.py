@@ -63,10 +63,7 @@ def test_every_control_moves_the_figure(page, name, tmp_path):
     assert controls, "no controls"
     for c in controls:
         assert c["name"] and "(" in c["name"] or c["tag"] == "SELECT", f"control without unit: {c}"
-        before = eb.figure(tab, div)
-        eb.move(tab, div, c)
-        eb.settle(tab, div)
-        assert eb.figure(tab, div) != before, f"{name}: moving '{c['name']}' changed nothing"
+        assert eb.move_changes_figure(tab, div, c), f"{name}: moving '{c['name']}' changed nothing"
         eb.set_value(tab, div, c, c["value"])  # back, so the next control moves from the default
         eb.settle(tab, div)
     assert errors == [] and external == []
