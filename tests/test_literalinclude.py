@@ -63,6 +63,7 @@ def test_lab_contents_manager_opens_with_code_and_saves_the_directive(repo, tmp_
     pytest.importorskip("jupyter_server", reason="JupyterLab comes with the lab extra (make lab)")
     import asyncio
     import shutil
+    from concurrent.futures import ThreadPoolExecutor
 
     from commbook.lab_contents import CodeInNotebooksContentsManager
 
@@ -77,7 +78,9 @@ def test_lab_contents_manager_opens_with_code_and_saves_the_directive(repo, tmp_
         assert any("```c\nstatic void ring_shift" in c["source"] for c in cells)
         await manager.save({"type": "notebook", "format": "json", "content": model["content"]}, "book/ring.md")
 
-    asyncio.run(round_trip())
+    # in a thread of its own: the session's Playwright keeps an event loop running in this one
+    with ThreadPoolExecutor(1) as pool:
+        pool.submit(asyncio.run, round_trip()).result()
     saved = (tmp_path / "book" / "ring.md").read_text()
     assert saved.replace("    jupytext_version:", "").count("{literalinclude}") == (
         repo / "book" / "ring.md"
