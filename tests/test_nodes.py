@@ -80,7 +80,8 @@ def test_launch_agent_pingpong_across_nodes_is_10x_slower(on_nodes):
     assert inter.meta["rank_hosts"] == "node1,node2" and inter.meta["node_count"] == "2"
     assert intra.meta["rank_hosts"] == "node1*2" and intra.meta["node_count"] == "1"
     assert set(inter.table["mapping"]) == {"node"}
-    t_inter, t_intra = float(inter.table["t_us"].iloc[0]), float(intra.table["t_us"].iloc[0])
+    # the fastest repetition: the latency estimate least moved by another process on a core
+    t_inter, t_intra = float(inter.table["t_min_us"].iloc[0]), float(intra.table["t_min_us"].iloc[0])
     assert t_inter >= 10 * t_intra, (t_inter, t_intra)
 
 
