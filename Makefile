@@ -66,7 +66,7 @@ pdf: $(STAMP)
 # The suite includes the JupyterLab browser test, hence the lab packages, and the course tests
 # (nbgrader).
 test: $(STAMP) $(LAB_STAMP) $(COURSE_STAMP)
-	$(PY) -m pytest -ra $(PYTEST_ARGS)
+	$(PY) -m pytest -ra --durations=30 $(PYTEST_ARGS)
 
 # Every test that runs no MPI, builds no book and needs no browser or Slurm (under 2 min).
 test-fast: $(STAMP)
