@@ -346,15 +346,18 @@ def _panel_input(panel, label: str):
     return panel.locator(".widget-inline-hbox", has_text=label).locator("input").first
 
 
-def _engines(lab: Lab) -> list[int]:
+def _cmdline(pid: int) -> str:
+    """The command line of `pid`, "" once it has ended (a zombie too: it can turn one between two looks)."""
     import psutil
 
-    out = []
-    for pid in lab.note_children():
-        with contextlib.suppress(psutil.Error):
-            if "ipyparallel.engine" in " ".join(psutil.Process(pid).cmdline()):
-                out.append(pid)
-    return out
+    try:
+        return " ".join(psutil.Process(pid).cmdline())
+    except psutil.Error:
+        return ""
+
+
+def _engines(lab: Lab) -> list[int]:
+    return [pid for pid in lab.note_children() if "ipyparallel.engine" in _cmdline(pid)]
 
 
 def use_run_panel(tab, lab: Lab, shot: Path) -> None:
@@ -408,14 +411,10 @@ def use_run_panel(tab, lab: Lab, shot: Path) -> None:
     while _alive(set(_engines(lab)) - before) and time.monotonic() < deadline:
         time.sleep(0.2)
     assert _alive(set(_engines(lab)) - before) == [], "engines of the stopped run still live"
-    import psutil
-
     left = [
         p
         for p in _alive(run_pids)
-        if any(
-            k in " ".join(psutil.Process(p).cmdline()) for k in ("ipyparallel", "prterun", "prted", "mpiexec", "hydra")
-        )
+        if any(k in _cmdline(p) for k in ("ipyparallel", "prterun", "prted", "mpiexec", "hydra"))
     ]
     assert left == [], f"processes of the stopped run still live: {left}"
     print(f"ring panel: Stop to nothing left in {time.monotonic() - t0:.1f} s")
