@@ -178,6 +178,7 @@ def test_cli_summary_and_bad_part(capsys):
     assert "only reads" in capsys.readouterr().err
 
 
+@pytest.mark.slow
 def test_committed_tables_are_what_the_raw_files_give(orfeo_mirror, tmp_path, monkeypatch, capsys):
     """Regenerate every table from the hash-checked raw files: the committed ones must not drift.
     (Numbers compared to 1e-4 relative: the files print 6 significant digits, and the last one
