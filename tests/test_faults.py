@@ -26,19 +26,14 @@ from commbook.process_tree import living
 
 pytestmark = pytest.mark.mpi
 
-LONG_RING = [
-    "measure",
-    "ring",
-    "--np",
-    "2",
-    "--size",
-    "4",
-    "--iterations",
-    "100000000",
-    "--repetitions",
-    "1000",
-    "--quiet",
-]
+
+def ring_command(iterations: int, repetitions: int) -> list[str]:
+    """`commbook measure ring` on 2 ranks, quiet, as long as the test needs it."""
+    options = {"--np": 2, "--size": 4, "--iterations": iterations, "--repetitions": repetitions}
+    return ["measure", "ring", *(str(x) for kv in options.items() for x in kv), "--quiet"]
+
+
+LONG_RING = ring_command(100_000_000, 1000)
 
 
 def _default_sigint():
@@ -165,23 +160,7 @@ def test_children_answer_ctrl_c_whatever_this_process_inherited():
 
 def test_measure_success_leaves_nothing(tmp_path):
     # long enough (about 2 s here) to see the ranks: a run of 8 bytes once could end unseen
-    w = Watched(
-        commbook(
-            "measure",
-            "ring",
-            "--np",
-            "2",
-            "--size",
-            "4",
-            "--iterations",
-            "500000",
-            "--repetitions",
-            "1",
-            "--quiet",
-            "--out",
-            str(tmp_path / "ring.csv"),
-        )
-    )
+    w = Watched(commbook(*ring_command(500_000, 1), "--out", str(tmp_path / "ring.csv")))
     w.wait_for(ranks("ring-"))
     rc, out, err = w.finish()
     assert rc == 0, err
