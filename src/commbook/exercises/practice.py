@@ -135,10 +135,9 @@ def _clu_node_links():
     method="t = λ + n/b with n = 1,048,576 bytes and b in MB/s (bytes per µs).",
 )
 def _clu_sbatch():
-    from .references import _link
+    from .references import _link_time_us
 
-    link = _link("node", "ucx")
-    return link.latency_us + 2**20 / link.asymptotic_MBps
+    return _link_time_us("node", "ucx", 2**20)
 
 
 # ---- running code in the chapters (book/matrix_add.md, book/jacobi.md, book/topology.md)

@@ -14,6 +14,12 @@ def _link(mapping: str, transport: str):
     return orfeo.link(mapping, transport)
 
 
+def _link_time_us(mapping: str, transport: str, n_bytes: int) -> float:
+    """Hockney time λ + n/b of one message over an ORFEO link (the seed reports' figures)."""
+    link = _link(mapping, transport)
+    return link.latency_us + n_bytes / link.asymptotic_MBps
+
+
 def _thin_ring():
     from .. import orfeo
     from ..models.ring import Placement, links_from_table
@@ -71,8 +77,7 @@ def _pp_nhalf():
     hint="n/b with n in bytes and b in MB/s is already in µs.",
 )
 def _pp_tcp():
-    link = _link("node", "ob1-tcp")
-    return link.latency_us + 2**20 / link.asymptotic_MBps
+    return _link_time_us("node", "ob1-tcp", 2**20)
 
 
 @_exercise(
