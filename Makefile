@@ -69,7 +69,7 @@ test: $(STAMP) $(LAB_STAMP) $(COURSE_STAMP)
 	$(PY) -m pytest -ra --durations=30 $(PYTEST_ARGS)
 
 # Every test that runs no MPI, builds no book, needs no browser or Slurm and is not marked slow
-# (regenerating data from the raw files, a wheel, the student edition, nbgrader): under 2 min.
+# (every raw ORFEO file read or regenerated from, a wheel, the student edition, nbgrader): under 2 min.
 test-fast: $(STAMP)
 	$(PY) -m pytest -q -m "(not mpi or pure) and not book and not browser and not slurm and not slow" $(PYTEST_ARGS)
 

@@ -260,6 +260,7 @@ def test_known_orfeo_files():
     assert df.np.item() == 12 and "mlups=1324" in df.params.item()
 
 
+@pytest.mark.slow
 @needs_mirror
 def test_every_orfeo_file_imported_or_refused():
     """Each file gives tidy rows or one specific line; never a traceback or an internal error."""
@@ -283,6 +284,7 @@ def test_every_orfeo_file_imported_or_refused():
     assert imported > 1100 and len(refused) < 50
 
 
+@pytest.mark.slow
 @needs_mirror
 def test_orfeo_files_without_catalog_never_crash():
     """One file per folder read only from its text and name (as a user's files are)."""
@@ -317,6 +319,7 @@ def _fuzz(data: bytes, rng: random.Random) -> list[tuple[str, bytes]]:
     ]
 
 
+@pytest.mark.slow
 @needs_mirror
 def test_fuzzed_orfeo_copies_never_crash(tmp_path):
     rng = random.Random(0)
@@ -391,6 +394,7 @@ def _alarm(signum, frame):
     raise _Hang()
 
 
+@pytest.mark.slow
 def test_fuzzed_orfeo_mutations_refused_cleanly_or_possible(orfeo_mirror, tmp_path):
     """Every mutation of real ORFEO files ends within 10 s as tidy rows with only possible
     values, or as one Refused line naming the file; never a traceback."""

@@ -99,6 +99,7 @@ def test_catalog_is_well_formed():
     )
 
 
+@pytest.mark.slow
 @needs_mirror
 def test_catalog_matches_the_mirror():
     """Every data file is catalogued with its hash, and the rules reproduce the catalog."""
