@@ -164,15 +164,18 @@ def test_committed_tables_equal_the_regenerated_ones(regenerated):
         )
 
 
-@pytest.fixture
-def raw_available(orfeo_mirror, tmp_path, monkeypatch):
-    monkeypatch.setenv("COMMBOOK_ORFEO_MIRROR", str(orfeo_mirror))
-    monkeypatch.setenv("COMMBOOK_DATA_CACHE", str(tmp_path / "cache"))
-    fetching._VERIFIED.clear()
-    loading._import_entries.cache_clear()
-    yield
-    fetching._VERIFIED.clear()
-    loading._import_entries.cache_clear()
+@pytest.fixture(scope="module")
+def raw_available(orfeo_mirror, tmp_path_factory):
+    """The raw files fetched from the mirror into a fresh cache, once for this module's tests
+    (fetching and importing them again for each dataset only repeated the same work)."""
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setenv("COMMBOOK_ORFEO_MIRROR", str(orfeo_mirror))
+        mp.setenv("COMMBOOK_DATA_CACHE", str(tmp_path_factory.mktemp("raw") / "cache"))
+        fetching._VERIFIED.clear()
+        loading._import_entries.cache_clear()
+        yield
+        fetching._VERIFIED.clear()
+        loading._import_entries.cache_clear()
 
 
 @pytest.mark.slow
