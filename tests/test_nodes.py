@@ -169,12 +169,13 @@ def test_book_job_script_runs_on_two_nodes(on_nodes, repo):
 # -- the cluster itself: up, down, bad input, faults -----------------------------------------
 
 
-def commbook_nodes(*args, base: Path, timeout: float = 60) -> subprocess.CompletedProcess:
+def commbook_nodes(*args, base: Path, timeout: float = 60, cwd: Path | None = None) -> subprocess.CompletedProcess:
     return subprocess.run(
         [sys.executable, "-m", "commbook.cli", "nodes", *args],
         capture_output=True,
         text=True,
         timeout=timeout,
+        cwd=cwd,
         env={**os.environ, "COMMBOOK_NODES_DIR": str(base)},
     )
 
@@ -200,6 +201,11 @@ def test_up_status_exec_down_leave_nothing(tmp_path):
     assert commbook_nodes("status", base=base).returncode == 0
     shown = commbook_nodes("exec", "--node", "node2", "--", "sh", "-c", "hostname; tc qdisc show dev eth0", base=base)
     assert shown.stdout.startswith("node2\n") and "tbf" in shown.stdout, shown
+    # an atomic write as `commbook measure --out f.csv` does it: a temporary file by absolute
+    # path, renamed to a relative one (the working directory must be the cluster's mount's)
+    write = "import os; p = os.path.abspath('t.tmp'); open(p, 'w').write('x'); os.replace(p, 'f.csv')"
+    wrote = commbook_nodes("exec", "--", sys.executable, "-c", write, base=base, cwd=tmp_path)
+    assert wrote.returncode == 0 and (tmp_path / "f.csv").read_text() == "x", wrote.stderr
     twice = commbook_nodes("up", "--nodes", "2", base=base)
     assert twice.returncode == 2 and "already up" in one_line(twice)
     down = commbook_nodes("down", base=base)
