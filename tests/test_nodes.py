@@ -6,6 +6,8 @@ Timing assertions are ratios with wide margins (the machine is shared): TCP over
 ~10-20 µs per message against well under 1 µs through shared memory."""
 
 import os
+import re
+import shutil
 import signal
 import subprocess
 import sys
@@ -358,3 +360,46 @@ def test_node_boundary_reference_path(monkeypatch):
     boundary.plot_pingpong(run, links)
     boundary.plot_ring(run, pred)
     # the live path is the book build's (as root, CI): tests/test_book.py reads what it says
+
+
+def section(text: str, heading: str) -> str:
+    """A page's section: from its `## heading` line to the next `## ` heading."""
+    start = text.index(f"\n## {heading}")
+    end = text.find("\n## ", start + 1)
+    return text[start : end if end > 0 else len(text)]
+
+
+@pytest.mark.book
+@pytest.mark.timeout(600)
+def test_node_boundary_sections_render_the_reference_and_say_so(repo, tmp_path):
+    """The ping-pong and ring chapters' node-boundary sections, built by Jupyter Book as a
+    one-page book where no emulated nodes may be made (COMMBOOK_NODES_REFERENCE=1, what a user
+    without namespaces gets): they draw the shipped run and the page says so. The live path is
+    the whole book's build as root (tests/test_book.py)."""
+    import yaml
+
+    stage = tmp_path / "stage"
+    (stage / "book").mkdir(parents=True)
+    sections = [
+        section((repo / "book" / f"{page}.md").read_text(), heading)
+        for page, heading in (("pingpong", "Across a node boundary"), ("ring", "The bump on this machine"))
+    ]
+    front = (repo / "book" / "pingpong.md").read_text().split("\n---\n", 1)[0] + "\n---\n"  # jupytext header
+    setup = "\n```{code-cell} ipython3\nfrom commbook import orfeo\n```\n"
+    (stage / "book" / "nodes.md").write_text(front + "\n# The node boundary\n" + setup + "".join(sections))
+    shutil.copytree(repo / "book" / "_static", stage / "book" / "_static")
+    shutil.copy2(repo / "references.bib", stage / "references.bib")
+    (stage / "_toc.yml").write_text("format: jb-book\nroot: book/nodes\n")
+    book_config = yaml.safe_load((repo / "_config.yml").read_text())
+    book_config["execute"]["execute_notebooks"] = "force"
+    (stage / "_config.yml").write_text(yaml.safe_dump(book_config, sort_keys=False, allow_unicode=True))
+    env = {**os.environ, "COMMBOOK_NODES_REFERENCE": "1", "COMMBOOK_ORFEO_MIRROR": "none"}
+    code = "import sys; from pathlib import Path; from commbook import booktools; sys.exit(booktools.build(Path(sys.argv[1]), strict=False))"
+    proc = subprocess.run([sys.executable, "-c", code, stage], capture_output=True, text=True, env=env, timeout=540)
+    assert proc.returncode == 0, (proc.stdout + proc.stderr)[-4000:]
+    html = (stage / "_build" / "html" / "book" / "nodes.html").read_text()
+    assert "Traceback (most recent call last)" not in html
+    said = "not measured while this page was built</strong> (COMMBOOK_NODES_REFERENCE is set)"
+    assert html.count(said) == 2 and html.count("data/reference/emulated-nodes/") >= 2, html[:2000]
+    assert "measured while this page was built, on 2 emulated nodes" not in html
+    assert len(re.findall(r"<img [^>]*src=", html)) >= 2  # the ping-pong and the ring figures
