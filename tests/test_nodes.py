@@ -384,6 +384,7 @@ def section(text: str, heading: str) -> str:
 
 
 @pytest.mark.book
+@pytest.mark.slow
 @pytest.mark.timeout(600)
 def test_node_boundary_sections_render_the_reference_and_say_so(repo, tmp_path):
     """The ping-pong and ring chapters' node-boundary sections, built by Jupyter Book as a
