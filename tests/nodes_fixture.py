@@ -71,16 +71,16 @@ class NodesSession:
         proc = self.run([sys.executable, "-c", code], timeout=timeout, env=env)
         return json.loads(proc.stdout.strip().splitlines()[-1])
 
-    def measure(self, *args, allocation: list[str] | None = None, timeout: float = 150):
-        """`commbook measure ...` on the login node (inside `salloc ALLOCATION` if given);
-        returns the measurement file read back."""
+    def measure(self, *args, allocation: list[str] | None = None, timeout: float = 150, env: dict | None = None):
+        """`commbook measure ...` on the login node (inside `salloc ALLOCATION` if given, with
+        ENV added to the cluster's environment); returns the measurement file read back."""
         from commbook import data
 
         out = self.scratch / f"m{len(os.listdir(self.scratch))}.csv"
         cmd = [sys.executable, "-m", "commbook.cli", "measure", *args, "--quiet", "--out", out]
         if allocation is not None:
             cmd = ["salloc", "--quiet", *allocation] + cmd
-        self.run(cmd, timeout=timeout)
+        self.run(cmd, timeout=timeout, env=env)
         return data.read_measurements(out)
 
     def jobs(self) -> list[str]:

@@ -89,8 +89,11 @@ def _measure_cmd(kernel: str, np_: int, map_by: str, extra: list[str], out: Path
 
 def measure(rate: str = "", timeout: float = 600) -> BoundaryRun:
     """Measure live on two emulated nodes (made and removed here)."""
-    from . import EmulatedCluster
+    from .. import mpi_env
+    from . import EmulatedCluster, launch
 
+    # runs that stay on node1 bind a rank per core, as a real node would (launch.one_node_binding)
+    binding = launch.one_node_binding(mpi_env.detect().flavour)
     scratch = Path(tempfile.mkdtemp(prefix="commbook-boundary-"))
     scratch.chmod(0o755)
     tables, metas = {}, {}
@@ -110,7 +113,7 @@ def measure(rate: str = "", timeout: float = 600) -> BoundaryRun:
                     _measure_cmd(kernel, P, map_by, extra, out),
                     timeout=timeout,
                     cwd=str(scratch),
-                    env={"COMMBOOK_MACHINE": machine_name},
+                    env={"COMMBOOK_MACHINE": machine_name, **(binding if map_by == "core" and P <= SLOTS else {})},
                 )
                 if proc.returncode != 0:
                     said = (proc.stderr.strip().splitlines() or ["no message"])[-1]

@@ -11,6 +11,12 @@
   15 µs), and ranks of different nodes spinning on the same cores starve each other (a ring of
   3 ranks on 2 nodes took 50 ms per step, 26 µs with yielding). A site with shared nodes sets
   such defaults the same way, through MCA variables in the environment.
+* **Binding for runs inside one node** (:func:`one_node_binding`): unbound and yielding, the two
+  ranks of a one-node ping-pong get packed onto one core as soon as another process keeps the
+  other core busy, and then every message costs a context switch (0.83-0.87 µs instead of
+  0.23-0.31 µs for 8 B with Open MPI here). Bound one per core (what a real node's mpiexec does),
+  each rank keeps a core of its own. Not the default: across nodes it would bind rank 0 of every
+  node to the same core.
 
 :func:`environment` is what `commbook nodes exec` adds to a command's environment: the site
 configuration of this cluster, nothing the package special-cases.
@@ -84,6 +90,14 @@ def environment(record: Record) -> dict:
     if os.geteuid() == 0 or record.mode == "userns":  # uid 0 inside the cluster
         env.update({"OMPI_ALLOW_RUN_AS_ROOT": "1", "OMPI_ALLOW_RUN_AS_ROOT_CONFIRM": "1"})
     return env
+
+
+def one_node_binding(flavour: str) -> dict:
+    """Variables that bind each rank of a run that stays on one node to its own core
+    (``--bind-to core``), for Open MPI's PRTE (5 and 4) and MPICH's Hydra."""
+    if flavour == "mpich":
+        return {"HYDRA_BINDING": "core"}
+    return {"PRTE_MCA_hwloc_default_binding_policy": "core", "OMPI_MCA_hwloc_base_binding_policy": "core"}
 
 
 def login_environment(record: Record, extra: dict | None = None) -> dict:

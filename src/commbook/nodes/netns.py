@@ -73,9 +73,12 @@ def enter_command(record: Record, node: str, mount: bool = True, wd: str | None 
     """nsenter arguments that run a command "on" node (its network, hostname and IPC)."""
     f = record.node_files(node)
     args = ["nsenter", f"--net={f['net']}", f"--uts={f['uts']}", f"--ipc={f['ipc']}"]
+    # --wdns: the working directory looked up inside the cluster's mount namespace; --wd keeps
+    # the caller's, and renaming a file given by absolute path into it fails (EXDEV)
     if mount and os.path.exists(f["mnt"]):
-        args.append(f"--mount={f['mnt']}")
-    args.append(f"--wd={wd or os.getcwd()}")
+        args += [f"--mount={f['mnt']}", f"--wdns={wd or os.getcwd()}"]
+    else:
+        args.append(f"--wd={wd or os.getcwd()}")
     return args + ["--"]
 
 
