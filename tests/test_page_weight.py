@@ -11,7 +11,7 @@ PIL = pytest.importorskip("PIL.Image")
 
 def test_the_fontawesome_script_tag_and_nothing_else_leaves_the_page():
     page = (
-        "<head>\n  <script defer src=\"../_static/scripts/fontawesome.js?digest=55c2\"></script>\n"
+        '<head>\n  <script defer src="../_static/scripts/fontawesome.js?digest=55c2"></script>\n'
         '  <link rel="preload" as="script" href="../_static/scripts/bootstrap.js?digest=55c2" />\n'
         '<script src="../_static/fontawesome-like.js"></script>\n</head>'
     )
