@@ -90,7 +90,8 @@ def open_page(browser, url: str, width: int, sizes: list | None = None):
     n = tab.evaluate(EXPLORER_COUNT)
     if n:
         tab.wait_for_function(f"Object.keys(window.commbookExplorers || {{}}).length >= {n}", timeout=60000)
-    tab.evaluate("""async () => { if (window.MathJax && MathJax.startup && MathJax.startup.promise)
+    tab.evaluate("""async () => { if (window.commbookMathJax) await window.commbookMathJax;
+                                  if (window.MathJax && MathJax.startup && MathJax.startup.promise)
                                     await MathJax.startup.promise; }""")
     tab.wait_for_timeout(200)
     return context, tab

@@ -126,3 +126,37 @@ def test_presets_offer_orfeo_and_the_emulated_nodes(name):
     assert params[f"{lam}_used"]["expr"].endswith(f"({lam})" + ")" * (len(options) - 2))
     expr = presets.value_expr("preset", "lam", {"a": 99.0, "b": -1.0}, 0.0, 50.0, 2)
     assert expr == "preset == 'b' ? 0.0 : (preset == 'a' ? 50.0 : (lam))"
+
+
+def test_mathjax_waits_for_the_first_explorer_on_explorer_pages():
+    """On a page with an explorer the MathJax script tag becomes a loader started by the first
+    explorer (or the load event); the tag leaves the page, nothing else does."""
+    from types import SimpleNamespace
+
+    from sphinx.builders.html._assets import _JavaScript
+
+    from commbook.explorers import sphinx as ext
+
+    added = []
+    app = SimpleNamespace(
+        config=SimpleNamespace(mathjax_path="mathjax/tex-chtml.js"),
+        add_js_file=lambda name, **kw: added.append((name, kw)),
+    )
+    theme = _JavaScript("_static/scripts/theme.js")
+    scripts = [theme, _JavaScript("_static/mathjax/tex-chtml.js", defer="defer")]
+    context = {
+        "body": '<div class="commbook-explorer"></div>',
+        "script_files": scripts,
+        "pathto": lambda name, resource=False: "../" + name,
+    }
+    ext._add_to_page(app, "book/ring", "page.html", context, None)
+    assert scripts == [theme]
+    loader = [kw["body"] for name, kw in added if name is None]
+    assert len(loader) == 1 and '"../_static/mathjax/tex-chtml.js"' in loader[0]
+    assert "commbook:explorer-ready" in loader[0] and '"load"' in loader[0]
+    assert all(kw.get("loading_method") == "defer" for name, kw in added if name)
+
+    added.clear()
+    plain = {"body": "<p>no explorer</p>", "script_files": list(scripts)}
+    ext._add_to_page(app, "book/data", "page.html", plain, None)
+    assert added == [] and plain["script_files"] == scripts

@@ -36,6 +36,7 @@ WAIT_MS = 60000  # a loaded machine (2 shared cores) draws slowly
 
 # In print: every explorer's picture rendered (and awaited), MathJax done, then what printed.
 PREPARE = """async () => {
+  if (window.commbookMathJax) await window.commbookMathJax;  // loaded after the first explorer
   if (window.MathJax && MathJax.startup && MathJax.startup.promise) await MathJax.startup.promise;
   if (window.commbookPrintPictures) await window.commbookPrintPictures();
   await Promise.all(Array.from(document.images).map(i => i.complete ? 0 :

@@ -135,8 +135,6 @@ EMBED_JS = r"""
       return window.vegaEmbed("#" + id, fit(spec, state.W, state.shrink), {actions: false, renderer: "svg"})
         .then(function (r) {
           (window.commbookExplorers = window.commbookExplorers || {})[id] = r;
-          // when the page's first explorer became usable (ms since navigation; benchmarks/)
-          window.commbookFirstReadyMs = window.commbookFirstReadyMs || performance.now();
           el.querySelectorAll(".vega-bindings input, .vega-bindings select").forEach(function (c) {
             var name = c.closest(".vega-bind");
             name = name && name.querySelector(".vega-bind-name");
@@ -149,6 +147,12 @@ EMBED_JS = r"""
             state.tries += 1;
             state.shrink *= Math.max(0.3, (state.W - 8) / drawn);
             return draw();
+          }
+          if (window.commbookFirstReadyMs === undefined) {
+            // the page's first explorer is usable (ms since navigation; benchmarks/page_open.py):
+            // what waited for it (MathJax, commbook.explorers.sphinx) may start
+            window.commbookFirstReadyMs = performance.now();
+            document.dispatchEvent(new Event("commbook:explorer-ready"));
           }
           return r;
         }).catch(function (e) { console.error("explorer " + id + ": " + e); });
