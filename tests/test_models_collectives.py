@@ -117,8 +117,8 @@ def test_predict_vectorised_and_bad_input():
     n = np.array([0.0, 1e3, 1e6])
     assert costs.predict("bcast", "binomial", 8, n, LAM, B) == pytest.approx(3 * (LAM + n / B))
     assert costs.predict("bcast", "pipeline", 8, n, LAM, B).shape == (3,)
-    with pytest.raises(ValueError, match="unknown collective 'alltoall'; valid: bcast"):
-        costs.predict("alltoall", "ring", 4, 1, LAM, B)
+    with pytest.raises(ValueError, match="unknown collective 'alltoallv'; valid: bcast"):
+        costs.predict("alltoallv", "ring", 4, 1, LAM, B)
     with pytest.raises(ValueError, match="unknown bcast algorithm 'ring'; valid: linear, chain"):
         costs.predict("bcast", "ring", 4, 1, LAM, B)
     with pytest.raises(ValueError, match="bandwidth b must be a positive"):
