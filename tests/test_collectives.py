@@ -9,8 +9,8 @@ import numpy as np
 import pandas as pd
 import pytest
 
+from commbook import algorithms, config, exercises, fit, kernels, mpi_env
 from commbook import collective_runs as coll
-from commbook import config, exercises, fit, kernels, mpi_env
 from commbook.chapters import collectives as collectives_chapter
 from commbook.models import collective_costs as costs
 from commbook.models import collective_schedules as schedules
@@ -320,6 +320,35 @@ def test_bandwidth_optimal_traces_move_n_over_P_per_message():
     scatter = t[t.phase == "scatter"].sort_values("step", kind="stable")
     assert [(r.src, r.dst, r.bytes) for r in scatter.itertuples()] == [(0, 2, 2048), (0, 1, 1024), (2, 3, 1024)]
     assert set(t[t.phase == "allgather"].bytes) == {1024} and (t.phase == "allgather").sum() == 12
+
+
+EXCHANGE_SIZES = {"allgather": "0,1,7,1003", "alltoall": "0,1,7,1003", "reduce_scatter": "0,8,56,8024"}
+
+
+@pytest.mark.mpi
+@pytest.mark.parametrize("P", [1, 3])
+@pytest.mark.parametrize("op", sorted(EXCHANGE_SIZES))
+def test_allgather_alltoall_reduce_scatter_through_the_library(op, P):
+    # the kernel checks every rank's result against the patterns the senders wrote (sizes
+    # P does not divide, empty blocks); a wrong answer exits non-zero
+    out = _run(op, P, sizes=EXCHANGE_SIZES[op], algorithm="library")
+    assert out.ok and list(out.table.size_bytes) == [int(s) for s in EXCHANGE_SIZES[op].split(",")]
+
+
+@pytest.mark.mpi
+@pytest.mark.parametrize("op", sorted(EXCHANGE_SIZES))
+def test_every_modelled_library_algorithm_is_forced_and_read_back(op):
+    flavour = mpi_env.detect().flavour
+    records = [a for a in algorithms.of(op) if a.model and (a.ompi_id if flavour == "openmpi" else a.mpich)]
+    assert records, op
+    for a in records:
+        label = f"library:{a.ompi_id if flavour == 'openmpi' else a.mpich}"
+        options, env = coll.prepare_for(op)({"algorithm": label})
+        out = kernels.run_mpiexec(
+            op, 4, {"sizes": EXCHANGE_SIZES[op], "iterations": 1, "repetitions": 1, **options}, env=env, timeout=120
+        )
+        said = coll.check_selection(out, op, coll.parse_algorithms(op, label)[1])
+        assert out.ok and (a.ompi_name or a.mpich) in said, said
 
 
 @pytest.mark.mpi
