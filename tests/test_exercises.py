@@ -17,6 +17,7 @@ CHAPTERS = [
     "topology",
     "collectives_algorithms",
     "collectives_library",
+    "collectives_orfeo",
     "jacobi",
     "data",
     "mpi_primer",
