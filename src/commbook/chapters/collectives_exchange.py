@@ -56,7 +56,7 @@ def model_words(table: pd.DataFrame) -> str:
     why = (
         ", and the model leaves its additions out"
         if worst.op == "reduce_scatter" and worst.size_bytes > 1024
-        else ", where the library's overhead per call weighs most against one λ"
+        else ", where a fixed cost per call, which the model does not have, would weigh most"
         if worst.size_bytes <= 1024
         else ""
     )
