@@ -105,7 +105,7 @@ def forced_patterns(np: int = PATTERN_NP, size: str = PATTERN_SIZE) -> pd.DataFr
             (
                 a.operation,
                 label,
-                said.split("reports ", 1)[-1],
+                said.split(" = ", 1)[-1],  # the value the library holds, e.g. 2 (bruck)
                 a.model,
                 counted,
                 model_messages(a.operation, a.model, np),
