@@ -1,6 +1,7 @@
 /*
  * collectives_algos.h -- hand-written broadcast, gather and allreduce, and the measurement
- * loop that bcast.c, gather.c, allreduce.c and the butterfly exercise share.
+ * loop that bcast.c, gather.c, allreduce.c, allgather.c, alltoall.c, reduce_scatter.c and the
+ * butterfly exercise share.
  *
  * Every algorithm is written with plain MPI_Send / MPI_Recv / MPI_Sendrecv so the reader can
  * follow each message.  Ranks are renumbered relative to the root (vr = (rank - root + P) % P)
@@ -875,6 +876,17 @@ CB_API int cc_parse_bench(cb_ctx *ctx, const cb_optspec *spec, const char *op, c
     return CB_OK;
 }
 
+/* The MPI call of an operation, for messages: "allgather" -> "Allgather". */
+CB_API const char *cc_mpi_name(const char *op)
+{
+    static const char *names[][2] = {{"bcast", "Bcast"}, {"gather", "Gather"},
+                                     {"allreduce", "Allreduce"}, {"allgather", "Allgather"},
+                                     {"alltoall", "Alltoall"}, {"reduce_scatter", "Reduce_scatter"}};
+    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
+        if (strcmp(op, names[i][0]) == 0) return names[i][1];
+    return op;
+}
+
 /* Validate, instrument, then time every (size, algorithm); repetitions interleave the
  * algorithms so a slow spell of the machine hits them all alike.  Prints the rows. */
 CB_API int cc_run(cb_ctx *ctx, cc_bench *b)
@@ -929,8 +941,7 @@ CB_API int cc_run(cb_ctx *ctx, cc_bench *b)
             if (!cb_all_ok(ctx, ok)) {
                 cb_printf(ctx, "# result: VALIDATION FAILED: %s %s at %lld bytes on %d ranks differs "
                           "from MPI_%s (details on stderr)%s\n", b->op, b->choice.label[a], size,
-                          ctx->size, b->op[0] == 'b' ? "Bcast" : b->op[0] == 'g' ? "Gather" : "Allreduce",
-                          inject ? " [error injected on purpose]" : "");
+                          ctx->size, cc_mpi_name(b->op), inject ? " [error injected on purpose]" : "");
                 rc = CB_VALIDATION_FAILED;
                 break;
             }

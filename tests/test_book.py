@@ -58,6 +58,14 @@ def test_page_built_without_errors(built_book, page):
     assert "not fetched" not in html and "not available here" not in html  # offline build
 
 
+@pytest.mark.parametrize("page", toc_pages())
+def test_no_page_over_the_prose_word_limit(built_book, page):
+    from commbook.prose_words import PROSE_WORD_LIMIT, prose_words
+
+    words = prose_words((built_book / f"{page}.html").read_text())
+    assert 0 < words <= PROSE_WORD_LIMIT, f"{page}: {words} words of prose (limit {PROSE_WORD_LIMIT})"
+
+
 @pytest.mark.parametrize(
     "page", ["pingpong", "ring", "matrix_add", "topology", "collectives_library", "collectives_orfeo", "jacobi"]
 )

@@ -9,8 +9,8 @@ import numpy as np
 import pandas as pd
 import pytest
 
+from commbook import algorithms, config, exercises, fit, kernels, mpi_env
 from commbook import collective_runs as coll
-from commbook import config, exercises, fit, kernels, mpi_env
 from commbook.chapters import collectives as collectives_chapter
 from commbook.models import collective_costs as costs
 from commbook.models import collective_schedules as schedules
@@ -322,6 +322,35 @@ def test_bandwidth_optimal_traces_move_n_over_P_per_message():
     assert set(t[t.phase == "allgather"].bytes) == {1024} and (t.phase == "allgather").sum() == 12
 
 
+EXCHANGE_SIZES = {"allgather": "0,1,7,1003", "alltoall": "0,1,7,1003", "reduce_scatter": "0,8,56,8024"}
+
+
+@pytest.mark.mpi
+@pytest.mark.parametrize("P", [1, 3])
+@pytest.mark.parametrize("op", sorted(EXCHANGE_SIZES))
+def test_allgather_alltoall_reduce_scatter_through_the_library(op, P):
+    # the kernel checks every rank's result against the patterns the senders wrote (sizes
+    # P does not divide, empty blocks); a wrong answer exits non-zero
+    out = _run(op, P, sizes=EXCHANGE_SIZES[op], algorithm="library")
+    assert out.ok and list(out.table.size_bytes) == [int(s) for s in EXCHANGE_SIZES[op].split(",")]
+
+
+@pytest.mark.mpi
+@pytest.mark.parametrize("op", sorted(EXCHANGE_SIZES))
+def test_every_modelled_library_algorithm_is_forced_and_read_back(op):
+    flavour = mpi_env.detect().flavour
+    records = [a for a in algorithms.of(op) if a.model and (a.ompi_id if flavour == "openmpi" else a.mpich)]
+    assert records, op
+    for a in records:
+        label = f"library:{a.ompi_id if flavour == 'openmpi' else a.mpich}"
+        options, env = coll.prepare_for(op)({"algorithm": label})
+        out = kernels.run_mpiexec(
+            op, 4, {"sizes": EXCHANGE_SIZES[op], "iterations": 1, "repetitions": 1, **options}, env=env, timeout=120
+        )
+        said = coll.check_selection(out, op, coll.parse_algorithms(op, label)[1])
+        assert out.ok and (a.ompi_name if flavour == "openmpi" else a.mpich) in said, said
+
+
 @pytest.mark.mpi
 @pytest.mark.parametrize("op", coll.OPS)
 def test_injected_error_fails_loudly(op):
@@ -468,3 +497,20 @@ def test_cli_measure_trace_and_validation(tmp_path, capsys):
     rc = main(["measure", "bcast", "--np", "2", "--algorithm", "library:99"])
     assert rc != 0
     assert "no bcast algorithm '99'" in capsys.readouterr().err
+
+
+def test_exchange_verdicts_are_computed_from_their_tables():
+    from commbook.chapters import collectives_exchange as ex
+
+    assert ex.model_messages("allgather", "recursive_doubling", 6) == 3  # Open MPI's Bruck fallback
+    assert ex.model_messages("alltoall", "pairwise", 5) == 4
+    rows = pd.DataFrame(
+        {"op": ["allgather", "alltoall"], "forced": ["library:2", "library:3"], "messages per rank": [2.0, 3.0]}
+    ).assign(**{"in the model": [2, 2]})
+    assert "in 1 of 2 runs" in ex.pattern_words(rows) and "library:3 (alltoall)" in ex.pattern_words(rows)
+    assert "does not count" in ex.pattern_words(rows.assign(**{"messages per rank": float("nan")}))
+    times = pd.DataFrame({"op": ["reduce_scatter"] * 2, "np": [2, 2], "size_bytes": [8, 65536], "t_us": [1.1, 10.0]})
+    table = ex.model_table(times, 1.0, 10000.0)  # 1 + 8/2/10000 and 1 + 65536/2/10000 us
+    assert table.model_us.tolist() == pytest.approx([1.0004, 4.2768])
+    assert "within a factor 2" not in ex.model_words(table) and "additions out" in ex.model_words(table)
+    assert "within a factor 2" in ex.model_words(table.assign(**{"measured/model": [1.1, 1.5]}))

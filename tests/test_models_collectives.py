@@ -117,8 +117,8 @@ def test_predict_vectorised_and_bad_input():
     n = np.array([0.0, 1e3, 1e6])
     assert costs.predict("bcast", "binomial", 8, n, LAM, B) == pytest.approx(3 * (LAM + n / B))
     assert costs.predict("bcast", "pipeline", 8, n, LAM, B).shape == (3,)
-    with pytest.raises(ValueError, match="unknown collective 'alltoall'; valid: bcast"):
-        costs.predict("alltoall", "ring", 4, 1, LAM, B)
+    with pytest.raises(ValueError, match="unknown collective 'alltoallv'; valid: bcast"):
+        costs.predict("alltoallv", "ring", 4, 1, LAM, B)
     with pytest.raises(ValueError, match="unknown bcast algorithm 'ring'; valid: linear, chain"):
         costs.predict("bcast", "ring", 4, 1, LAM, B)
     with pytest.raises(ValueError, match="bandwidth b must be a positive"):
@@ -423,3 +423,37 @@ def test_coefficient_table_for_explorers():
     row = t[(t.algorithm == "ring") & (t.np == 8)].iloc[0]
     assert (row.latency, row.bytes, row.reduce) == pytest.approx((14, 14 / 8, 7 / 8))
     assert (t[t.np == 1][["latency", "bytes", "reduce"]] == 0).all().all()
+
+
+def test_allgather_alltoall_reduce_scatter_known_costs():
+    # (A, B, C): t = A lam + B n beta + C n gamma, read off the schedules
+    assert costs.coefficients("allgather", "ring", 4) == (3, 3, 0)
+    assert costs.coefficients("allgather", "bruck", 5) == (3, 4, 0)  # blocks 1, 2, then the last 1
+    assert costs.coefficients("allgather", "recursive_doubling", 8) == (3, 7, 0)
+    # Open MPI falls back to Bruck when P is not a power of two: so does the model
+    assert costs.coefficients("allgather", "recursive_doubling", 6) == costs.coefficients("allgather", "bruck", 6)
+    assert costs.coefficients("alltoall", "pairwise", 6) == (5, 5, 0)
+    assert costs.coefficients("alltoall", "bruck", 8) == (3, 12, 0)  # 4 blocks per step, 3 steps
+    assert costs.coefficients("alltoall", "bruck", 6) == (3, 3 + 2 + 2, 0)  # blocks with bit 1, 2, 4 set
+    assert costs.coefficients("reduce_scatter", "ring", 4) == pytest.approx((3, 0.75, 0.75))
+    assert costs.coefficients("reduce_scatter", "recursive_halving", 8) == pytest.approx((3, 7 / 8, 7 / 8))
+
+
+def test_bruck_allgather_meets_its_lower_bound_and_bruck_alltoall_only_in_latency():
+    for P in range(2, 70):
+        lb_ag = costs.LOWER_BOUNDS["allgather"].coefficients(P)
+        assert costs.coefficients("allgather", "bruck", P) == pytest.approx(lb_ag)
+        lb = costs.LOWER_BOUNDS["alltoall"].coefficients(P)
+        A, B, _ = costs.coefficients("alltoall", "bruck", P)
+        assert A == lb[0] and B >= lb[1]
+        assert costs.coefficients("alltoall", "pairwise", P)[1] == lb[1]  # bandwidth-optimal
+    # the price of few steps: at P = 64 Bruck moves 192 blocks where 63 are needed
+    assert costs.coefficients("alltoall", "bruck", 64)[1] == 192
+
+
+def test_alltoall_crossover_bruck_to_pairwise():
+    # equal when 5 lam + 80 n/b = 31 lam + 31 n/b: n = 26 lam b / 49 (P = 32)
+    lam, b = 2.0, 5000.0
+    assert costs.crossover("alltoall", "bruck", "pairwise", 32, lam, b) == pytest.approx(26 * lam * b / 49)
+    assert costs.fastest_algorithm("alltoall", 32, 8, lam, b)[0] == "bruck"
+    assert costs.fastest_algorithm("alltoall", 32, 1 << 20, lam, b)[0] == "pairwise"

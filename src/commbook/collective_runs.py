@@ -1,7 +1,8 @@
 """Collective operations: the library's algorithm chosen explicitly, kernel traces, measurements.
 
 The kernels ``bcast``, ``gather`` and ``allreduce`` (``kernels_c/``) time hand-written
-algorithms and the library's own collective side by side. An algorithm NAME is one of
+algorithms and the library's own collective side by side; ``allgather``, ``alltoall`` and
+``reduce_scatter`` time the library's alone (their algorithms are modelled, not hand-written). An algorithm NAME is one of
 :data:`HAND_ALGORITHMS` or ``library[:ID]``:
 
 * ``library``: the collective as the MPI library chooses it;
@@ -33,10 +34,11 @@ import pandas as pd
 from . import algorithms, kernels, mpi_env
 from .algorithms import MPICH_ALGORITHMS, OMPI_COLL_TUNED, OMPI_PARAMETERS, mpich_variable, ompi_variable
 
-OPS = ("bcast", "gather", "allreduce")
+OPS = ("bcast", "gather", "allreduce", "allgather", "alltoall", "reduce_scatter")
 
-# The hand-written algorithms of each kernel, {label: description} in the C table's order.
-HAND_ALGORITHMS = {op: algorithms.kernel_algorithms(op) for op in OPS}
+# The hand-written algorithms of each kernel, {label: description} in the C table's order
+# (none for the kernels that time only the library).
+HAND_ALGORITHMS = {op: algorithms.kernel_algorithms(op) if op in algorithms.KERNEL_TABLES else {} for op in OPS}
 # Kernel algorithm -> name in commbook.models.collective_schedules.
 MODEL_NAMES = {(op, label): model for op in OPS for label, model in algorithms.kernel_model_names(op).items()}
 
@@ -101,9 +103,10 @@ def library_env(op: str, label: str, flavour: str | None = None) -> LibraryChoic
         canonical = [f"library:{number}"]
         for kv in extras:
             key, eq, value = kv.partition("=")
-            if not eq or key not in OMPI_PARAMETERS[op] or not value.isdigit():
+            if not eq or key not in OMPI_PARAMETERS.get(op, ()) or not value.isdigit():
                 raise SelectionError(
-                    f"'{kv}' in {label}: parameters are key=integer with key one of {', '.join(OMPI_PARAMETERS[op])}"
+                    f"'{kv}' in {label}: parameters are key=integer with key one of "
+                    f"{', '.join(OMPI_PARAMETERS.get(op, ())) or '(none for ' + op + ')'}"
                 )
             env[f"OMPI_MCA_coll_tuned_{op}_algorithm_{key}"] = value
             canonical.append(f"{key}={value}")
@@ -297,7 +300,7 @@ def communication_diagram(trace: pd.DataFrame, algorithm: str) -> str:
 
 
 def run_summary(op: str, out) -> str:
-    """What `commbook measure bcast|gather|allreduce` prints after a run: the library's algorithm
+    """What `commbook measure bcast|gather|allreduce|...` prints after a run: the library's algorithm
     as read back, each hand-written algorithm's diagram, the messages the library counted."""
     lines = []
     _, choice = parse_algorithms(op, out.meta.get("algorithm", "library"))

@@ -219,10 +219,18 @@ for _op, _help, _table, _file in [
         "CC_ALLREDUCE_OPTIONS",
         "collectives_algos.h",
     ),
+    ("allgather", "MPI_Allgather, OSU-style, with the library's algorithm forced and read back", "CB_OPTIONS", None),
+    ("alltoall", "MPI_Alltoall, OSU-style, with the library's algorithm forced and read back", "CB_OPTIONS", None),
+    (
+        "reduce_scatter",
+        "MPI_Reduce_scatter, OSU-style, with the library's algorithm forced and read back",
+        "CB_OPTIONS",
+        None,
+    ),
 ]:
     register(
         KernelSpec(
-            _op,
+            _op.replace("_", "-"),  # the command: commbook measure reduce-scatter
             _op,
             _help,
             kernel_options(_op, _table, _file, switches=("trace", "monitor")),

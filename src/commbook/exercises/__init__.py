@@ -5,7 +5,7 @@ checks are :func:`check_ring`, :func:`check_gather`, :func:`check_eager` and
 :func:`check_exercise` (the butterfly).
 """
 
-from . import foundations, practice, references  # noqa: F401  (they register the exercises)
+from . import collectives, foundations, practice, references  # noqa: F401  (they register the exercises)
 from .c_checks import (
     C_EXERCISES,
     c_exercise_path,

@@ -9,8 +9,9 @@ separately and the tests check that both agree, so a schedule bug cannot hide.
 Units: lambda (``lam``) in us, bandwidth b in MB/s (1e6 B/s, so beta = 1/b is us per byte),
 n in bytes, gamma (reduction cost) in us per byte, times in us. Root is rank 0.
 
-The size n is the whole buffer for bcast, reduce and allreduce, and one rank's block for
-gather and scatter (as in osu_gather / osu_scatter).
+The size n is the whole buffer for bcast, reduce, allreduce and reduce_scatter, one rank's
+block for gather, scatter and allgather, and one block per pair of ranks for alltoall (as in the
+OSU benchmarks).
 """
 
 from __future__ import annotations
@@ -220,6 +221,19 @@ CLOSED_FORMS = {
         lambda P, n, lam, b, g: 2 * math.log2(P) * lam + 2 * (P - 1) / P * n / b + (P - 1) / P * n * g,
         _pow2,
     ),
+    ("allgather", "ring"): (lambda P, n, lam, b, g: (P - 1) * (lam + n / b), lambda P: True),
+    ("allgather", "recursive_doubling"): (lambda P, n, lam, b, g: math.log2(P) * lam + (P - 1) * n / b, _pow2),
+    ("allgather", "bruck"): (lambda P, n, lam, b, g: ceil_log2(P) * lam + (P - 1) * n / b, lambda P: True),
+    ("alltoall", "pairwise"): (lambda P, n, lam, b, g: (P - 1) * (lam + n / b), lambda P: True),
+    ("alltoall", "bruck"): (lambda P, n, lam, b, g: math.log2(P) * (lam + P / 2 * n / b), _pow2),
+    ("reduce_scatter", "ring"): (
+        lambda P, n, lam, b, g: (P - 1) * (lam + n / (P * b) + n * g / P),
+        lambda P: True,
+    ),
+    ("reduce_scatter", "recursive_halving"): (
+        lambda P, n, lam, b, g: math.log2(P) * lam + (P - 1) / P * (n / b + n * g),
+        _pow2,
+    ),
 }
 
 
@@ -283,6 +297,13 @@ COSTS = {
     ("allreduce", "reduce_bcast"): Cost("2*ceil_log2(P)", "2*ceil_log2(P)", "ceil_log2(P)"),
     ("allreduce", "ring"): Cost("2*(P - 1)", "2*(P - 1)/P", "(P - 1)/P"),
     ("allreduce", "rabenseifner"): Cost("2*log2(P)", "2*(P - 1)/P", "(P - 1)/P", "P = 2^k"),
+    ("allgather", "ring"): Cost("P - 1", "P - 1"),
+    ("allgather", "recursive_doubling"): Cost("log2(P)", "P - 1", "0", "P = 2^k"),
+    ("allgather", "bruck"): Cost("ceil_log2(P)", "P - 1"),
+    ("alltoall", "pairwise"): Cost("P - 1", "P - 1"),
+    ("alltoall", "bruck"): Cost("log2(P)", "P/2*log2(P)", "0", "P = 2^k"),
+    ("reduce_scatter", "ring"): Cost("P - 1", "(P - 1)/P", "(P - 1)/P"),
+    ("reduce_scatter", "recursive_halving"): Cost("log2(P)", "(P - 1)/P", "(P - 1)/P", "P = 2^k"),
 }
 
 # Lower bounds on any algorithm (Chan, Heimlich, Purkayastha & van de Geijn 2007, table 1):
@@ -294,6 +315,12 @@ LOWER_BOUNDS = {
     "scatter": Cost("ceil_log2(P)", "P - 1"),
     "reduce": Cost("ceil_log2(P)", "1", "(P - 1)/P"),
     "allreduce": Cost("ceil_log2(P)", "2*(P - 1)/P", "(P - 1)/P"),
+    # n is one rank's block: every rank must receive the P - 1 others (Chan et al. 2007)
+    "allgather": Cost("ceil_log2(P)", "P - 1"),
+    # every rank must receive P - 1 blocks, and information needs ceil(log2 P) rounds to
+    # spread (Bruck, Ho, Kipnis, Upfal & Weathersby 1997)
+    "alltoall": Cost("ceil_log2(P)", "P - 1"),
+    "reduce_scatter": Cost("ceil_log2(P)", "(P - 1)/P", "(P - 1)/P"),
 }
 
 

@@ -2,8 +2,10 @@
 
 Each algorithm is written once as a *schedule*: a list of synchronous steps, each a list of
 messages (src rank, dst rank, size as a fraction of n, whether the receiver combines the data
-with its own). Root is rank 0; n is the whole buffer for bcast, reduce and allreduce, and
-one rank's block for gather and scatter (as in osu_gather / osu_scatter).
+with its own). Root is rank 0; n is the whole buffer for bcast, reduce, allreduce and
+reduce_scatter, one rank's block for gather, scatter and allgather, and the block one rank sends
+to one other for alltoall (as in the OSU benchmarks osu_gather, osu_allgather, osu_alltoall,
+osu_reduce_scatter).
 
 Their cost is commbook.models.collective_costs' job; latency maps are commbook.models.latency_maps'.
 """
@@ -189,6 +191,54 @@ def _rabenseifner(P):
     return fold_in + halving + doubling + fold_out
 
 
+def _allgather_bruck(P):
+    """At distance 1, 2, 4, ... every rank sends the blocks it holds (at most P - d) to r - d."""
+    steps, d = [], 1
+    while d < P:
+        steps.append([Message(r, (r - d) % P, float(min(d, P - d))) for r in range(P)])
+        d *= 2
+    return steps
+
+
+def _allgather_recursive_doubling(P):
+    """Partners r and r xor d swap all they hold (d blocks). Open MPI runs Bruck's algorithm
+    instead when P is not a power of two, and so does this schedule."""
+    if not _pow2_P(P):
+        return _allgather_bruck(P)
+    steps, d = [], 1
+    while d < P:
+        steps.append([Message(r, r ^ d, float(d)) for r in range(P)])
+        d *= 2
+    return steps
+
+
+def _alltoall_bruck(P):
+    """After a local rotation, at distance d = 1, 2, 4, ... each rank sends to r + d the blocks
+    whose index has bit d set (about P/2 of them), then a local inverse rotation."""
+    steps, d = [], 1
+    while d < P:
+        blocks = float(sum(1 for i in range(P) if i & d))
+        steps.append([Message(r, (r + d) % P, blocks) for r in range(P)])
+        d *= 2
+    return steps
+
+
+def _reduce_scatter_halving(P):
+    """Partners at distance P'/2, P'/4, ... 1 swap and combine half of what is left; with
+    P not 2^k the extra ranks fold in first and get their block back last."""
+    Pp, fold_in, _ = _fold(P)
+    steps, d = [], Pp // 2
+    while d >= 1:
+        steps.append([Message(r, r ^ d, d / Pp, True) for r in range(Pp)])
+        d //= 2
+    fold_out = [[Message(i, Pp + i, 1.0 / P) for i in range(P - Pp)]] if P > Pp else []
+    return fold_in + steps + fold_out
+
+
+def _pow2_P(P):
+    return P >= 1 and P & (P - 1) == 0
+
+
 _SCHEDULES = {
     ("bcast", "linear"): _linear_from_root,
     ("bcast", "chain"): _chain,
@@ -205,6 +255,13 @@ _SCHEDULES = {
     ("allreduce", "reduce_bcast"): lambda P: _binomial_up(P, blocks=False, combine=True) + _binomial_bcast(P),
     ("allreduce", "ring"): lambda P: _ring_reduce_scatter(P, 1.0 / P) + _ring_allgather(P, 1.0 / P),
     ("allreduce", "rabenseifner"): _rabenseifner,
+    ("allgather", "ring"): lambda P: _ring_allgather(P, 1.0),
+    ("allgather", "recursive_doubling"): _allgather_recursive_doubling,
+    ("allgather", "bruck"): _allgather_bruck,
+    ("alltoall", "pairwise"): lambda P: [[Message(r, (r + k) % P) for r in range(P)] for k in range(1, P)],
+    ("alltoall", "bruck"): _alltoall_bruck,
+    ("reduce_scatter", "ring"): lambda P: _ring_reduce_scatter(P, 1.0 / P),
+    ("reduce_scatter", "recursive_halving"): _reduce_scatter_halving,
 }
 
 

@@ -1,0 +1,118 @@
+"""The references of the exercises on what the library runs (collectives_library) and on ORFEO
+against the models (collectives_orfeo): computed from the models and the shipped ORFEO data."""
+
+from __future__ import annotations
+
+from .core import _exercise
+
+
+def _orfeo_link_classes() -> dict:
+    """{class: (λ µs, b MB/s)} as the ORFEO page calibrates them: Hockney fits of osu_bcast at
+    P = 2 mapped by core, socket and node (the shipped derived table)."""
+    from .. import fit
+    from ..chapters import collectives as chapter
+
+    bcast, _ = chapter.orfeo_or_empty("giuliofantuzzi/bcast")
+    if not len(bcast):
+        raise LookupError("the ORFEO broadcast data are not available")
+    return fit.calibrate_link_classes(bcast)
+
+
+def _thin_latency_matrix(P: int):
+    """Class latencies between the first P ranks of two THIN nodes mapped by core."""
+    from .. import topology as topo
+    from ..chapters import collectives as chapter
+    from ..models import latency_maps
+
+    G = topo.cluster(**chapter.ORFEO_THIN)
+    lam = {k: v[0] for k, v in _orfeo_link_classes().items()}
+    return latency_maps.class_latency_matrix(G, topo.place(G, 48, "core"), lam)
+
+
+# ---------------------------------------------------------------------------------------
+# collectives_library
+
+
+@_exercise(
+    "coll-rd-fallback",
+    "collectives_library",
+    rel_tol=0,
+    unit="messages",
+    hint="Recursive doubling pairs rank r with r xor d; look at what happens when P is not a power of two.",
+    method="Open MPI's recursive-doubling allgather needs P = 2^k and otherwise runs another algorithm "
+    "with ceil(log2 P) steps, one message per rank per step.",
+    giveaways=("model_messages(",),
+)
+def _coll_rd_fallback():
+    from ..chapters.collectives_exchange import model_messages
+
+    return model_messages("allgather", "recursive_doubling", 6)
+
+
+@_exercise(
+    "coll-rs-predict",
+    "collectives_library",
+    rel_tol=0.02,
+    unit="µs",
+    hint="At P = 2 a reduce-scatter is one step: each process sends the half of the vector the other keeps.",
+    method="t = λ + (n/P)/b with n = 65536 B, P = 2, λ in µs and b in MB/s (bytes per µs); leave the additions out.",
+    inputs=("lambda_us", "bandwidth_MBps"),
+)
+def _coll_rs_predict(lambda_us: float, bandwidth_MBps: float):
+    from ..models.collective_costs import predict
+
+    return predict("reduce_scatter", "ring", 2, 65536.0, lambda_us, bandwidth_MBps)
+
+
+# ---------------------------------------------------------------------------------------
+# collectives_orfeo
+
+
+@_exercise(
+    "coll-orfeo-critical-path",
+    "collectives_orfeo",
+    rel_tol=0.03,
+    unit="µs",
+    hint="One latency per level of the tree, the slowest pair of that level; not every level crosses the sockets.",
+    method="levels at distance 1, 2, 4, 8, 16 pair rank j with j + d (j a multiple of 2d, j + d < 20); ranks "
+    "0-11 are on socket 0 and 12-19 on socket 1: for each level, is there a pair with one rank below 12 "
+    "and one above 11?",
+    giveaways=("binomial_gather_critical_path(L, 20)",),
+)
+def _coll_orfeo_critical_path():
+    from ..models import latency_maps
+
+    return latency_maps.binomial_gather_critical_path(_thin_latency_matrix(20), 20)
+
+
+@_exercise(
+    "coll-orfeo-root",
+    "collectives_orfeo",
+    rel_tol=0.03,
+    unit="µs",
+    hint="The root receives the 47 messages one after the other: add one latency per sender, of the sender's link class.",
+    method="ranks 1-11 share the root's socket, 12-23 are on the other socket, 24-47 on the other node: "
+    "11 λ_core + 12 λ_socket + 24 λ_node with the λ of the calibration table.",
+    giveaways=("linear_gather_latency_model(L, 48)",),
+)
+def _coll_orfeo_root():
+    from ..models import latency_maps
+
+    return latency_maps.linear_gather_latency_model(_thin_latency_matrix(48), 48)
+
+
+@_exercise(
+    "coll-orfeo-alltoall",
+    "collectives_orfeo",
+    rel_tol=0.05,
+    unit="B",
+    hint="Write both costs as A λ + B n/b with the node link's λ and b, and solve for the n where they are equal.",
+    method="at P = 32 Bruck's alltoall takes log2 P = 5 steps of P/2 = 16 blocks (A = 5, B = 80), pairwise "
+    "P - 1 = 31 steps of one block (A = B = 31): n* = (31 - 5) λ b / (80 - 31), λ b in bytes.",
+    giveaways=('crossover("alltoall"',),
+)
+def _coll_orfeo_alltoall():
+    from ..models.collective_costs import crossover
+
+    lam, b = _orfeo_link_classes()["node"]
+    return crossover("alltoall", "bruck", "pairwise", 32, lam, b)
