@@ -165,10 +165,15 @@ def run_environment(np: int | None = None, local: bool | None = None) -> dict:
         # Quiet the "no network interface" chatter of single-node runs.
         env.setdefault("OMPI_MCA_btl_base_warn_component_unused", "0")
     elif info.flavour == "mpich":
-        # Without these, MPICH busy-polls so hard that oversubscribed ranks crawl.
+        # Without these, MPICH busy-polls so hard that oversubscribed ranks crawl. The throttle
+        # sleeps after a poll that found nothing; the heavy yield makes MPICH's periodic yield
+        # give the core away (a sleep, not sched_yield): a rank spinning in the library's
+        # shared-memory collectives otherwise keeps the core its partner needs for a whole time
+        # slice (P = 4 allreduce 8 B-4 MiB on 2 loaded cores: 45-80 s without, 7-10 s with).
         if np is None or np > cores():
             env["MPIR_CVAR_CH4_PROGRESS_THROTTLE"] = "1"
             env["MPIR_CVAR_CH4_PROGRESS_THROTTLE_NO_PROGRESS_COUNT"] = "1"
+            env["MPIR_CVAR_ENABLE_HEAVY_YIELD"] = "1"
     return env
 
 
