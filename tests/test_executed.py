@@ -5,6 +5,7 @@ without naming it fail; a page executes once, then comes from the per-MPI cache.
 from __future__ import annotations
 
 import math
+import os
 
 import nbformat
 import pytest
@@ -100,12 +101,20 @@ def test_the_census_counts_glue_claims_and_constants(tmp_path, repo):
 
 def test_oversubscribed_mpich_gives_the_core_away(monkeypatch):
     """More MPICH ranks than cores: throttled polling and a yield that sleeps (a P = 4 allreduce
-    on 2 loaded cores ran 6-8x faster with it); never set for a run that fits the cores."""
+    on 2 loaded cores ran 6-8x faster with it); never for a run that fits the cores (its 8 B
+    ping-pong would pay a wake-up per message), even after an oversubscribed cluster."""
     from commbook import mpi_env
 
     monkeypatch.setattr(mpi_env, "detect", lambda: mpi_env.MPIInfo("mpich", "MPICH 5", "mpiexec", None))
     monkeypatch.setattr(mpi_env, "cores", lambda: 2)
     monkeypatch.setattr(mpi_env, "runs_here", lambda: True)
-    over = mpi_env.run_environment(np=4)
+    monkeypatch.setattr(os, "environ", {k: v for k, v in os.environ.items() if k not in mpi_env.MPICH_OVERSUBSCRIBED})
+    over = mpi_env.environ(4)
     assert over["MPIR_CVAR_ENABLE_HEAVY_YIELD"] == "1" and over["MPIR_CVAR_CH4_PROGRESS_THROTTLE"] == "1"
-    assert "MPIR_CVAR_ENABLE_HEAVY_YIELD" not in mpi_env.run_environment(np=2)
+    for env in (mpi_env.run_environment(), mpi_env.run_environment(np=2), mpi_env.environ(2)):
+        assert not set(mpi_env.MPICH_OVERSUBSCRIBED) & set(env)
+    mpi_env.apply(6)  # a cluster of 6 engines, then a 2-rank run in the same process
+    assert os.environ["MPIR_CVAR_ENABLE_HEAVY_YIELD"] == "1"
+    assert "MPIR_CVAR_ENABLE_HEAVY_YIELD" not in mpi_env.environ(2)
+    mpi_env.apply(2)
+    assert "MPIR_CVAR_ENABLE_HEAVY_YIELD" not in os.environ
