@@ -43,6 +43,10 @@ def test_p2_facts_judge_the_library_and_the_segments():
     dearer = lib.p2_bcast_facts(_p2_table(library_8=0.6, seg_cost=0.3), lam=0.3)
     assert "2.00 times slower" in dearer["lib_words"]
     assert "close to the one λ" in dearer["seg_words"]
+    assert same["takeaway_words"].startswith("the library's is no faster")
+    assert dearer["takeaway_words"].startswith("the library's is no faster")
+    faster = lib.p2_bcast_facts(_p2_table(library_8=0.1), lam=0.3)
+    assert faster["takeaway_words"].startswith("the library's was 3.00 times faster at 8 B")
 
 
 def test_crossover_discussion_tells_a_miss_from_a_hit():
