@@ -127,8 +127,7 @@ def p2_bcast_facts(by: pd.DataFrame, lam: float, segment_bytes: int = SEGMENT_BY
         per_segment_us=per_segment,
         lib_words=lib_words,
         takeaway_words=(
-            "the library's is no faster: the library wins by choosing the schedule, not by sending "
-            "a message better"
+            "the library's is no faster: the library wins by choosing the schedule, not by sending a message better"
             if r_lib >= 1 - SAME_BAND
             else f"the library's was {ratio_words(r_lib)} at 8 B in this build, by the overheads "
             "of its implementation: with more processes it wins mainly by choosing the schedule"
