@@ -165,6 +165,37 @@ def crossover_discussion(model_bytes: float, measured: dict) -> str:
     )
 
 
+def ingredients_words(model_bytes: float, measured: dict) -> str:
+    """Leads into the two ingredients the model gets wrong: they push the crossover up, which
+    explains a measured crossover above the model's, and makes an agreement a coincidence."""
+    finite = [v for v in measured.values() if math.isfinite(v)]
+    if not finite or min(finite) > 1.5 * model_bytes:
+        return "Two of the model's ingredients do not hold for these sizes, and both push the crossover up"
+    return (
+        "The agreement is no proof of the model: two of its ingredients do not hold for these sizes, "
+        "and both push the crossover up, so something else, not in the model, pulled it down here"
+    )
+
+
+def oversubscribed_words(measured_bytes: float, model_bytes: float) -> str:
+    """The P = 4 oversubscribed crossover against the model with the P = 2 λ and b."""
+    if not math.isfinite(measured_bytes):
+        return (
+            f"Here the butterfly was not overtaken up to the largest size, far above the model's "
+            f"{format_bytes(model_bytes)}: the context switches pushed the crossover up"
+        )
+    r = measured_bytes / model_bytes
+    if r > 1.5:
+        return f"Here the measured crossover lies {r:.0f} times above the model's: the context switches pushed it up"
+    if r >= 1 / 1.5:
+        return (
+            "Here the measured crossover lies within a factor 1.5 of the model's: the context switches did not move it"
+        )
+    return (
+        f"Here the measured crossover lies {1 / r:.0f} times below the model's: the context switches did not push it up"
+    )
+
+
 def one_mib_words(big: pd.Series) -> str:
     """The 1 MiB allreduce at P = 2, fastest repetitions, against MPI_Allreduce's."""
     parts = [f"{a} {ratio_words(big[a] / big['library'])}" for a in ["butterfly-lh", "ring", "rabenseifner"]]
