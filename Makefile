@@ -73,9 +73,10 @@ pdf: $(STAMP)
 test: $(STAMP) $(LAB_STAMP) $(COURSE_STAMP)
 	$(PY) -m pytest -ra --durations=30 $(PYTEST_ARGS)
 
-# Every test that runs no MPI, builds no book and needs no browser or Slurm (under 2 min).
+# Every test that runs no MPI, builds no book, needs no browser or Slurm and is not marked slow
+# (regenerating data from the raw files, a wheel, the student edition, nbgrader): under 2 min.
 test-fast: $(STAMP)
-	$(PY) -m pytest -q -m "(not mpi or pure) and not book and not browser and not slurm" $(PYTEST_ARGS)
+	$(PY) -m pytest -q -m "(not mpi or pure) and not book and not browser and not slurm and not slow" $(PYTEST_ARGS)
 
 # ruff (configured in pyproject.toml): lint checks, lint-fix rewrites (imports sorted, formatted).
 lint: $(STAMP)

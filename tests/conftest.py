@@ -1,9 +1,9 @@
 """Shared fixtures. MPI tests use the environment's own mpiexec (commbook.mpi_env)."""
 
 import os
-import shutil
 from pathlib import Path
 
+import chromium
 import pytest
 
 REPO = Path(__file__).resolve().parents[1]
@@ -62,31 +62,18 @@ def mpi_cluster():
         cluster.stop()
 
 
-CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
-
-
 @pytest.fixture(scope="session")
 def browser():
     """One headless Debian chromium for the session (Playwright's sync API allows one running
     instance per thread, so the book and explorer tests share it)."""
-    if CHROMIUM is None:
+    if chromium.CHROMIUM is None:
         if os.environ.get("COMMBOOK_REQUIRE_BROWSER"):
             pytest.fail("chromium is required here (COMMBOOK_REQUIRE_BROWSER) but not installed")
         pytest.skip("Debian's chromium is not installed (apt-get install chromium)")
     from playwright.sync_api import sync_playwright
 
     with sync_playwright() as p:
-        b = p.chromium.launch(
-            executable_path=CHROMIUM,
-            args=[
-                "--no-sandbox",
-                "--disable-gpu",
-                "--disable-background-networking",
-                "--disable-component-update",
-                "--disable-sync",
-                "--no-first-run",
-            ],
-        )
+        b = chromium.launch(p)
         try:
             yield b
         finally:

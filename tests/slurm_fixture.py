@@ -14,7 +14,6 @@ why; with COMMBOOK_REQUIRE_SLURM=1 (set by .ci/run) they fail instead.
 from __future__ import annotations
 
 import os
-import shutil
 import signal
 import socket
 import subprocess
@@ -24,6 +23,8 @@ from pathlib import Path
 
 import pytest
 
+from commbook.nodes.slurm import conf_text, exe, munged_command, prepare
+
 DAEMONS = ("munged", "slurmctld", "slurmd")
 CLIENTS = ("sinfo", "squeue", "sbatch", "srun", "scancel", "scontrol")
 PARTITION = "debug"
@@ -31,7 +32,7 @@ CPUS = 2
 
 
 def _missing_reason() -> str | None:
-    missing = [p for p in DAEMONS + CLIENTS if shutil.which(p) is None and not os.path.exists(f"/usr/sbin/{p}")]
+    missing = [p for p in DAEMONS + CLIENTS if exe(p) is None]
     if missing:
         return (
             f"Slurm is not installed ({', '.join(missing)} missing): apt-get install "
@@ -49,7 +50,7 @@ def _free_port() -> int:
 
 
 def _exe(name: str) -> str:
-    return shutil.which(name) or f"/usr/sbin/{name}"
+    return exe(name) or name
 
 
 @dataclass
@@ -95,7 +96,7 @@ class LocalSlurm:
 
     def logs(self, tail: int = 15) -> str:
         parts = []
-        for name in ("slurmctld.log", "slurmd.log", "munged.log"):
+        for name in ("slurmctld.log", f"slurmd.{self.node}.log", "munged.log"):
             path = self.root / name
             if path.exists():
                 lines = path.read_text(errors="replace").splitlines()[-tail:]
@@ -104,60 +105,28 @@ class LocalSlurm:
 
     # -- life cycle ------------------------------------------------------------------------
 
-    def write_config(self) -> None:
-        d = self.root
-        for sub in ("state", "spool"):
-            (d / sub).mkdir(mode=0o755)
-        key = d / "munge.key"
-        key.write_bytes(os.urandom(1024))
-        key.chmod(0o400)
-        self.conf.write_text(f"""\
-ClusterName=commbook-test
-SlurmctldHost=localhost(127.0.0.1)
-SlurmctldPort={_free_port()}
-SlurmdPort={_free_port()}
-SlurmUser=root
-SlurmdUser=root
-AuthType=auth/munge
-CredType=cred/munge
-AuthInfo=socket={d}/munge.socket
-StateSaveLocation={d}/state
-SlurmdSpoolDir={d}/spool
-SlurmctldPidFile={d}/slurmctld.pid
-SlurmdPidFile={d}/slurmd.pid
-SlurmctldLogFile={d}/slurmctld.log
-SlurmdLogFile={d}/slurmd.log
-ProctrackType=proctrack/linuxproc
-TaskPlugin=task/none
-JobAcctGatherType=jobacct_gather/none
-AccountingStorageType=accounting_storage/none
-MpiDefault=none
-SchedulerType=sched/builtin
-SelectType=select/cons_tres
-SelectTypeParameters=CR_Core
-ReturnToService=2
-InactiveLimit=0
-KillWait=2
-MinJobAge=300
-NodeName={self.node} NodeAddr=127.0.0.1 CPUs={CPUS} RealMemory=1024 State=UNKNOWN
-PartitionName={PARTITION} Nodes=ALL Default=YES MaxTime=INFINITE State=UP OverSubscribe=FORCE:4
-""")
+    def write_config(self) -> Path:
+        """Folders, munge key and slurm.conf, laid out as the emulated nodes' Slurm lays out its own."""
+        key = prepare(self.root, [self.node])
+        self.conf.write_text(
+            conf_text(
+                self.root,
+                cluster="commbook-test",
+                controller="localhost(127.0.0.1)",
+                ports=(_free_port(), _free_port()),
+                nodes=self.node,
+                addresses="127.0.0.1",
+                cpus=CPUS,
+                partition=PARTITION,
+            )
+        )
+        return key
 
     def start(self, timeout: float = 60) -> "LocalSlurm":
-        self.write_config()
+        key = self.write_config()
         d = self.root
         commands = {
-            "munged": [
-                _exe("munged"),
-                "-F",
-                "--force",
-                "--num-threads=1",
-                f"--key-file={d}/munge.key",
-                f"--socket={d}/munge.socket",
-                f"--pid-file={d}/munged.pid",
-                f"--seed-file={d}/munged.seed",
-                f"--log-file={d}/munged.log",
-            ],
+            "munged": munged_command(d, key),
             "slurmctld": [_exe("slurmctld"), "-D", "-i", "-f", str(self.conf)],
             "slurmd": [_exe("slurmd"), "-D", "-f", str(self.conf), "-N", self.node],
         }

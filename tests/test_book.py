@@ -4,7 +4,6 @@ no error output, no request leaving the machine."""
 
 import os
 import re
-import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -14,7 +13,6 @@ import yaml
 
 REPO = Path(__file__).resolve().parents[1]
 HTML = REPO / "_build" / "html"
-CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
 
 # The first test also builds the book (session fixture): allow for a cold build.
 pytestmark = [pytest.mark.book, pytest.mark.mpi, pytest.mark.timeout(3600)]

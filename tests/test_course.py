@@ -185,6 +185,7 @@ def test_reason_is_the_harness_line():
     assert grading._reason("[gather] P = 3: WRONG: root got 2")[0] == "wrong result"
 
 
+@pytest.mark.slow
 def test_instructor_page_commands_exist(repo):
     """Every command the instructor page gives parses: commbook's with its own parser, nbgrader's
     among nbgrader's subcommands; the page is listed for instructors only."""
@@ -277,6 +278,7 @@ def course(repo, tmp_path_factory):
     return dict(dir=course_dir, nbgrader=nbgrader, released=released, env=env, top=top)
 
 
+@pytest.mark.slow
 def test_released_notebooks_hold_no_solution_and_no_reference(repo, course):
     for chapter in ("ring", "topology", "jacobi"):
         folder = course["dir"] / "release" / chapter
@@ -316,6 +318,7 @@ def _gradebook_scores(course_dir: Path, assignment: str) -> dict:
     return scores
 
 
+@pytest.mark.slow
 @pytest.mark.mpi
 def test_autograde_full_marks_and_zero_with_the_reason(course):
     released, sub = course["released"], course["dir"] / "submitted"
@@ -364,6 +367,7 @@ def test_autograde_full_marks_and_zero_with_the_reason(course):
                 assert not re.search(rf"(?<![\d.]){re.escape(form)}(?![\d])", html), (n, form)
 
 
+@pytest.mark.slow
 def test_autograde_grades_on_the_students_saved_measurement(course, monkeypatch):
     """jac-ts depends on the copy bandwidth the student measured: graded against the value the
     notebook saved on the student's machine (here 7777 MB/s, saved with the notebook's own
@@ -416,6 +420,7 @@ def simulated_answers(i: int, names: list[str]) -> dict:
     return answers
 
 
+@pytest.mark.slow
 def test_simulated_class_summary(repo, course):
     folder = course["dir"] / "release" / "topology"
     names = list(answer_variables(folder / "topology.ipynb"))

@@ -154,6 +154,7 @@ def regenerated(orfeo_mirror):
     return rebuild.derive(orfeo_mirror)
 
 
+@pytest.mark.slow
 def test_committed_tables_equal_the_regenerated_ones(regenerated):
     committed = {p.name for p in orfeo.DERIVED_DIR.iterdir()}
     assert set(regenerated) == committed
@@ -174,6 +175,7 @@ def raw_available(orfeo_mirror, tmp_path, monkeypatch):
     loading._import_entries.cache_clear()
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", CHAPTER_DATASETS)
 def test_chapter_data_from_raw_files_equals_derived(raw_available, name):
     raw, _ = orfeo.load(name, raw=True)
@@ -196,6 +198,7 @@ def assert_same_figure(a, b):
         np.testing.assert_allclose(xa, xb, rtol=1e-9)
 
 
+@pytest.mark.slow
 def test_chapter_figures_same_from_raw_and_derived(raw_available):
     import matplotlib.pyplot as plt
 

@@ -25,12 +25,12 @@ import urllib.request
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
+import chromium
 import pytest
 
 from commbook import booktools, config, notebook_code
 
 REPO = Path(__file__).resolve().parents[1]
-CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
 OVERRIDES = Path(sys.prefix) / "share" / "jupyter" / "lab" / "settings" / "overrides.json"
 SERVER_CONFIG = Path(sys.prefix) / "etc" / "jupyter" / "jupyter_server_config.json"
 # Every page by default; COMMBOOK_LAB_CHAPTERS narrows it (CI: every page runs in the book build,
@@ -178,7 +178,7 @@ def lab_server(python: str, root: Path, tmp: Path, env_extra: dict | None = None
 @pytest.fixture(scope="module")
 def book_lab(tmp_path_factory):
     """`make lab`'s JupyterLab on a copy of the book (JupyterLab saves what it opens)."""
-    if CHROMIUM is None:
+    if chromium.CHROMIUM is None:
         _need("chromium", "Debian's chromium is not installed (apt-get install chromium)")
     try:
         import jupyterlab  # noqa: F401
@@ -214,17 +214,7 @@ def _with_browser(fn, *args):
     from playwright.sync_api import sync_playwright
 
     with sync_playwright() as p:
-        browser = p.chromium.launch(
-            executable_path=CHROMIUM,
-            args=[
-                "--no-sandbox",
-                "--disable-gpu",
-                "--disable-background-networking",
-                "--disable-component-update",
-                "--disable-sync",
-                "--no-first-run",
-            ],
-        )
+        browser = chromium.launch(p)
         try:
             tab = browser.new_page(viewport={"width": 1400, "height": 1000})
             tab.set_default_timeout(60_000)
@@ -437,7 +427,7 @@ def _plain_venv(where: Path) -> Path:
 
 
 def test_plain_jupyterlab_runs_pingpong_through_the_installed_kernel(tmp_path):
-    if CHROMIUM is None:
+    if chromium.CHROMIUM is None:
         _need("chromium", "Debian's chromium is not installed (apt-get install chromium)")
     t0 = time.monotonic()
     plain = _plain_venv(tmp_path / "plain")

@@ -101,6 +101,7 @@ def _env(vbin, tmp_path):
     return env
 
 
+@pytest.mark.slow
 def test_installed_package_finds_its_packaged_resources(installed, tmp_path):
     code = textwrap.dedent("""
         import commbook, commbook.config as c
@@ -127,6 +128,7 @@ def test_installed_package_finds_its_packaged_resources(installed, tmp_path):
     assert all(int(n) > 0 for n in counts.split())
 
 
+@pytest.mark.slow
 @pytest.mark.mpi
 def test_installed_commbook_measures_pingpong(installed, tmp_path):
     out = tmp_path / "pp.csv"
@@ -156,6 +158,7 @@ def test_installed_commbook_measures_pingpong(installed, tmp_path):
     assert any((tmp_path / "build").rglob("pingpong-*")), "the kernel was built in the build dir"
 
 
+@pytest.mark.slow
 def test_installed_commbook_validates_and_fits(installed, tmp_path, repo):
     """validate reads data/validation from the wheel; fit reads a shipped measurement file."""
     env = _env(installed, tmp_path)

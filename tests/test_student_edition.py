@@ -92,6 +92,7 @@ def student_build(repo):
     return repo / "_build" / "student"
 
 
+@pytest.mark.slow
 def test_student_html_and_notebooks_hold_no_solution(repo, student_build):
     checked = 0
     for md in chapter_files(repo, student=True):
@@ -119,6 +120,7 @@ def test_student_html_and_notebooks_hold_no_solution(repo, student_build):
         assert "rank % 2 == 0" not in unescape(page.read_text())
 
 
+@pytest.mark.slow
 def test_student_notebooks_are_valid_and_complete(repo, student_build):
     import nbformat
 
@@ -130,6 +132,7 @@ def test_student_notebooks_are_valid_and_complete(repo, student_build):
         assert all(not c.get("outputs") for c in code)
 
 
+@pytest.mark.slow
 @pytest.mark.browser
 def test_student_pdf_holds_no_solution(repo, student_build, browser, tmp_path):
     """`make pdf EDITION=student`: the student pages printed into one PDF, every chapter in it,

@@ -6,6 +6,8 @@ import pytest
 
 from commbook import fit, validate
 from commbook.cli import main
+from commbook.fit import piecewise
+from commbook.models.hockney import Hockney
 
 SIZES = np.array([0] + [2**k for k in range(23)], float)
 
@@ -19,12 +21,12 @@ def test_loglog_interpolation_is_exact_on_a_power_law_and_between_points():
 
 def test_crossing_breakpoint_gives_the_gap_to_the_faster_line():
     # two lines fitted on 0..1 KiB and 64 KiB..: they cross inside the unmeasured gap
-    low, high = fit.Hockney(1.0, 1000.0), fit.Hockney(20.0, 10000.0)
+    low, high = Hockney(1.0, 1000.0), Hockney(20.0, 10000.0)
     cross = (20.0 - 1.0) / (1 / 1000 - 1 / 10000)  # 21 111 B
-    assert fit._gap_breakpoint(1024, 65536, low, high) == int(cross)
+    assert piecewise._gap_breakpoint(1024, 65536, low, high) == int(cross)
     # no crossing in the gap: the whole gap goes to the line that is lower in it
-    assert fit._gap_breakpoint(1024, 2048, low, high) == 2047
-    assert fit._gap_breakpoint(1024, 2048, high, low) == 1024
+    assert piecewise._gap_breakpoint(1024, 2048, low, high) == 2047
+    assert piecewise._gap_breakpoint(1024, 2048, high, low) == 1024
 
 
 def test_predictive_setting_beats_the_descriptive_one_on_a_held_out_cache_edge():
@@ -176,6 +178,7 @@ def test_cli_summary_and_bad_part(capsys):
     assert "only reads" in capsys.readouterr().err
 
 
+@pytest.mark.slow
 def test_committed_tables_are_what_the_raw_files_give(orfeo_mirror, tmp_path, monkeypatch, capsys):
     """Regenerate every table from the hash-checked raw files: the committed ones must not drift.
     (Numbers compared to 1e-4 relative: the files print 6 significant digits, and the last one

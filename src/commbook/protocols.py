@@ -12,12 +12,33 @@
 
 from __future__ import annotations
 
+import subprocess
+
 import pandas as pd
 
 from . import kernels, mpi_env
 from .algorithms import EAGER_LIMIT_VARIABLES
 
 MPICH_DEFAULT_CELL = 16384  # MPIR_CVAR_CH4_SHM_POSIX_IQUEUE_CELL_SIZE's default
+
+
+def library_eager_limit() -> int | None:
+    """The shared-memory eager limit the MPI library uses by default, as it reports it
+    (Open MPI: `ompi_info`, btl_sm_eager_limit); None when the library does not say."""
+    info = mpi_env.detect()
+    tool = mpi_env.which("ompi_info") if info.flavour == "openmpi" else None
+    if tool is None:
+        return None
+    try:
+        out = subprocess.run(
+            [tool, "--param", "btl", "sm", "--level", "9", "--parsable"], capture_output=True, text=True, timeout=60
+        ).stdout
+    except (OSError, subprocess.TimeoutExpired):
+        return None
+    for line in out.splitlines():
+        if line.startswith("mca:btl:sm:param:btl_sm_eager_limit:value:"):
+            return int(line.rsplit(":", 1)[1])
+    return None
 
 
 def eager_env(limit: int | None, flavour: str | None = None) -> dict:

@@ -6,10 +6,6 @@ from __future__ import annotations
 
 import math
 import re
-import shutil
-import subprocess
-import sys
-from pathlib import Path
 
 import pandas as pd
 
@@ -53,23 +49,6 @@ def size_bytes(text: str) -> int:
     if not m:
         raise ValueError(f"not a size: {text!r}")
     return int(m.group(1)) << {"": 0, "K": 10, "M": 20, "G": 30}[m.group(2)]
-
-
-def eager_limit_bytes() -> int | None:
-    """Open MPI's shared-memory eager limit (btl_sm_eager_limit) as ompi_info reports it, or
-    None when ompi_info is not there (MPICH) or does not say."""
-    beside = Path(sys.executable).parent / "ompi_info"  # the MPI wheel's, in this venv
-    exe = shutil.which("ompi_info") or (str(beside) if beside.exists() else None)
-    if exe is None:
-        return None
-    try:
-        out = subprocess.run(
-            [exe, "--param", "btl", "sm", "--level", "9", "--parsable"], capture_output=True, text=True, timeout=60
-        ).stdout
-    except (OSError, subprocess.TimeoutExpired):
-        return None
-    m = re.search(r"^mca:btl:sm:param:btl_sm_eager_limit:value:(\d+)$", out, flags=re.M)
-    return int(m.group(1)) if m else None
 
 
 def p2_bcast_facts(by: pd.DataFrame, lam: float, segment_bytes: int = SEGMENT_BYTES) -> dict:

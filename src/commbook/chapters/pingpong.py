@@ -261,29 +261,6 @@ def plot_orfeo_machines(
 # What the page's prose says about its own measurements, decided from them
 
 
-def library_eager_limit() -> int | None:
-    """The shared-memory eager limit the MPI library uses by default, as it reports it
-    (Open MPI: `ompi_info`, btl_sm_eager_limit); None when the library does not say."""
-    import subprocess
-
-    from .. import mpi_env
-
-    info = mpi_env.detect()
-    tool = mpi_env.which("ompi_info") if info.flavour == "openmpi" else None
-    if tool is None:
-        return None
-    try:
-        out = subprocess.run(
-            [tool, "--param", "btl", "sm", "--level", "9", "--parsable"], capture_output=True, text=True, timeout=60
-        ).stdout
-    except (OSError, subprocess.TimeoutExpired):
-        return None
-    for line in out.splitlines():
-        if line.startswith("mca:btl:sm:param:btl_sm_eager_limit:value:"):
-            return int(line.rsplit(":", 1)[1])
-    return None
-
-
 def eager_against_rendezvous(moved, sizes=(8192, 16384)) -> str:
     """The sentence the eager-limit table supports at `sizes`: which of the two protocols was
     cheaper (fastest repetition), size by size, with the times."""

@@ -43,13 +43,28 @@ def conf_path(record: Record) -> Path:
 
 
 def config_text(record: Record) -> str:
-    d = folder(record)
     n = len(record.nodes)
+    return conf_text(
+        folder(record),
+        cluster="emulated",
+        controller=f"{record.login}({netns.LOGIN_ADDRESS})",
+        ports=(6817, 6818),
+        nodes=f"node[1-{n}]",
+        addresses=f"{netns.SUBNET}.[1-{n}]",
+        cpus=CPUS_PER_NODE,
+        partition=PARTITION,
+    )
+
+
+def conf_text(
+    d: Path, *, cluster: str, controller: str, ports: tuple, nodes: str, addresses: str, cpus: int, partition: str
+) -> str:
+    """slurm.conf of daemons whose files live in ``d`` (the emulated nodes' Slurm and the tests')."""
     return f"""\
-ClusterName=emulated
-SlurmctldHost={record.login}({netns.LOGIN_ADDRESS})
-SlurmctldPort=6817
-SlurmdPort=6818
+ClusterName={cluster}
+SlurmctldHost={controller}
+SlurmctldPort={ports[0]}
+SlurmdPort={ports[1]}
 SlurmUser=root
 SlurmdUser=root
 AuthType=auth/munge
@@ -74,9 +89,33 @@ ReturnToService=2
 InactiveLimit=0
 KillWait=2
 MinJobAge=300
-NodeName=node[1-{n}] NodeAddr={netns.SUBNET}.[1-{n}] CPUs={CPUS_PER_NODE} RealMemory=1024 State=UNKNOWN
-PartitionName={PARTITION} Nodes=ALL Default=YES MaxTime=INFINITE State=UP OverSubscribe=FORCE:4
+NodeName={nodes} NodeAddr={addresses} CPUs={cpus} RealMemory=1024 State=UNKNOWN
+PartitionName={partition} Nodes=ALL Default=YES MaxTime=INFINITE State=UP OverSubscribe=FORCE:4
 """
+
+
+def prepare(d: Path, nodes: list[str]) -> Path:
+    """The daemons' folders in ``d`` (state, a spool and a TmpFS per node) and a new munge key."""
+    for sub in ["state"] + [f"spool/{x}" for x in nodes] + [f"tmp/{x}" for x in nodes]:
+        (d / sub).mkdir(parents=True, mode=0o755)
+    key = d / "munge.key"
+    key.write_bytes(os.urandom(1024))
+    key.chmod(0o400)
+    return key
+
+
+def munged_command(d: Path, key: Path) -> list[str]:
+    return [
+        exe("munged"),
+        "-F",
+        "--force",
+        "--num-threads=1",
+        f"--key-file={key}",
+        f"--socket={d}/munge.socket",
+        f"--pid-file={d}/munged.pid",
+        f"--seed-file={d}/munged.seed",
+        f"--log-file={d}/munged.log",
+    ]
 
 
 def environment(record: Record) -> dict:
@@ -120,30 +159,10 @@ def start(record: Record, save, env: dict, timeout: float = 30) -> None:
     d.mkdir(mode=0o755)
     record.dirs.append(str(d))
     save(record)
-    for sub in ["state"] + [f"spool/{x}" for x in record.nodes] + [f"tmp/{x}" for x in record.nodes]:
-        (d / sub).mkdir(parents=True, mode=0o755)
-    key = d / "munge.key"
-    key.write_bytes(os.urandom(1024))
-    key.chmod(0o400)
+    key = prepare(d, record.nodes)
     conf_path(record).write_text(config_text(record))
     env = {**env, **environment(record)}
-    _spawn(
-        record,
-        record.login,
-        "munged",
-        [
-            exe("munged"),
-            "-F",
-            "--force",
-            "--num-threads=1",
-            f"--key-file={key}",
-            f"--socket={d}/munge.socket",
-            f"--pid-file={d}/munged.pid",
-            f"--seed-file={d}/munged.seed",
-            f"--log-file={d}/munged.log",
-        ],
-        env,
-    )
+    _spawn(record, record.login, "munged", munged_command(d, key), env)
     save(record)
     _wait(record, lambda: (d / "munge.socket").exists(), 10, "munged's socket")
     _spawn(record, record.login, "slurmctld", [exe("slurmctld"), "-D", "-i", "-f", str(conf_path(record))], env)

@@ -1,0 +1,139 @@
+"""The validation in numbers the book quotes: one row per model and split (`summary`), pooled
+per operation (`overview`), one sentence per chapter (`headline`); from the committed tables."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+
+from .criteria import WITHIN
+from .pingpong_splits import PINGPONG_METHODS
+from .tables import load_table
+
+
+def summary(directory=None) -> pd.DataFrame:
+    """One row per model and split: the measure, its value, the goal and whether it is met."""
+    rows = []
+    pp = load_table("pingpong_sizes", directory)
+    for m in PINGPONG_METHODS:
+        e = pp[f"err_{m}"]
+        rows.append(
+            {
+                "model": "ping-pong",
+                "split": "sizes (even -> odd)",
+                "method": m.replace("_", " "),
+                "cases": len(e),
+                "median_error": float(e.median()),
+                "share_within": float((e <= WITHIN).mean()),
+                "goal": 0.95,
+            }
+        )
+    for name, label in (("pingpong_runs", "runs (run 1 -> others)"), ("pingpong_machines", "machines (THIN -> GPU)")):
+        t = load_table(name, directory)
+        if len(t):
+            rows.append(
+                {
+                    "model": "ping-pong",
+                    "split": label,
+                    "method": "piecewise predictive",
+                    "cases": len(t),
+                    "median_error": float(t.err_model.median()),
+                    "share_within": float((t.err_model <= WITHIN).mean()),
+                    "goal": float("nan"),
+                }
+            )
+    co = load_table("collectives", directory)
+    ok = co[co.status == "ok"]
+    for (op, ds, mapping), r in ok.set_index(["op", "dataset", "mapping"]).iterrows():
+        rows.append(
+            {
+                "model": f"{op} algorithm choice",
+                "split": f"processes ({r.train})",
+                "method": f"{ds} {r.machine.removeprefix('orfeo-')} {mapping}",
+                "cases": int(r.cases),
+                "median_error": float(r.median_model_error),
+                "share_within": float(r.chosen_within_10),
+                "goal": 0.80,
+            }
+        )
+    ja = load_table("jacobi", directory)
+    rows.append(
+        {
+            "model": "Jacobi P(L, N)",
+            "split": "report model, no fit",
+            "method": "model vs measured",
+            "cases": len(ja),
+            "median_error": float((ja.model_over_measured - 1).abs().median()),
+            "share_within": float(ja.within_15.mean()),
+            "goal": 1.0,
+        }
+    )
+    df = pd.DataFrame(rows)
+    df["met"] = np.where(df.goal.isna(), "", np.where(df.share_within >= df.goal - 1e-12, "yes", "no"))
+    return df
+
+
+def overview(directory=None) -> pd.DataFrame:
+    """The summary in one screen: collectives pooled per operation (datasets meeting the goal)."""
+    s = summary(directory)
+    rows = []
+    for _, r in s[~s.model.str.endswith("algorithm choice")].iterrows():
+        rows.append(
+            {
+                "model": r.model,
+                "split": r.split,
+                "method": r.method,
+                "cases": str(r.cases),
+                "median error": f"{r.median_error:.1%}",
+                "within band": f"{r.share_within:.0%}",
+                "goal": "" if pd.isna(r.goal) else "all" if r.goal >= 1 else f"≥ {r.goal:.0%}",
+                "met": r.met,
+            }
+        )
+    co = s[s.model.str.endswith("algorithm choice")]
+    for model, g in co.groupby("model", sort=False):
+        rows.insert(
+            -1,
+            {
+                "model": model,
+                "split": "processes (small P -> larger P)",
+                "method": "per-algorithm models",
+                "cases": f"{len(g)} datasets, {g.cases.sum()} (P, n)",
+                "median error": f"{g.median_error.median():.1%}",
+                "within band": f"{g.share_within.min():.0%} to {g.share_within.max():.0%}",
+                "goal": "≥ 80% each",
+                "met": f"{(g.met == 'yes').sum()} of {len(g)}",
+            },
+        )
+    return pd.DataFrame(rows)
+
+
+def headline(name: str, directory=None) -> str:
+    """One sentence a chapter can quote ("pingpong", "collectives" or "jacobi")."""
+    s = summary(directory)
+    if name == "pingpong":
+        r = s[(s.model == "ping-pong") & s.split.str.startswith("sizes")].set_index("method")
+        p, b, i = r.loc["piecewise predictive"], r.loc["piecewise bic"], r.loc["interpolation"]
+        return (
+            f"Fitted on the even sizes of {int(p.cases)} ORFEO ping-pong curves, the piecewise "
+            f"Hockney model predicts the odd sizes with a median error of {p.median_error:.1%} "
+            f"({p.share_within:.0%} of the curves within 10 %; log-log interpolation "
+            f"{i.median_error:.1%}, {i.share_within:.0%}; the descriptive BIC fit "
+            f"{b.median_error:.1%}, {b.share_within:.0%})."
+        )
+    if name == "collectives":
+        r = s[s.model.str.endswith("algorithm choice")]
+        met = int((r.met == "yes").sum())
+        return (
+            f"Fitted on small process counts, the per-algorithm models pick the fastest "
+            f"algorithm or one within 10 % of it in {r.share_within.min():.0%} to "
+            f"{r.share_within.max():.0%} of the larger-P cases, depending on the dataset "
+            f"(≥ 80 % in {met} of {len(r)} ORFEO datasets and mappings)."
+        )
+    if name == "jacobi":
+        r = s[s.model == "Jacobi P(L, N)"].iloc[0]
+        return (
+            f"The model P(L, N) is within 15 % of {r.share_within:.0%} of the {int(r.cases)} "
+            f"ORFEO Jacobi runs it covers (median error {r.median_error:.0%})."
+        )
+    raise ValueError(f"no headline for '{name}'; known: pingpong, collectives, jacobi")
