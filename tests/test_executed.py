@@ -118,3 +118,23 @@ def test_oversubscribed_mpich_gives_the_core_away(monkeypatch):
     assert "MPIR_CVAR_ENABLE_HEAVY_YIELD" not in mpi_env.environ(2)
     mpi_env.apply(2)
     assert "MPIR_CVAR_ENABLE_HEAVY_YIELD" not in os.environ
+
+
+# pages that run MPI and name it in a printed output instead of a measured_by line
+NAMES_MPI_IN_OUTPUT = {
+    "intro": "prints the machine table with its 'mpi' row",
+    "cluster": "commbook doctor prints mpiexec's library and version",
+    "mpi_primer": "primer.show prints each example's MPI library",
+}
+
+
+def test_every_page_that_runs_mpi_says_which_mpi_measured_it(repo):
+    """Static half of the executed check: a page whose code starts MPI glues *_measured_by and
+    shows it (or prints the library, as listed above)."""
+    for page in sorted((repo / "book").glob("*.md")):
+        nb = executed.read_page(page)
+        code = "\n".join(c.source for c in nb.cells if c.cell_type == "code")
+        if not executed.RUNS_MPI.search(code) or page.stem in NAMES_MPI_IN_OUTPUT:
+            continue
+        text = page.read_text(encoding="utf-8")
+        assert "measured_by(" in code and "_measured_by`" in text, f"{page.name}: runs MPI, never says which"
