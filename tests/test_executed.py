@@ -138,3 +138,14 @@ def test_every_page_that_runs_mpi_says_which_mpi_measured_it(repo):
             continue
         text = page.read_text(encoding="utf-8")
         assert "measured_by(" in code and "_measured_by`" in text, f"{page.name}: runs MPI, never says which"
+
+
+def test_an_mpich_build_draws_the_node_boundary_from_the_shipped_run(monkeypatch):
+    """The live node-boundary run goes through Open MPI's launch agent; an MPICH book build
+    draws the reference run and says why (its live mpiexec between emulated nodes failed)."""
+    from commbook import mpi_env
+    from commbook.nodes import boundary
+
+    monkeypatch.delenv("COMMBOOK_NODES_REFERENCE", raising=False)
+    monkeypatch.setattr(mpi_env, "detect", lambda: mpi_env.MPIInfo("mpich", "MPICH 5.0.2", "mpiexec", None))
+    assert "MPICH 5.0.2" in boundary.reference_reason()
