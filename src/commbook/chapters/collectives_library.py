@@ -125,9 +125,10 @@ def crossover_discussion(model_bytes: float, measured: dict) -> str:
     finite = {a: v for a, v in measured.items() if math.isfinite(v)}
     if not finite:
         return (
-            f"Neither bandwidth-optimal algorithm overtook the butterfly up to the largest "
-            f"size measured, while the model puts the crossover at "
-            f"{format_bytes(model_bytes)}: it misses by more than the whole range"
+            f"Neither bandwidth-optimal algorithm stayed faster than the butterfly up to the largest "
+            f"size measured (being faster at one size and slower at a larger one is no crossover), "
+            f"while the model puts the crossover at {format_bytes(model_bytes)}: it misses by more "
+            "than the whole range"
         )
     lo, hi = min(finite.values()) / model_bytes, max(finite.values()) / model_bytes
     span = f"{lo:.0f}" if round(lo) == round(hi) else f"{lo:.0f} to {hi:.0f}"
