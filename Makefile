@@ -26,7 +26,7 @@ else
 $(error MPI must be openmpi or mpich, not '$(MPI)')
 endif
 
-.PHONY: book test test-fast lint lint-fix lab doctor clean-book clean benchmark assignments pdf
+.PHONY: book test test-fast lint lint-fix lab doctor clean-book clean benchmark assignments pdf claims
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -57,6 +57,11 @@ assignments: $(COURSE_STAMP)
 # EDITION=student: solutions removed, notebooks to hand out (_build/student/)
 book: $(STAMP)
 	$(PY) -m commbook.booktools build $(if $(filter student,$(EDITION)),--student)
+
+# Every chapter executed with this MPI but not rendered (the book's execution cache, so a later
+# `make book` reuses the runs), then its glue and claims checked: python -m commbook.claims.executed
+claims: $(STAMP)
+	$(PY) -m commbook.claims.executed $(PAGES)
 
 # The built pages printed in Chromium into one PDF (contents, page numbers): _build/pdf/commbook.pdf;
 # EDITION=student: _build/pdf/commbook-student.pdf from _build/student/html. Run `make book` first.

@@ -1,7 +1,7 @@
 /*
- * allreduce.c -- allreduce (sum of doubles) by recursive doubling, the "butterfly" of the
- * homework (seeds/004), in both bit orders and for any number of ranks, against the
- * library's MPI_Allreduce (as chosen by the library, or forced with library:ID).
+ * allreduce.c -- allreduce (sum of doubles) by recursive doubling, the "butterfly" of
+ * F. Rappl's homework (CU Boulder, NCAR Frost), in both bit orders and for any number of
+ * ranks, against the library's MPI_Allreduce (as chosen by the library, or forced with library:ID).
  *
  * Every algorithm is checked at every size on every rank against MPI_Allreduce; the values
  * are whole numbers so the sums are exact whatever the order of additions.  --trace 1 prints

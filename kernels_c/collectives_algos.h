@@ -122,7 +122,7 @@ CB_API int cc_pof2_floor(int x)
 CB_API int cc_lowbit(int x) { return x & -x; }
 
 /* Broadcast, linear: the root sends the whole message to every rank in turn with blocking
- * MPI_Send -- the lecture's "repeated point-to-point" (seeds/003). */
+ * MPI_Send -- the "repeated point-to-point" of P. Malakar's lecture (IIT Kanpur). */
 CB_API void cc_bcast_linear(char *buf, int n, int root, MPI_Comm comm, cc_trace *tr)
 {
     int rank, P;
@@ -286,7 +286,7 @@ CB_API void cc_allreduce_start(const double *sbuf, double *rbuf, int count, MPI_
     if (count) memcpy(rbuf, sbuf, (size_t)count * sizeof(double));
 }
 
-/* Allreduce (sum of doubles), recursive doubling -- the butterfly of the homework (seeds/004).
+/* Allreduce (sum of doubles), recursive doubling -- the butterfly of F. Rappl's homework.
  * In exchange step s every rank swaps its partial sum with the rank whose number differs in
  * one bit and adds what it receives; low_to_high walks the bits 1, 2, 4, ..., otherwise
  * from the highest bit down.  For P not a power of two the extra ranks are folded in and out

@@ -43,6 +43,10 @@ def test_p2_facts_judge_the_library_and_the_segments():
     dearer = lib.p2_bcast_facts(_p2_table(library_8=0.6, seg_cost=0.3), lam=0.3)
     assert "2.00 times slower" in dearer["lib_words"]
     assert "close to the one λ" in dearer["seg_words"]
+    assert same["takeaway_words"].startswith("the library's is no faster")
+    assert dearer["takeaway_words"].startswith("the library's is no faster")
+    faster = lib.p2_bcast_facts(_p2_table(library_8=0.1), lam=0.3)
+    assert faster["takeaway_words"].startswith("the library's was 3.00 times faster at 8 B")
 
 
 def test_crossover_discussion_tells_a_miss_from_a_hit():
@@ -103,3 +107,13 @@ def test_report_check_facts_sets_the_worst_point_apart():
     assert (f["worst_np"], f["worst_machine"]) == (48, "orfeo-gpu")
     assert f["report_under"] == pytest.approx((10.0, 20.0))
     assert f["consistent_over"] == pytest.approx((1.0, 4.0))
+
+
+def test_crossover_ingredients_and_oversubscribed_words_follow_the_measurements():
+    assert lib.ingredients_words(1000, {"a": 1 << 20}).startswith("Two of the model's ingredients")
+    assert lib.ingredients_words(1000, {"a": math.inf}).startswith("Two of the model's ingredients")
+    assert lib.ingredients_words(1000, {"a": 1100, "b": math.inf}).startswith("The agreement is no proof")
+    assert "pushed the crossover up" in lib.oversubscribed_words(math.inf, 1000)
+    assert "256 times above" in lib.oversubscribed_words(256000, 1000)
+    assert "did not move it" in lib.oversubscribed_words(1200, 1000)
+    assert "4 times below" in lib.oversubscribed_words(250, 1000)

@@ -88,3 +88,10 @@ def test_no_seed_file_name_and_no_machine_path_in_the_book(repo, page):
     paths = sorted((repo / "book" / "scripts").rglob("*")) if page == "scripts" else [repo / "book" / f"{page}.md"]
     bad = _forbidden_lines(repo, paths)
     assert not bad, "seed file names or machine paths:\n" + "\n".join(bad)
+
+
+@pytest.mark.parametrize("folder", ["src", "kernels_c", "benchmarks"])
+def test_no_seed_file_name_and_no_machine_path_in_the_code(repo, folder):
+    paths = [p for p in sorted((repo / folder).rglob("*")) if "__pycache__" not in p.parts]
+    bad = _forbidden_lines(repo, paths)
+    assert not bad, "seed file names or machine paths:\n" + "\n".join(bad)

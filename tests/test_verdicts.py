@@ -87,3 +87,13 @@ def test_matrix_texts_follow_the_runs():
 def test_bytes_text(n, text):
     assert glued.bytes_text(n) == text
     assert glued.size_value("64K") == 65536 and glued.size_value("4") == 4
+
+
+def test_the_grids_against_the_cache_follow_the_sizes():
+    from commbook.chapters import jacobi
+
+    grids = 2 * 256**3 * 8  # 268 MB
+    assert jacobi.grids_vs_cache_words(grids, 0).startswith("for a last-level cache")
+    assert jacobi.grids_vs_cache_words(grids, 32 << 20).startswith("far beyond")
+    assert jacobi.grids_vs_cache_words(grids, 128 << 20).startswith("beyond")
+    assert jacobi.grids_vs_cache_words(grids, 503_000_000).startswith("together smaller")

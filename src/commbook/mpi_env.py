@@ -164,17 +164,37 @@ def run_environment(np: int | None = None, local: bool | None = None) -> dict:
             env["OMPI_MCA_rmaps_base_oversubscribe"] = "1"
         # Quiet the "no network interface" chatter of single-node runs.
         env.setdefault("OMPI_MCA_btl_base_warn_component_unused", "0")
-    elif info.flavour == "mpich":
-        # Without these, MPICH busy-polls so hard that oversubscribed ranks crawl.
-        if np is None or np > cores():
-            env["MPIR_CVAR_CH4_PROGRESS_THROTTLE"] = "1"
-            env["MPIR_CVAR_CH4_PROGRESS_THROTTLE_NO_PROGRESS_COUNT"] = "1"
+    elif info.flavour == "mpich" and np is not None and np > cores():
+        env.update(MPICH_OVERSUBSCRIBED)
+    return env
+
+
+# MPICH with more ranks than cores: without these it busy-polls so hard that oversubscribed
+# ranks crawl. The throttle sleeps after a poll that found nothing; the heavy yield makes the
+# periodic yield give the core away (a sleep, not sched_yield), else a rank spinning in the
+# library's shared-memory collectives keeps the core its partner needs for a whole time slice
+# (P = 4 allreduce 8 B-4 MiB on 2 loaded cores: 45-80 s without, 7-10 s with). Never for a
+# run that fits the cores: each sleep costs a wake-up, and a 2-rank 8 B ping-pong then takes
+# 100 us or more instead of a few.
+MPICH_OVERSUBSCRIBED = {
+    "MPIR_CVAR_CH4_PROGRESS_THROTTLE": "1",
+    "MPIR_CVAR_CH4_PROGRESS_THROTTLE_NO_PROGRESS_COUNT": "1",
+    "MPIR_CVAR_ENABLE_HEAVY_YIELD": "1",
+}
+
+
+def _fitting_run(env: dict, np: int | None) -> dict:
+    """env without the oversubscription settings an earlier run of more ranks left there."""
+    if np is not None and np <= cores():
+        for key, value in MPICH_OVERSUBSCRIBED.items():
+            if env.get(key) == value:
+                del env[key]
     return env
 
 
 def environ(np: int | None = None, extra: dict | None = None, local: bool | None = None) -> dict:
     """A full environment for subprocesses: os.environ plus run_environment plus extra."""
-    env = dict(os.environ)
+    env = _fitting_run(dict(os.environ), np)
     env.update(run_environment(np, local))
     env.update(extra or {})
     return env
@@ -182,6 +202,7 @@ def environ(np: int | None = None, extra: dict | None = None, local: bool | None
 
 def apply(np: int | None = None, local: bool | None = None) -> None:
     """Put run_environment into os.environ (ipyparallel's launchers read it from there)."""
+    _fitting_run(os.environ, np)
     os.environ.update(run_environment(np, local))
 
 

@@ -43,7 +43,11 @@ SRUN_MPI_PLUGIN = {"openmpi": "pmix", "mpich": "mpiexec"}
 
 # commbook.mpi_env's throttle for oversubscribed mpiexec runs is not for Slurm's placement,
 # and MPICH 5 started by srun --mpi=pmi2 fails in MPI_Init with it ("Message truncated").
-NOT_FOR_SLURM = ("MPIR_CVAR_CH4_PROGRESS_THROTTLE", "MPIR_CVAR_CH4_PROGRESS_THROTTLE_NO_PROGRESS_COUNT")
+NOT_FOR_SLURM = (
+    "MPIR_CVAR_CH4_PROGRESS_THROTTLE",
+    "MPIR_CVAR_CH4_PROGRESS_THROTTLE_NO_PROGRESS_COUNT",
+    "MPIR_CVAR_ENABLE_HEAVY_YIELD",
+)
 
 ENGINE_BATCH_TEMPLATE = """#!/bin/sh
 #SBATCH --export=ALL

@@ -305,3 +305,19 @@ def cache_bytes(level: int) -> int:
         except (OSError, ValueError):
             return 0
     return 0
+
+
+def grids_vs_cache_words(grids_bytes: float, llc_bytes: int) -> str:
+    """How the sweep's two grids compare with this machine's last-level cache, in words that
+    follow the sizes (0: the machine does not report its cache)."""
+    if not llc_bytes:
+        return "for a last-level cache this machine does not report"
+    llc = f"the last-level cache of {llc_bytes / 1e6:.0f} MB this machine reports"
+    if grids_bytes > 4 * llc_bytes:
+        return f"far beyond {llc}"
+    if grids_bytes > llc_bytes:
+        return f"beyond {llc}, but not far"
+    return (
+        f"together smaller than {llc}; on a virtual machine that may be the whole host's cache, "
+        "shared with other guests, and the largest grid may still run partly from it"
+    )

@@ -126,8 +126,15 @@ def main(argv=None) -> int:
     p.add_argument("pages", nargs="*", help="page names (pingpong, ring, ...); default: all")
     p.add_argument("--book", type=Path, default=None, help="the book folder (default: the checkout's book/)")
     p.add_argument("-v", "--verbose", action="store_true", help="print the claims that hold too")
+    p.add_argument(
+        "--census", action="store_true", help="also count glued numbers, verdicts, claims and cited constants"
+    )
     args = p.parse_args(argv)
     book = args.book or (config.checkout() or Path.cwd()) / "book"
+    if args.census:
+        from .census import count
+
+        print("\n".join(count(book, config.data_dir() / "literature_constants.toml").lines()))
     results = check_book(book, args.pages)
     bad = [r for r in results if not r.ok]
     for r in results if args.verbose else bad:

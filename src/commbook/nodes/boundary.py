@@ -27,7 +27,7 @@ from pathlib import Path
 
 import numpy as np
 
-from .. import config, data, machine
+from .. import config, data, machine, mpi_env
 from . import available
 
 REFERENCE = "emulated-nodes"
@@ -66,6 +66,9 @@ def reference_reason() -> str:
     """Why the page draws the shipped run ('' when it can measure live)."""
     if config.get("COMMBOOK_NODES_REFERENCE"):
         return "COMMBOOK_NODES_REFERENCE is set"
+    info = mpi_env.detect()
+    if info.flavour != "openmpi":  # MPICH crosses emulated nodes only through Slurm, not this mpiexec run
+        return f"the live run launches through Open MPI's agent between emulated nodes; this page was built with {info.version}"
     return available() or ""
 
 

@@ -1,0 +1,151 @@
+"""The claims-only check of executed chapters (commbook.claims.executed) and the census of
+checked numbers: a glue role nothing glued, a NaN, an empty verdict and a page that runs MPI
+without naming it fail; a page executes once, then comes from the per-MPI cache."""
+
+from __future__ import annotations
+
+import math
+import os
+
+import nbformat
+import pytest
+
+from commbook.claims import census, executed
+
+PAGE = """---
+kernelspec:
+  name: python3
+  display_name: Python 3
+---
+# A page
+
+```{code-cell} ipython3
+:tags: [remove-cell]
+from commbook import glued
+glued.number("t_us", 1.25)
+glued.text("verdict", "is **cheaper**")
+```
+
+It took {glue:text}`t_us:.2f` µs and {glue:md}`verdict`.
+"""
+
+
+def _notebook(glues: dict, printed: str = "", code: str = "x = 1"):
+    cell = nbformat.v4.new_code_cell(code)
+    for name, value in glues.items():
+        mime = "text/markdown" if isinstance(value, str) and not value.replace(".", "").isdigit() else "text/plain"
+        cell.outputs.append(
+            nbformat.v4.new_output(
+                "display_data",
+                data={executed.SCRAPBOOK_MIME + mime: str(value)},
+                metadata={"scrapbook": {"name": name, "mime_prefix": executed.SCRAPBOOK_MIME}},
+            )
+        )
+    if printed:
+        cell.outputs.append(nbformat.v4.new_output("stream", name="stdout", text=printed))
+    return nbformat.v4.new_notebook(cells=[cell])
+
+
+def test_a_page_whose_glue_is_all_there_passes():
+    nb = _notebook({"t_us": 1.25, "verdict": "is **cheaper**"})
+    assert executed.check_outputs(PAGE, nb, "MPICH 5.0.2") == []
+
+
+@pytest.mark.parametrize(
+    "glues, wrong",
+    [
+        ({"verdict": "is cheaper"}, "`t_us` names nothing the run glued"),
+        ({"t_us": math.nan, "verdict": "is cheaper"}, "`t_us` is nan"),
+        ({"t_us": 1.0, "verdict": " "}, "`verdict` was glued empty"),
+    ],
+)
+def test_missing_nan_or_empty_glue_fails_naming_the_line(glues, wrong):
+    problems = executed.check_outputs(PAGE, _notebook(glues), "MPICH 5.0.2")
+    assert len(problems) == 1 and wrong in problems[0] and problems[0].startswith("15:"), problems
+
+
+def test_a_page_that_runs_mpi_must_name_the_mpi_that_measured_it():
+    code = "cluster = MPICluster(2)"
+    glues = {"t_us": 1.0, "verdict": "x"}
+    silent = executed.check_outputs(PAGE, _notebook(glues, "λ = 1 µs\n", code), "MPICH 5.0.2")
+    assert len(silent) == 1 and "MPICH 5.0.2" in silent[0]
+    said = _notebook(glues, "measured with MPICH 5.0.2 on host\n", code)
+    assert executed.check_outputs(PAGE, said, "MPICH 5.0.2") == []
+    # the other family's measurements (a stale cache) do not count
+    assert executed.check_outputs(PAGE, _notebook(glues, "Open MPI 5.0.11\n", code), "MPICH 5.0.2")
+
+
+def test_a_page_executes_once_then_comes_from_the_cache(tmp_path):
+    from jupyter_cache import get_cache
+
+    page = tmp_path / "page.md"
+    page.write_text(PAGE, encoding="utf-8")
+    cache = get_cache(str(tmp_path / "cache"))
+    nb, ran, _ = executed.execute_page(page, cache, timeout=120)
+    assert ran and executed.glued_values(nb)["t_us"] == "1.25"
+    assert executed.check_outputs(PAGE, nb, "any") == []
+    again, ran, _ = executed.execute_page(page, cache, timeout=120)
+    assert not ran and executed.glued_values(again) == executed.glued_values(nb)
+    page.write_text(PAGE.replace('glued.text("verdict"', 'raise RuntimeError("boom"); glued.text("v"'))
+    with pytest.raises(RuntimeError, match="page: executing failed"):
+        executed.execute_page(page, cache, timeout=120)
+
+
+def test_the_census_counts_glue_claims_and_constants(tmp_path, repo):
+    (tmp_path / "a.md").write_text(PAGE + "\nAnd {claim}`3 µs <x>`, {claim}`4 µs <x>`.\n", encoding="utf-8")
+    c = census.count(tmp_path, repo / "data" / "literature_constants.toml")
+    assert (sum(c.glue_numbers.values()), sum(c.glue_verdicts.values())) == (1, 1)
+    assert sum(c.claim_uses.values()) == 2 and c.claim_names == {"x"} and c.pages == 1
+    assert c.constants == len(census.load_constants(repo / "data" / "literature_constants.toml"))
+
+
+def test_oversubscribed_mpich_gives_the_core_away(monkeypatch):
+    """More MPICH ranks than cores: throttled polling and a yield that sleeps (a P = 4 allreduce
+    on 2 loaded cores ran 6-8x faster with it); never for a run that fits the cores (its 8 B
+    ping-pong would pay a wake-up per message), even after an oversubscribed cluster."""
+    from commbook import mpi_env
+
+    monkeypatch.setattr(mpi_env, "detect", lambda: mpi_env.MPIInfo("mpich", "MPICH 5", "mpiexec", None))
+    monkeypatch.setattr(mpi_env, "cores", lambda: 2)
+    monkeypatch.setattr(mpi_env, "runs_here", lambda: True)
+    monkeypatch.setattr(os, "environ", {k: v for k, v in os.environ.items() if k not in mpi_env.MPICH_OVERSUBSCRIBED})
+    over = mpi_env.environ(4)
+    assert over["MPIR_CVAR_ENABLE_HEAVY_YIELD"] == "1" and over["MPIR_CVAR_CH4_PROGRESS_THROTTLE"] == "1"
+    for env in (mpi_env.run_environment(), mpi_env.run_environment(np=2), mpi_env.environ(2)):
+        assert not set(mpi_env.MPICH_OVERSUBSCRIBED) & set(env)
+    mpi_env.apply(6)  # a cluster of 6 engines, then a 2-rank run in the same process
+    assert os.environ["MPIR_CVAR_ENABLE_HEAVY_YIELD"] == "1"
+    assert "MPIR_CVAR_ENABLE_HEAVY_YIELD" not in mpi_env.environ(2)
+    mpi_env.apply(2)
+    assert "MPIR_CVAR_ENABLE_HEAVY_YIELD" not in os.environ
+
+
+# pages that run MPI and name it in a printed output instead of a measured_by line
+NAMES_MPI_IN_OUTPUT = {
+    "intro": "prints the machine table with its 'mpi' row",
+    "cluster": "commbook doctor prints mpiexec's library and version",
+    "mpi_primer": "primer.show prints each example's MPI library",
+}
+
+
+def test_every_page_that_runs_mpi_says_which_mpi_measured_it(repo):
+    """Static half of the executed check: a page whose code starts MPI glues *_measured_by and
+    shows it (or prints the library, as listed above)."""
+    for page in sorted((repo / "book").glob("*.md")):
+        nb = executed.read_page(page)
+        code = "\n".join(c.source for c in nb.cells if c.cell_type == "code")
+        if not executed.RUNS_MPI.search(code) or page.stem in NAMES_MPI_IN_OUTPUT:
+            continue
+        text = page.read_text(encoding="utf-8")
+        assert "measured_by(" in code and "_measured_by`" in text, f"{page.name}: runs MPI, never says which"
+
+
+def test_an_mpich_build_draws_the_node_boundary_from_the_shipped_run(monkeypatch):
+    """The live node-boundary run goes through Open MPI's launch agent; an MPICH book build
+    draws the reference run and says why (its live mpiexec between emulated nodes failed)."""
+    from commbook import mpi_env
+    from commbook.nodes import boundary
+
+    monkeypatch.delenv("COMMBOOK_NODES_REFERENCE", raising=False)
+    monkeypatch.setattr(mpi_env, "detect", lambda: mpi_env.MPIInfo("mpich", "MPICH 5.0.2", "mpiexec", None))
+    assert "MPICH 5.0.2" in boundary.reference_reason()
