@@ -38,7 +38,8 @@ SERVER_CONFIG = Path(sys.prefix) / "etc" / "jupyter" / "jupyter_server_config.js
 CHAPTERS = [
     p.stem
     for p in booktools.chapter_files(REPO)
-    if p.stem in (config.get("COMMBOOK_LAB_CHAPTERS").split(",") if config.get("COMMBOOK_LAB_CHAPTERS") else [p.stem])
+    if "{code-cell}" in p.read_text(encoding="utf-8")  # a page without code is Markdown, not a notebook
+    and p.stem in (config.get("COMMBOOK_LAB_CHAPTERS").split(",") if config.get("COMMBOOK_LAB_CHAPTERS") else [p.stem])
 ]
 RUN_ALL_TIMEOUT_S = 1200  # a chapter's measurements on a loaded 2-core machine
 
@@ -293,7 +294,9 @@ def check_explorer(tab, name: str) -> None:
     cell = control.locator("xpath=ancestor::div[contains(@class,'jp-CodeCell')]")
     before = cell.evaluate(SNAPSHOT)
     if control.evaluate("e => e.tagName") == "SELECT":
-        control.select_option(index=control.evaluate("e => e.options.length") - 1)
+        # another option than the one shown (the last may be the default)
+        last = control.evaluate("e => e.options.length") - 1
+        control.select_option(index=0 if control.evaluate("e => e.selectedIndex") == last else last)
     else:
         control.evaluate("""e => { e.value = e.max; e.dispatchEvent(new Event('input',
             {bubbles: true})); e.dispatchEvent(new Event('change', {bubbles: true})); }""")
