@@ -1,0 +1,18 @@
+"""Claims of the instructor page (book/instructor.md): the grader's settings, read from the
+course package that applies them."""
+
+from __future__ import annotations
+
+from . import claim
+
+
+@claim(
+    "course-c-time-limit",
+    page="instructor",
+    unit="s",
+    source="commbook/course/grading.py: DEFAULT_TIME_LIMIT, the time limit of one C check",
+)
+def _():
+    from ..course.grading import DEFAULT_TIME_LIMIT
+
+    return DEFAULT_TIME_LIMIT
