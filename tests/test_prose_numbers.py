@@ -6,12 +6,10 @@ from __future__ import annotations
 import re
 
 import pytest
+from conftest import REPO
 
 from commbook.claims import prose
-
 from commbook.pages import chapter_files
-
-from conftest import REPO
 
 # pages whose numbers are still being given a home (their owner removes them from here)
 PENDING: dict[str, str] = {}
