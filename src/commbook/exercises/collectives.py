@@ -33,32 +33,24 @@ def _thin_latency_matrix(P: int):
 # collectives_library
 
 
-@_exercise(
-    "coll-rd-fallback",
-    "collectives_library",
-    rel_tol=0,
-    unit="messages",
-    hint="Recursive doubling pairs rank r with r xor d; look at what happens when P is not a power of two.",
-    method="Open MPI's recursive-doubling allgather needs P = 2^k and otherwise runs another algorithm "
-    "with ceil(log2 P) steps, one message per rank per step.",
-    giveaways=("model_messages(",),
-)
+@_exercise("coll-rd-fallback", "collectives_library", rel_tol=0, unit="messages", giveaways=("model_messages(",))
 def _coll_rd_fallback():
+    """Hint: Recursive doubling pairs rank r with r xor d; look at what happens when P is not a power of two.
+
+    Method: Open MPI's recursive-doubling allgather needs P = 2^k and otherwise runs another algorithm with ceil(log2 P)
+    steps, one message per rank per step.
+    """
     from ..chapters.collectives_exchange import model_messages
 
     return model_messages("allgather", "recursive_doubling", 6)
 
 
-@_exercise(
-    "coll-rs-predict",
-    "collectives_library",
-    rel_tol=0.02,
-    unit="µs",
-    hint="At P = 2 a reduce-scatter is one step: each process sends the half of the vector the other keeps.",
-    method="t = λ + (n/P)/b with n = 65536 B, P = 2, λ in µs and b in MB/s (bytes per µs); leave the additions out.",
-    inputs=("lambda_us", "bandwidth_MBps"),
-)
+@_exercise("coll-rs-predict", "collectives_library", rel_tol=0.02, unit="µs")
 def _coll_rs_predict(lambda_us: float, bandwidth_MBps: float):
+    """Hint: At P = 2 a reduce-scatter is one step: each process sends the half of the vector the other keeps.
+
+    Method: t = λ + (n/P)/b with n = 65536 B, P = 2, λ in µs and b in MB/s (bytes per µs); leave the additions out.
+    """
     from ..models.collective_costs import predict
 
     return predict("reduce_scatter", "ring", 2, 65536.0, lambda_us, bandwidth_MBps)
@@ -73,45 +65,41 @@ def _coll_rs_predict(lambda_us: float, bandwidth_MBps: float):
     "collectives_orfeo",
     rel_tol=0.03,
     unit="µs",
-    hint="One latency per level of the tree, the slowest pair of that level; not every level crosses the sockets.",
-    method="levels at distance 1, 2, 4, 8, 16 pair rank j with j + d (j a multiple of 2d, j + d < 20); ranks "
-    "0-11 are on socket 0 and 12-19 on socket 1: for each level, is there a pair with one rank below 12 "
-    "and one above 11?",
     giveaways=("binomial_gather_critical_path(L, 20)",),
 )
 def _coll_orfeo_critical_path():
+    """Hint: One latency per level of the tree, the slowest pair of that level; not every level crosses the sockets.
+
+    Method: levels at distance 1, 2, 4, 8, 16 pair rank j with j + d (j a multiple of 2d, j + d < 20); ranks 0-11 are on
+    socket 0 and 12-19 on socket 1: for each level, is there a pair with one rank below 12 and one above 11?
+    """
     from ..models import latency_maps
 
     return latency_maps.binomial_gather_critical_path(_thin_latency_matrix(20), 20)
 
 
 @_exercise(
-    "coll-orfeo-root",
-    "collectives_orfeo",
-    rel_tol=0.03,
-    unit="µs",
-    hint="The root receives the 47 messages one after the other: add one latency per sender, of the sender's link class.",
-    method="ranks 1-11 share the root's socket, 12-23 are on the other socket, 24-47 on the other node: "
-    "11 λ_core + 12 λ_socket + 24 λ_node with the λ of the calibration table.",
-    giveaways=("linear_gather_latency_model(L, 48)",),
+    "coll-orfeo-root", "collectives_orfeo", rel_tol=0.03, unit="µs", giveaways=("linear_gather_latency_model(L, 48)",)
 )
 def _coll_orfeo_root():
+    """Hint: The root receives the 47 messages one after the other: add one latency per sender, of the sender's link
+    class.
+
+    Method: ranks 1-11 share the root's socket, 12-23 are on the other socket, 24-47 on the other node: 11 λ_core + 12
+    λ_socket + 24 λ_node with the λ of the calibration table.
+    """
     from ..models import latency_maps
 
     return latency_maps.linear_gather_latency_model(_thin_latency_matrix(48), 48)
 
 
-@_exercise(
-    "coll-orfeo-alltoall",
-    "collectives_orfeo",
-    rel_tol=0.05,
-    unit="B",
-    hint="Write both costs as A λ + B n/b with the node link's λ and b, and solve for the n where they are equal.",
-    method="at P = 32 Bruck's alltoall takes log2 P = 5 steps of P/2 = 16 blocks (A = 5, B = 80), pairwise "
-    "P - 1 = 31 steps of one block (A = B = 31): n* = (31 - 5) λ b / (80 - 31), λ b in bytes.",
-    giveaways=('crossover("alltoall"',),
-)
+@_exercise("coll-orfeo-alltoall", "collectives_orfeo", rel_tol=0.05, unit="B", giveaways=('crossover("alltoall"',))
 def _coll_orfeo_alltoall():
+    """Hint: Write both costs as A λ + B n/b with the node link's λ and b, and solve for the n where they are equal.
+
+    Method: at P = 32 Bruck's alltoall takes log2 P = 5 steps of P/2 = 16 blocks (A = 5, B = 80), pairwise P - 1 = 31
+    steps of one block (A = B = 31): n* = (31 - 5) λ b / (80 - 31), λ b in bytes.
+    """
     from ..models.collective_costs import crossover
 
     lam, b = _orfeo_link_classes()["node"]

@@ -18,6 +18,7 @@ ORFEO against the models), the C exercises in ``c_checks``.
 
 from __future__ import annotations
 
+import inspect
 import math
 import re
 from collections import Counter
@@ -154,11 +155,25 @@ def check(name: str, answer, **inputs) -> Verdict:
 
 
 def _exercise(name: str, chapter: str, **details):
-    """Register the decorated function as the reference of exercise `name` (imports inside it
-    run only when a reference is asked for)."""
+    """Register the decorated function as the reference of exercise `name` of book/<chapter>.md.
+
+    Its parameters are the page's measurements it depends on (the exercise's inputs); its docstring
+    holds what a wrong answer is told: a paragraph "Hint: ..." and a paragraph "Method: ..." (other
+    paragraphs are for maintainers). Imports inside it run only when a reference is asked for."""
 
     def register(reference):
-        _register(Exercise(name, chapter, reference, **details))
+        inputs = tuple(inspect.signature(reference).parameters)
+        _register(Exercise(name, chapter, reference, inputs=inputs, **_told(reference), **details))
         return reference
 
     return register
+
+
+def _told(reference) -> dict:
+    """{"hint": ..., "method": ...} from the reference's docstring, a paragraph's lines joined by spaces."""
+    told = {}
+    for paragraph in (inspect.getdoc(reference) or "").split("\n\n"):  # None under python -OO: no hints
+        label, _, text = paragraph.partition(": ")
+        if label in ("Hint", "Method"):
+            told[label.lower()] = " ".join(text.splitlines())
+    return told

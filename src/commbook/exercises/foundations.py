@@ -28,43 +28,33 @@ def dims_create(P: int, d: int) -> tuple:
 PRIMER_P = 12  # the grid of the primer's exercises
 
 
-@_exercise(
-    "prim-dims",
-    "mpi_primer",
-    kind="choice",
-    hint="MPI_Dims_create makes the dimensions as equal as it can, largest first.",
-    method="list the ways to write P as a product of two factors and keep the pair whose factors differ least.",
-    giveaways=("dims_create(",),
-)
+@_exercise("prim-dims", "mpi_primer", kind="choice", giveaways=("dims_create(",))
 def _prim_dims():
+    """Hint: MPI_Dims_create makes the dimensions as equal as it can, largest first.
+
+    Method: list the ways to write P as a product of two factors and keep the pair whose factors differ least.
+    """
     return "x".join(map(str, dims_create(PRIMER_P, 2)))
 
 
-@_exercise(
-    "prim-edges",
-    "mpi_primer",
-    rel_tol=0,
-    unit="ranks",
-    hint="Only the non-periodic dimension has edges; count the columns that lie on one.",
-    method="a rank in the first column has no left neighbour, one in the last column no "
-    "right neighbour; multiply the number of such columns by the ranks per column.",
-    giveaways=("dims_create(",),
-)
+@_exercise("prim-edges", "mpi_primer", rel_tol=0, unit="ranks", giveaways=("dims_create(",))
 def _prim_edges():
+    """Hint: Only the non-periodic dimension has edges; count the columns that lie on one.
+
+    Method: a rank in the first column has no left neighbour, one in the last column no right neighbour; multiply the
+    number of such columns by the ranks per column.
+    """
     rows, cols = dims_create(PRIMER_P, 2)
     return rows * min(cols, 2)
 
 
-@_exercise(
-    "prim-standard",
-    "mpi_primer",
-    kind="choice",
-    hint="Compare the return time with the receiver's delay: a send that waited took about as long as the delay.",
-    method="a standard send above the library's eager limit uses the rendezvous protocol; "
-    "find the eager limit of shared memory in the ping-pong chapter's probe.",
-    giveaways=("reference_eager_limit",),
-)
+@_exercise("prim-standard", "mpi_primer", kind="choice", giveaways=("reference_eager_limit",))
 def _prim_standard():
+    """Hint: Compare the return time with the receiver's delay: a send that waited took about as long as the delay.
+
+    Method: a standard send above the library's eager limit uses the rendezvous protocol; find the eager limit of shared
+    memory in the ping-pong chapter's probe.
+    """
     from .c_checks import reference_eager_limit
 
     return "yes" if 64 * 1024 > reference_eager_limit() else "no"
@@ -76,75 +66,60 @@ MEAS_N = 200  # repetitions in the confidence-interval exercise
 MEAS_RANK_TIMES = (3.1, 2.8, 3.0, 9.5)  # µs, the four ranks of the collective exercise
 
 
-@_exercise(
-    "meas-ci",
-    "measuring",
-    rel_tol=0,
-    unit="",
-    hint="The number of samples below the median follows a binomial law with p = 1/2.",
-    method="take the 2.5 % quantile of Binomial(n, 1/2): that many samples may lie below "
-    "the median by chance; the next order statistic is the lower bound.",
-    giveaways=("median_ci(", "binom.ppf"),
-)
+@_exercise("meas-ci", "measuring", rel_tol=0, unit="", giveaways=("median_ci(", "binom.ppf"))
 def _meas_ci():
+    """Hint: The number of samples below the median follows a binomial law with p = 1/2.
+
+    Method: take the 2.5 % quantile of Binomial(n, 1/2): that many samples may lie below the median by chance; the next
+    order statistic is the lower bound.
+    """
     from scipy.stats import binom
 
     return int(binom.ppf(0.025, MEAS_N, 0.5))
 
 
-@_exercise(
-    "meas-skew",
-    "measuring",
-    kind="choice",
-    inputs=("times_us",),
-    hint="Compare np.mean and np.median of your run's times.",
-    method="a long tail of slow repetitions on one side moves the mean, not the median.",
-)
+@_exercise("meas-skew", "measuring", kind="choice")
 def _meas_skew(times_us):
+    """Hint: Compare np.mean and np.median of your run's times.
+
+    Method: a long tail of slow repetitions on one side moves the mean, not the median.
+    """
     import numpy as np
 
     t = np.asarray(times_us, float)
     return "above" if t.mean() > np.median(t) else "below"
 
 
-@_exercise(
-    "meas-osu",
-    "measuring",
-    rel_tol=0.01,
-    hint="The book's kernels report the slowest rank; OSU the mean over ranks.",
-    method="add the four times and divide by four for OSU's figure; take the largest for "
-    "the slowest rank; divide the second by the first.",
-)
+@_exercise("meas-osu", "measuring", rel_tol=0.01)
 def _meas_osu():
+    """Hint: The book's kernels report the slowest rank; OSU the mean over ranks.
+
+    Method: add the four times and divide by four for OSU's figure; take the largest for the slowest rank; divide the
+    second by the first.
+    """
     return max(MEAS_RANK_TIMES) / (sum(MEAS_RANK_TIMES) / len(MEAS_RANK_TIMES))
 
 
 # ---- book/scaling.md
 
 
-@_exercise(
-    "scal-amdahl",
-    "scaling",
-    rel_tol=0.01,
-    hint="Amdahl: S(P) = 1 / (f + (1 - f) / P).",
-    method="with f = 0.05 the parallel part 0.95 is divided by 48; add the serial 0.05 and invert.",
-    giveaways=("amdahl_speedup(0.05",),
-)
+@_exercise("scal-amdahl", "scaling", rel_tol=0.01, giveaways=("amdahl_speedup(0.05",))
 def _scal_amdahl():
+    """Hint: Amdahl: S(P) = 1 / (f + (1 - f) / P).
+
+    Method: with f = 0.05 the parallel part 0.95 is divided by 48; add the serial 0.05 and invert.
+    """
     from ..chapters.scaling import amdahl_speedup
 
     return float(amdahl_speedup(0.05, 48))
 
 
-@_exercise(
-    "scal-serial",
-    "scaling",
-    rel_tol=0.05,
-    hint="Solve Amdahl's law for f given the measured speedup S at P processes.",
-    method="from S = 1 / (f + (1 - f)/P) follows f = (P/S - 1) / (P - 1); read S at 48 from the strong-scaling table.",
-    giveaways=("S.serial_fraction(", "serial_fraction(s.loc"),
-)
+@_exercise("scal-serial", "scaling", rel_tol=0.05, giveaways=("S.serial_fraction(", "serial_fraction(s.loc"))
 def _scal_serial():
+    """Hint: Solve Amdahl's law for f given the measured speedup S at P processes.
+
+    Method: from S = 1 / (f + (1 - f)/P) follows f = (P/S - 1) / (P - 1); read S at 48 from the strong-scaling table.
+    """
     from ..chapters.scaling import orfeo_jacobi, serial_fraction
 
     strong = orfeo_jacobi()[0]
@@ -152,13 +127,10 @@ def _scal_serial():
     return float(serial_fraction(s.loc[48], 48))
 
 
-@_exercise(
-    "scal-local",
-    "scaling",
-    rel_tol=0.02,
-    inputs=("t1_s", "t2_s"),
-    hint="Efficiency is the speedup divided by the number of processes.",
-    method="speedup = t1 / t2; divide it by 2.",
-)
+@_exercise("scal-local", "scaling", rel_tol=0.02)
 def _scal_local(t1_s, t2_s):
+    """Hint: Efficiency is the speedup divided by the number of processes.
+
+    Method: speedup = t1 / t2; divide it by 2.
+    """
     return float(t1_s) / (2 * float(t2_s))
