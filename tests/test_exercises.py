@@ -338,8 +338,21 @@ def test_hints_are_graduated_and_never_give_the_value(capsys):
     assert "correct" in capsys.readouterr().out
 
 
-def test_every_exercise_has_a_worked_step():
-    assert [n for n, e in E.REGISTRY.items() if not e.method] == []
+def test_every_exercise_has_a_hint_and_a_worked_step():
+    assert [n for n, e in E.REGISTRY.items() if not e.hint or not e.method] == []
+
+
+def test_hint_and_method_are_the_labelled_paragraphs_of_the_docstring():
+    def reference(copy_MBps):
+        """What it computes, for maintainers.
+
+        Hint: look at the
+        bandwidth.
+
+        Method: divide: bytes by B/s."""
+
+    told = E.core._told(reference)
+    assert told == {"hint": "look at the bandwidth.", "method": "divide: bytes by B/s."}
 
 
 def test_choices_ignore_spaces_and_case(capsys):
