@@ -7,49 +7,25 @@ import math
 import re
 from dataclasses import dataclass
 
-# unit -> (dimension, factor to the dimension's base unit)
-UNITS: dict[str, tuple[str, float]] = {
-    "": ("count", 1.0),
-    "ns": ("time", 1e-9),
-    "us": ("time", 1e-6),
-    "µs": ("time", 1e-6),
-    "μs": ("time", 1e-6),
-    "ms": ("time", 1e-3),
-    "s": ("time", 1.0),
-    "min": ("time", 60.0),
-    "h": ("time", 3600.0),
-    "B": ("bytes", 1.0),
-    "bytes": ("bytes", 1.0),
-    "KB": ("bytes", 1e3),
-    "kB": ("bytes", 1e3),
-    "MB": ("bytes", 1e6),
-    "GB": ("bytes", 1e9),
-    "TB": ("bytes", 1e12),
-    "KiB": ("bytes", 2.0**10),
-    "MiB": ("bytes", 2.0**20),
-    "GiB": ("bytes", 2.0**30),
-    "B/s": ("bandwidth", 1.0),
-    "KB/s": ("bandwidth", 1e3),
-    "MB/s": ("bandwidth", 1e6),
-    "GB/s": ("bandwidth", 1e9),
-    "Mb/s": ("bandwidth", 1e6 / 8),
-    "Gb/s": ("bandwidth", 1e9 / 8),
-    "Mbps": ("bandwidth", 1e6 / 8),
-    "GiB/s": ("bandwidth", 2.0**30),
-    "MiB/s": ("bandwidth", 2.0**20),
-    "%": ("ratio", 0.01),
-    "×": ("ratio", 1.0),
-    "times": ("ratio", 1.0),
-    "x": ("ratio", 1.0),
-    "GHz": ("frequency", 1e9),
-    "MHz": ("frequency", 1e6),
-    "GT/s": ("transfers", 1e9),
-    "MLUP/s": ("updates", 1e6),
-    "MLUPs": ("updates", 1e6),
-    "GFLOP/s": ("flops", 1e9),
-    "flop/B": ("intensity", 1.0),
-    "B/flop": ("inverse intensity", 1.0),
+# dimension -> {unit: factor to the dimension's base unit}
+_BY_DIMENSION = {
+    "count": {"": 1.0},
+    "time": {"ns": 1e-9, "us": 1e-6, "µs": 1e-6, "μs": 1e-6, "ms": 1e-3, "s": 1.0, "min": 60.0, "h": 3600.0},
+    "bytes": {"B": 1.0, "bytes": 1.0, "KB": 1e3, "kB": 1e3, "MB": 1e6, "GB": 1e9, "TB": 1e12}
+    | {"KiB": 2.0**10, "MiB": 2.0**20, "GiB": 2.0**30},
+    "bandwidth": {"B/s": 1.0, "KB/s": 1e3, "MB/s": 1e6, "GB/s": 1e9}
+    | {"Mb/s": 1e6 / 8, "Gb/s": 1e9 / 8, "Mbps": 1e6 / 8}  # bits per second
+    | {"GiB/s": 2.0**30, "MiB/s": 2.0**20},
+    "ratio": {"%": 0.01, "×": 1.0, "times": 1.0, "x": 1.0},
+    "frequency": {"GHz": 1e9, "MHz": 1e6},
+    "transfers": {"GT/s": 1e9},
+    "updates": {"MLUP/s": 1e6, "MLUPs": 1e6},
+    "flops": {"GFLOP/s": 1e9},
+    "intensity": {"flop/B": 1.0},
+    "inverse intensity": {"B/flop": 1.0},
 }
+# unit -> (dimension, factor to the dimension's base unit)
+UNITS: dict[str, tuple[str, float]] = {u: (dim, f) for dim, units in _BY_DIMENSION.items() for u, f in units.items()}
 _UNIT_ALTERNATION = "|".join(re.escape(u) for u in sorted(UNITS, key=len, reverse=True) if u)
 # digits with thousands separators (space, thin space, narrow no-break space, comma) and decimals
 NUMBER = r"[-−+]?\d{1,3}(?:[ \u2009\u202f,]\d{3})+(?:\.\d+)?|[-−+]?\d+(?:\.\d+)?(?:[eE][-+]?\d+)?"
