@@ -11,12 +11,15 @@ with :func:`claim` in ``commbook/claims/<page>.py``::
 A page states it with the role ``{claim}`0.99 µs <pp-ucx-node-latency>` `` (the reader sees
 "0.99 µs"); :mod:`commbook.claims.check` reads every such role in ``book/*.md``, parses the stated
 number with its unit and compares it with the function's value (tests/test_claims.py).
+
+A claim quoting an exercise's reference is registered with :func:`reference_claim` instead.
 """
 
 from __future__ import annotations
 
 import importlib
 import pkgutil
+import sys
 from dataclasses import dataclass, field
 from typing import Callable
 
@@ -25,6 +28,9 @@ from .quantity import UNITS
 
 @dataclass(frozen=True)
 class Claim:
+    """A number the book states: `function` computes it from `source`; `pages` may state it in `unit`,
+    within half a unit of the stated last digit or `rel_tol` of the value, whichever is wider."""
+
     name: str
     pages: tuple[str, ...]
     unit: str
@@ -59,6 +65,19 @@ def claim(name: str, page: str | tuple[str, ...], unit: str = "", rel_tol: float
         return function
 
     return register
+
+
+def reference_claim(
+    name: str, page: str, unit: str, exercise: str, per: float = 1.0, rel_tol: float | None = None, source: str = ""
+):
+    """Register the claim `name`: the reference value of the exercise `exercise` (commbook.exercises)
+    divided by `per` (1e3 for a µs reference stated in ms)."""
+    from .sources import reference
+
+    function = lambda: reference(exercise) / per
+    # the calling page module (as namedtuple sets it), for the registered-twice check
+    function.__module__ = sys._getframe(1).f_globals["__name__"]
+    claim(name, page, unit, rel_tol, source or f"commbook.exercises {exercise}")(function)
 
 
 def load_all() -> dict[str, Claim]:

@@ -11,7 +11,7 @@ from pathlib import Path
 from statistics import median
 
 from .. import config
-from . import claim
+from . import claim, reference_claim
 from .sources import pingpong as pp
 
 ALGORITHMS_PAGE = "collectives_algorithms"
@@ -79,24 +79,13 @@ def _lecture(column: str, count: int) -> float:
     return median(LECTURE_BCAST[column][LECTURE_BCAST["count"].index(count)])
 
 
-@claim("coll-lecture-bcast-1e4-20", page=ORFEO_PAGE, unit="s", source=LECTURE)
-def _():
-    return _lecture("bcast_s", 10_000)
-
-
-@claim("coll-lecture-sends-1e4-20", page=ORFEO_PAGE, unit="s", source=LECTURE)
-def _():
-    return _lecture("sends_s", 10_000)
-
-
-@claim("coll-lecture-bcast-1e7-median", page=ORFEO_PAGE, unit="s", source=LECTURE)
-def _():
-    return _lecture("bcast_s", 10_000_000)
-
-
-@claim("coll-lecture-sends-1e7-median", page=ORFEO_PAGE, unit="s", source=LECTURE)
-def _():
-    return _lecture("sends_s", 10_000_000)
+for _name, _column, _count in [
+    ("coll-lecture-bcast-1e4-20", "bcast_s", 10_000),
+    ("coll-lecture-sends-1e4-20", "sends_s", 10_000),
+    ("coll-lecture-bcast-1e7-median", "bcast_s", 10_000_000),
+    ("coll-lecture-sends-1e7-median", "sends_s", 10_000_000),
+]:
+    claim(_name, page=ORFEO_PAGE, unit="s", source=LECTURE)(lambda c=_column, n=_count: _lecture(c, n))
 
 
 @claim("coll-thin-core-latency", page=ALGORITHMS_PAGE, unit="us", source=SEED)
@@ -132,14 +121,12 @@ def _():
     return _crossover_reference_args()[3] / 1024
 
 
-@claim(
+reference_claim(
     "coll-crossover-answer",
-    page=ALGORITHMS_PAGE,
-    unit="KiB",
+    ALGORITHMS_PAGE,
+    "KiB",
+    "coll-crossover",
+    per=1024,
     rel_tol=0.1,
     source="commbook.exercises, the coll-crossover reference (about: rounded)",
 )
-def _():
-    from ..exercises import expected
-
-    return expected("coll-crossover") / 1024

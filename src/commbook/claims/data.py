@@ -3,22 +3,17 @@ and the derived tables record them, and the data-gather exercise."""
 
 from __future__ import annotations
 
-import functools
 import re
 
 from . import claim
-from .sources import tables_dir
+from .sources import per_tables_dir, tables_dir
 
 RULES = "data/orfeo/catalog_rules.toml"
 DERIVED = "data/orfeo/derived/"
 
 
+@per_tables_dir
 def _load(dataset):
-    return _load_in(str(tables_dir()), dataset)
-
-
-@functools.lru_cache(maxsize=16)
-def _load_in(tables_dir, dataset):
     from .. import orfeo
 
     return orfeo.load(dataset)[0]

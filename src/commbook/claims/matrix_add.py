@@ -3,20 +3,19 @@ the scatter model with the Scorcia report's UCX figures, the exercises."""
 
 from __future__ import annotations
 
-import functools
 import inspect
 import re
 
-from . import claim
+from . import claim, reference_claim
+from .sources import per_tables_dir
 from .sources import pingpong as pp
-from .sources import tables_dir
 
 GRIDS = "data/orfeo/derived matrix_add tables (matteoscorcia, francesc0rtu)"
 SEED = "data/orfeo/pingpong_seed.csv (Scorcia report, sec. 2)"
 
 
-@functools.lru_cache(maxsize=4)
-def _grids(tables_dir: str):
+@per_tables_dir
+def _grids():
     import pandas as pd
 
     from .. import orfeo
@@ -29,7 +28,7 @@ def _grids(tables_dir: str):
 
 
 def _times(student):
-    g = _grids(str(tables_dir()))
+    g = _grids()
     return g[g.source_label == student].t_us
 
 
@@ -54,11 +53,17 @@ def _():
     return _times("MatteoScorcia").median() / _times("Francesc0rtu").median()
 
 
-def _moved_bytes():
+def _moved_bytes(grid="24x1x1"):
+    """The bytes the root scatters to the other 23 processes (every block but its own)."""
     from ..models import matrix as M
 
-    blocks = M.block_sizes("2400x100x100", "24x1x1")
+    blocks = M.block_sizes("2400x100x100", grid)
     return 8 * (int(blocks.sum()) - int(blocks.flat[0]))
+
+
+def _first_rate():
+    """The root's bytes (two scatters, a gather) over the first student's median time, in B/s."""
+    return 3 * _moved_bytes() / (_times("MatteoScorcia").median() * 1e-6)
 
 
 @claim(
@@ -68,7 +73,7 @@ def _moved_bytes():
     source=GRIDS + ": the root's bytes (two scatters, a gather) over the first student's median",
 )
 def _():
-    return 3 * _moved_bytes() / (_times("MatteoScorcia").median() * 1e-6) / 1e9
+    return _first_rate() / 1e9
 
 
 @claim("mat-tcp-socket-bandwidth", page="matrix_add", unit="GB/s", source=SEED + ": Open MPI ob1-tcp by socket")
@@ -83,14 +88,12 @@ def _():
 
 @claim("mat-rate-below-min", page="matrix_add", unit="times", source=GRIDS + " and " + SEED)
 def _():
-    rate = 3 * _moved_bytes() / (_times("MatteoScorcia").median() * 1e-6) / 1e6
-    return pp("socket", "ob1-tcp", "bandwidth_asymptotic_MBps") / rate
+    return pp("socket", "ob1-tcp", "bandwidth_asymptotic_MBps") / (_first_rate() / 1e6)
 
 
 @claim("mat-rate-below-max", page="matrix_add", unit="times", source=GRIDS + " and " + SEED)
 def _():
-    rate = 3 * _moved_bytes() / (_times("MatteoScorcia").median() * 1e-6) / 1e6
-    return pp("core", "ucx", "bandwidth_asymptotic_MBps") / rate
+    return pp("core", "ucx", "bandwidth_asymptotic_MBps") / (_first_rate() / 1e6)
 
 
 @claim(
@@ -143,18 +146,8 @@ def _():
     return _moved_bytes() / pp("socket", "ucx", "bandwidth_fit_MBps")
 
 
-@claim("mat-orfeo-total", page="matrix_add", unit="us", rel_tol=0.001, source="commbook.exercises mat-orfeo")
-def _():
-    from .. import exercises
-
-    return float(exercises.expected("mat-orfeo"))
-
-
-@claim("mat-orfeo-total-ms", page="matrix_add", unit="ms", source="commbook.exercises mat-orfeo")
-def _():
-    from .. import exercises
-
-    return float(exercises.expected("mat-orfeo")) / 1e3
+reference_claim("mat-orfeo-total", "matrix_add", "us", "mat-orfeo", rel_tol=0.001)
+reference_claim("mat-orfeo-total-ms", "matrix_add", "ms", "mat-orfeo", per=1e3)
 
 
 @claim(
@@ -170,8 +163,7 @@ def _():
     link = Hockney(pp("socket", "ucx", "latency_us"), pp("socket", "ucx", "bandwidth_fit_MBps"))
 
     def comm(grid):
-        blocks = M.block_sizes("2400x100x100", grid)
-        return 3 * M.collective_time(24, 8 * (int(blocks.sum()) - int(blocks.flat[0])), link)
+        return 3 * M.collective_time(24, _moved_bytes(grid), link)
 
     return abs(comm("4x3x2") / comm("24x1x1") - 1) * 100
 
@@ -186,6 +178,13 @@ def _pay_parameters():
     return float(b), float(r)
 
 
+def _rate_for_speedup_10():
+    """The add rate r (elements per µs) at which 24 processes reach a speedup of 10 with the exercise's b."""
+    b, _ = _pay_parameters()
+    a = (24 / 10 - 1) / 23
+    return a * b / 24
+
+
 @claim("mat-pay-b", page="matrix_add", unit="MB/s", source="commbook.exercises mat-pay")
 def _():
     return _pay_parameters()[0]
@@ -198,9 +197,7 @@ def _():
     source="commbook.exercises mat-pay: r for a speedup of 10 on 24 processes, 1/r",
 )
 def _():
-    b, _ = _pay_parameters()
-    a = (24 / 10 - 1) / 23
-    return 1e3 / (a * b / 24)
+    return 1e3 / _rate_for_speedup_10()
 
 
 @claim(
@@ -210,6 +207,4 @@ def _():
     source="commbook.exercises mat-pay: the add rate over the rate a speedup of 10 needs",
 )
 def _():
-    b, r = _pay_parameters()
-    a = (24 / 10 - 1) / 23
-    return r / (a * b / 24)
+    return _pay_parameters()[1] / _rate_for_speedup_10()

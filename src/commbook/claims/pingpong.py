@@ -3,13 +3,12 @@
 
 from __future__ import annotations
 
-import functools
 import inspect
 import math
 
-from . import claim
+from . import claim, reference_claim
+from .sources import per_tables_dir, reference, seed_value
 from .sources import pingpong as pp
-from .sources import seed_value, tables_dir
 
 SEED = "data/orfeo/pingpong_seed.csv (Scorcia report, sec. 2)"
 HW = "data/orfeo/hardware_seed.csv (Loletti report sec. 1.2; Scorcia report sec. 2)"
@@ -32,34 +31,26 @@ ANY_CHAPTER = (
 )
 
 
-def _register_seed(name, mapping, transport, column, unit, pages=ANY_CHAPTER):
+# the transports of the seed table as the claims' names call them
+TRANSPORTS = {"ucx": "ucx", "mlx": "mlx", "vader": "ob1-vader", "shm": "shm", "tcp": "ob1-tcp", "intel-tcp": "tcp"}
+
+
+def _register_seed(row, quantity, unit):
+    """Register pp-<row>-<quantity> (pp-ucx-node-latency, "-GBps" added in GB/s): the seed table's
+    figure for the row "<transport>-<mapping>"."""
+    transport, _, mapping = row.rpartition("-")
+    column = {"latency": "latency_us", "bandwidth": "bandwidth_asymptotic_MBps"}[quantity]
     scale = {"us": 1.0, "MB/s": 1.0, "GB/s": 1e-3}[unit]
-    claim(name, page=pages, unit=unit, source=SEED)(lambda: pp(mapping, transport, column) * scale)
+    name = f"pp-{row}-{quantity}" + ("-GBps" if unit == "GB/s" else "")
+    claim(name, page=ANY_CHAPTER, unit=unit, source=SEED)(lambda: pp(mapping, TRANSPORTS[transport], column) * scale)
 
 
-for _name, _mapping, _transport in [
-    ("ucx-core", "core", "ucx"),
-    ("ucx-socket", "socket", "ucx"),
-    ("ucx-node", "node", "ucx"),
-    ("vader-core", "core", "ob1-vader"),
-    ("vader-socket", "socket", "ob1-vader"),
-    ("shm-core", "core", "shm"),
-    ("shm-socket", "socket", "shm"),
-    ("tcp-node", "node", "ob1-tcp"),
-    ("intel-tcp-node", "node", "tcp"),
-]:
-    _register_seed(f"pp-{_name}-latency", _mapping, _transport, "latency_us", "us")
-for _name, _mapping, _transport in [
-    ("ucx-core", "core", "ucx"),
-    ("mlx-core", "core", "mlx"),
-    ("vader-core", "core", "ob1-vader"),
-    ("shm-core", "core", "shm"),
-    ("tcp-node", "node", "ob1-tcp"),
-]:
-    _register_seed(f"pp-{_name}-bandwidth", _mapping, _transport, "bandwidth_asymptotic_MBps", "MB/s")
-_register_seed("pp-ucx-node-bandwidth-GBps", "node", "ucx", "bandwidth_asymptotic_MBps", "GB/s")
-_register_seed("pp-ucx-core-bandwidth-GBps", "core", "ucx", "bandwidth_asymptotic_MBps", "GB/s")
-_register_seed("pp-ucx-node-bandwidth", "node", "ucx", "bandwidth_asymptotic_MBps", "MB/s")
+for _row in "ucx-core ucx-socket ucx-node vader-core vader-socket shm-core shm-socket tcp-node intel-tcp-node".split():
+    _register_seed(_row, "latency", "us")
+for _row in "ucx-core ucx-node mlx-core vader-core shm-core tcp-node".split():
+    _register_seed(_row, "bandwidth", "MB/s")
+for _row in ("ucx-node", "ucx-core"):
+    _register_seed(_row, "bandwidth", "GB/s")
 
 
 def _tcp_latencies():
@@ -108,14 +99,14 @@ def _():
     return _thin("cores_per_socket")
 
 
-@claim(
-    "pp-ucx-node-link-share",
-    page="pingpong",
-    unit="%",
-    source=SEED + " and " + HW + ": plateau over the InfiniBand line rate",
-)
-def _():
-    return pp("node", "ucx", "bandwidth_asymptotic_MBps") / (_thin("infiniband_Gbps") * 1e3 / 8) * 100
+# a plateau between nodes over the line rate of its network
+for _name, _transport, _line, _what in [
+    ("pp-ucx-node-link-share", "ucx", "infiniband_Gbps", "plateau over the InfiniBand line rate"),
+    ("pp-tcp-line-share", "ob1-tcp", "ethernet_Gbps", "TCP plateau over the Ethernet line rate"),
+]:
+    claim(_name, page="pingpong", unit="%", source=f"{SEED} and {HW}: {_what}")(
+        lambda t=_transport, line=_line: pp("node", t, "bandwidth_asymptotic_MBps") / (_thin(line) * 1e3 / 8) * 100
+    )
 
 
 # THIN against GPU nodes (the Jacobi section's figures, and the derived curves)
@@ -132,12 +123,8 @@ for _name, _machine, _conf, _q, _unit in [
     claim(_name, page="pingpong", unit=_unit, source=JACOBI)(lambda m=_machine, c=_conf, q=_q: _jacobi(m, c, q))
 
 
+@per_tables_dir
 def _compared():
-    return _compared_in(str(tables_dir()))
-
-
-@functools.lru_cache(maxsize=4)
-def _compared_in(tables_dir: str):
     from .. import orfeo
     from ..chapters.pingpong import machines_compared
 
@@ -177,20 +164,10 @@ def _():
 
 
 # the exercises (references from commbook.exercises)
-def _expected(name):
-    from .. import exercises
-
-    return float(exercises.expected(name))
-
-
-@claim("pp-nhalf", page="pingpong", unit="B", rel_tol=0.001, source="commbook.exercises pp-nhalf (λ·b, UCX by node)")
-def _():
-    return _expected("pp-nhalf")
-
-
-@claim("pp-nhalf-KB", page="pingpong", unit="KB", source="commbook.exercises pp-nhalf (λ·b, UCX by node)")
-def _():
-    return _expected("pp-nhalf") / 1e3
+NHALF = "commbook.exercises pp-nhalf (λ·b, UCX by node)"
+reference_claim("pp-nhalf", "pingpong", "B", "pp-nhalf", rel_tol=0.001, source=NHALF)
+reference_claim("pp-nhalf-KB", "pingpong", "KB", "pp-nhalf", per=1e3, source=NHALF)
+reference_claim("pp-tcp-time", "pingpong", "us", "pp-tcp")
 
 
 @claim("pp-4KiB-time", page="pingpong", unit="us", source=SEED + ": λ + 4096/b, UCX by node")
@@ -210,29 +187,22 @@ def _():
     return _tcp_size()
 
 
-@claim("pp-tcp-time", page="pingpong", unit="us", source="commbook.exercises pp-tcp")
-def _():
-    return _expected("pp-tcp")
-
-
 @claim("pp-tcp-effective", page="pingpong", unit="MB/s", source="commbook.exercises pp-tcp: n / t")
 def _():
-    return _tcp_size() / _expected("pp-tcp")
+    return _tcp_size() / reference("pp-tcp")
 
 
 @claim("pp-tcp-effective-share", page="pingpong", unit="%", source="commbook.exercises pp-tcp: (n / t) / b")
 def _():
-    return _tcp_size() / _expected("pp-tcp") / pp("node", "ob1-tcp", "bandwidth_asymptotic_MBps") * 100
+    return _tcp_size() / reference("pp-tcp") / pp("node", "ob1-tcp", "bandwidth_asymptotic_MBps") * 100
 
 
-@claim(
-    "pp-tcp-line-share",
-    page="pingpong",
-    unit="%",
-    source=SEED + " and " + HW + ": TCP plateau over the Ethernet line rate",
-)
-def _():
-    return pp("node", "ob1-tcp", "bandwidth_asymptotic_MBps") / (_thin("ethernet_Gbps") * 1e3 / 8) * 100
+def _probe_max():
+    """The largest size the eager probe tries, in bytes (check_eager's max_bytes, '4M')."""
+    from .. import exercises
+
+    default = inspect.signature(exercises.check_eager).parameters["max_bytes"].default
+    return float(default.rstrip("M")) * 2**20
 
 
 @claim(
@@ -242,10 +212,7 @@ def _():
     source="commbook.exercises.check_eager: the largest size the probe tries (max_bytes)",
 )
 def _():
-    from .. import exercises
-
-    default = inspect.signature(exercises.check_eager).parameters["max_bytes"].default
-    return float(default.rstrip("M")) * 2**20
+    return _probe_max()
 
 
 @claim(
@@ -255,7 +222,4 @@ def _():
     source="binary search up to the probe's largest size: ceil(log2(max + 1))",
 )
 def _():
-    from .. import exercises
-
-    default = inspect.signature(exercises.check_eager).parameters["max_bytes"].default
-    return math.ceil(math.log2(float(default.rstrip("M")) * 2**20 + 1))
+    return math.ceil(math.log2(_probe_max() + 1))

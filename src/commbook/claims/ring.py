@@ -3,10 +3,8 @@ Scorcia report's UCX figures, the two students' raw rings, the exercises."""
 
 from __future__ import annotations
 
-import functools
-
-from . import claim
-from .sources import seed_value, tables_dir
+from . import claim, reference_claim
+from .sources import per_tables_dir, reference, seed_value
 
 RINGS = "data/orfeo/derived ring tables (matteoscorcia/ring, francesc0rtu/ring)"
 SEED = "data/orfeo/pingpong_seed.csv (Scorcia report, sec. 2), UCX, the report's fitted b"
@@ -22,17 +20,21 @@ def _thin():
     return links, Placement(int(hw.cores_per_socket), int(hw.sockets), map_by="core")
 
 
-@functools.lru_cache(maxsize=8)
-def _rings(tables_dir: str, dataset: str):
+@per_tables_dir
+def _rings(dataset: str):
     from .. import orfeo
 
-    raw, _ = orfeo.load(dataset)
-    return raw
+    return orfeo.load(dataset)[0]
 
 
 def _ring(dataset, algorithm):
-    raw = _rings(str(tables_dir()), dataset)
+    raw = _rings(dataset)
     return raw[raw.algorithm == algorithm]
+
+
+def _first_ring_at(P):
+    """The first student's non-blocking ring of P processes, µs."""
+    return float(_ring("matteoscorcia/ring", "nonblocking").set_index("np").loc[P, "t_us"])
 
 
 def _fit(dataset, algorithm):
@@ -81,8 +83,7 @@ def _():
     source=RINGS + ": the UCX model against the first student's ring at P = 48",
 )
 def _():
-    g = _ring("matteoscorcia/ring", "nonblocking").set_index("np")
-    return (_model(48) / float(g.loc[48, "t_us"]) - 1) * 100
+    return (_model(48) / _first_ring_at(48) - 1) * 100
 
 
 @claim(
@@ -96,7 +97,7 @@ def _():
 
 
 def _blocking_ratio():
-    raw = _rings(str(tables_dir()), "francesc0rtu/ring")
+    raw = _rings("francesc0rtu/ring")
     p = raw.pivot_table(index="np", columns="algorithm", values="t_us")
     return (p["blocking"] / p["nonblocking"]).dropna()
 
@@ -149,24 +150,17 @@ def _():
 
 
 # exercises
-@claim("ring-p25-time", page="ring", unit="us", source="commbook.exercises ring-p25")
-def _():
-    from .. import exercises
-
-    return float(exercises.expected("ring-p25"))
+reference_claim("ring-p25-time", "ring", "us", "ring-p25")
 
 
 @claim("ring-p25-measured", page="ring", unit="us", source=RINGS + ": first student's ring at P = 25")
 def _():
-    return float(_ring("matteoscorcia/ring", "nonblocking").set_index("np").loc[25, "t_us"])
+    return _first_ring_at(25)
 
 
 @claim("ring-p25-over", page="ring", unit="%", source=RINGS + ": model over measured at P = 25")
 def _():
-    from .. import exercises
-
-    g = _ring("matteoscorcia/ring", "nonblocking").set_index("np")
-    return (float(exercises.expected("ring-p25")) / float(g.loc[25, "t_us"]) - 1) * 100
+    return (reference("ring-p25") / _first_ring_at(25) - 1) * 100
 
 
 def _classes():
@@ -174,10 +168,22 @@ def _classes():
     return links["socket"], links["node"]
 
 
+def _socket_dearer_from(node_sharing):
+    """The size (KB) above which a socket link costs more than a node link whose b is shared by
+    `node_sharing` links: λ_s + n/b_s = λ_n + n·node_sharing/b_n."""
+    s, n = _classes()
+    return (n.lambda_us - s.lambda_us) / (1 / s.bandwidth_MBps - node_sharing / n.bandwidth_MBps) / 1e3
+
+
+def _node_only_size():
+    """The size at which a ring of 48 priced by the node link alone takes 1 ms: (1000/96 - λ_n) b_n."""
+    _, n = _classes()
+    return (1000 / 96 - n.lambda_us) * n.bandwidth_MBps
+
+
 @claim("ring-socket-node-crossover", page="ring", unit="KB", source=SEED + ": λ_s + n/b_s = λ_n + n/b_n")
 def _():
-    s, n = _classes()
-    return (n.lambda_us - s.lambda_us) / (1 / s.bandwidth_MBps - 1 / n.bandwidth_MBps) / 1e3
+    return _socket_dearer_from(1)
 
 
 @claim("ring-node-bandwidth", page="ring", unit="GB/s", source=SEED + ": node link")
@@ -190,33 +196,20 @@ def _():
     return _classes()[0].bandwidth_MBps / 1e3
 
 
-@claim("ring-1ms-size", page="ring", unit="B", rel_tol=0.002, source="commbook.exercises ring-1ms")
-def _():
-    from .. import exercises
-
-    return float(exercises.expected("ring-1ms"))
-
-
-@claim("ring-1ms-size-KiB", page="ring", unit="KiB", source="commbook.exercises ring-1ms")
-def _():
-    from .. import exercises
-
-    return float(exercises.expected("ring-1ms")) / 1024
+reference_claim("ring-1ms-size", "ring", "B", "ring-1ms", rel_tol=0.002)
+reference_claim("ring-1ms-size-KiB", "ring", "KiB", "ring-1ms", per=1024)
 
 
 @claim("ring-1ms-latency-share", page="ring", unit="%", source="commbook.exercises ring-1ms: λ_s over a step")
 def _():
-    from .. import exercises
-
     s, _ = _classes()
-    n = float(exercises.expected("ring-1ms"))
+    n = reference("ring-1ms")
     return s.lambda_us / (s.lambda_us + n / s.bandwidth_MBps) * 100
 
 
 @claim("ring-1ms-node-only-size", page="ring", unit="B", rel_tol=0.01, source=SEED + ": (1000/96 - λ_n) b_n")
 def _():
-    _, n = _classes()
-    return (1000 / 96 - n.lambda_us) * n.bandwidth_MBps
+    return _node_only_size()
 
 
 @claim("ring-1ms-node-only-time", page="ring", unit="ms", source=SEED + ": the model's ring of 48 at that size")
@@ -224,8 +217,7 @@ def _():
     from ..models.ring import ring_time
 
     links, thin = _thin()
-    _, n = _classes()
-    return float(ring_time([48], (1000 / 96 - n.lambda_us) * n.bandwidth_MBps, links, thin)[0]) / 1e3
+    return float(ring_time([48], _node_only_size(), links, thin)[0]) / 1e3
 
 
 @claim(
@@ -245,8 +237,7 @@ def _():
     source=SEED + ": size above which the socket link is dearer than a node link at b_n / 2",
 )
 def _():
-    s, n = _classes()
-    return (n.lambda_us - s.lambda_us) / (1 / s.bandwidth_MBps - 2 / n.bandwidth_MBps) / 1e3
+    return _socket_dearer_from(2)
 
 
 @claim("ring-1ms-target", page="ring", unit="ms", source="commbook.exercises ring-1ms: the target time")

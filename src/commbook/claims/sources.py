@@ -3,6 +3,8 @@ point orfeo.TABLES_DIR at a changed copy)."""
 
 from __future__ import annotations
 
+import functools
+
 from .. import orfeo
 
 
@@ -11,6 +13,12 @@ def tables_dir():
     from ..orfeo import tables
 
     return tables.TABLES_DIR
+
+
+def per_tables_dir(function):
+    """Cache `function` per data/orfeo folder: a test that points it at a changed copy reads the copy."""
+    cached = functools.lru_cache(maxsize=16)(lambda folder, *args: function(*args))
+    return functools.wraps(function)(lambda *args: cached(str(tables_dir()), *args))
 
 
 def seed_row(table: str, **where):
@@ -30,3 +38,10 @@ def seed_value(table: str, column: str, **where) -> float:
 def pingpong(mapping: str, transport: str, column: str, machine: str = "orfeo-thin") -> float:
     """A figure of the Scorcia report's ping-pong table (data/orfeo/pingpong_seed.csv)."""
     return seed_value("pingpong_seed", column, machine=machine, mapping=mapping, transport=transport)
+
+
+def reference(exercise: str) -> float:
+    """The reference value of one of the book's exercises (commbook.exercises)."""
+    from .. import exercises
+
+    return float(exercises.expected(exercise))

@@ -3,13 +3,12 @@ contention models priced with the Scorcia report's UCX figures, the measured lat
 
 from __future__ import annotations
 
-import functools
 import inspect
 import re
 
-from . import claim
+from . import claim, reference_claim
+from .sources import per_tables_dir
 from .sources import pingpong as pp
-from .sources import tables_dir
 
 SEED = "data/orfeo/pingpong_seed.csv (Scorcia report, sec. 2), UCX by node"
 T_H = 0.1  # the chapter's assumed time per switch hop, µs (glued on the page from its cell)
@@ -68,8 +67,8 @@ def _():
     return ring / plain
 
 
-@functools.lru_cache(maxsize=4)
-def _socket_ratio(tables_dir):
+@per_tables_dir
+def _socket_ratio():
     import numpy as np
 
     from .. import orfeo
@@ -88,7 +87,7 @@ def _socket_ratio(tables_dir):
     source="data/orfeo/derived mzampar/latency: osu_latency at 1 B, other socket over same socket",
 )
 def _():
-    return _socket_ratio(str(tables_dir()))
+    return _socket_ratio()
 
 
 def _saf_parameters():
@@ -115,11 +114,7 @@ def _():
     return n / t_w
 
 
-@claim("topo-saf-time", page="topology", unit="us", source="commbook.exercises topo-saf")
-def _():
-    from .. import exercises
-
-    return float(exercises.expected("topo-saf"))
+reference_claim("topo-saf-time", "topology", "us", "topo-saf")
 
 
 @claim("topo-ct-time", page="topology", unit="us", source="commbook.exercises topo-saf, cut-through")
@@ -130,13 +125,10 @@ def _():
     return float(T.message_time(n, hops, t_s, t_h, t_w, "cut-through"))
 
 
-@claim(
+reference_claim(
     "topo-ring16-load",
-    page="topology",
-    unit="times",
+    "topology",
+    "times",
+    "topo-ring16",
     source="commbook.exercises topo-ring16: messages on the busiest link",
 )
-def _():
-    from .. import exercises
-
-    return float(exercises.expected("topo-ring16"))
