@@ -123,6 +123,21 @@ def test_a_changed_data_file_makes_its_claims_fail(book, repo, tmp_path, monkeyp
     assert any("pingpong_seed" in r.message for r in now_wrong)
 
 
+def test_a_cached_source_is_read_again_from_another_tables_folder(tmp_path, monkeypatch):
+    from commbook.claims.sources import per_tables_dir
+
+    reads = []
+
+    @per_tables_dir
+    def read(dataset):
+        reads.append(dataset)
+        return len(reads)
+
+    assert read("a") == read("a") == 1 and read("b") == 2
+    monkeypatch.setattr(orfeo.tables, "TABLES_DIR", tmp_path)
+    assert read("a") == 3
+
+
 def test_each_mpi_family_has_its_own_execution_cache(tmp_path):
     from commbook.claims.mpi_cache import select
 
