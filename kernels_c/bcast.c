@@ -83,11 +83,7 @@ static int cb_kernel(MPI_Comm comm, cb_ctx *ctx)
         return CB_BAD_OPTIONS;
 
     bstate st = {NULL, (int)root, segment};
-    b.state = &st;
-    b.call = call;
-    b.check = check;
-    cb_header(ctx, "bcast");
-    cc_print_header(ctx, &b, ALGOS, (int)root);
+    cc_begin(ctx, "bcast", &b, ALGOS, (int)root, &st, call, check);
     cb_printf(ctx, "# segment_bytes: %lld\n", segment);
     st.buf = cb_alloc((size_t)b.smax + 1, 0);
     int rc = cb_all_allocated(ctx, st.buf != NULL, "%lld bytes", b.smax) ? cc_run(ctx, &b)

@@ -1,7 +1,8 @@
 /*
  * collectives_algos.h -- hand-written broadcast, gather and allreduce, and the measurement
  * loop that bcast.c, gather.c, allreduce.c, allgather.c, alltoall.c, reduce_scatter.c and the
- * butterfly exercise share.
+ * butterfly exercise share.  allgather.c, alltoall.c and reduce_scatter.c time only the
+ * library's collective: cc_library_main is all of each but its call and check.
  *
  * Every algorithm is written with plain MPI_Send / MPI_Recv / MPI_Sendrecv so the reader can
  * follow each message.  Ranks are renumbered relative to the root (vr = (rank - root + P) % P)
@@ -859,7 +860,7 @@ typedef struct {
 
 /* The options every collective kernel has (--sizes, multiples of `unit` bytes; --algorithm
  * from `table`; --iterations, --repetitions, --trace, --monitor, --inject-error) into `b`.
- * The kernel then sets b->state, b->call and b->check. */
+ * The kernel then gives its state and callbacks to cc_begin. */
 CB_API int cc_parse_bench(cb_ctx *ctx, const cb_optspec *spec, const char *op, const cc_algo *table,
                           long long unit, cc_bench *b)
 {
@@ -996,6 +997,126 @@ CB_API void cc_print_header(cb_ctx *ctx, cc_bench *b, const cc_algo *table, int 
     cb_printf(ctx, "# validation: every algorithm at every size against the library, on every rank\n");
 }
 
+/* What every collective kernel does once its options are read: hand cc_run its state and
+ * callbacks, then print the header (`name`: the kernel's, for cb_header). */
+CB_API void cc_begin(cb_ctx *ctx, const char *name, cc_bench *b, const cc_algo *table, int root,
+                     void *state, cc_call_fn call, cc_check_fn check)
+{
+    b->state = state;
+    b->call = call;
+    b->check = check;
+    cb_header(ctx, name);
+    cc_print_header(ctx, b, table, root);
+}
+
+/* Whether P blocks of `smax` bytes fit the int count of one MPI call; if not, says so ("from"
+ * each rank for a gather, "to" each for an alltoall). */
+CB_API int cc_blocks_fit(cb_ctx *ctx, long long smax, const char *from_or_to)
+{
+    if (smax * ctx->size <= INT32_MAX) return 1;
+    cb_printf(ctx, "# result: ERROR: %lld bytes %s each of %d ranks exceeds the 2 GiB an MPI count "
+              "can address\n", smax, from_or_to, ctx->size);
+    return 0;
+}
+
+/* ---- the kernels that only time the library's collective ------------------------------- */
+/* allgather.c, alltoall.c and reduce_scatter.c: one driver, so each file holds only its own. */
+
+/* How their buffers grow with P: one block from each rank to all (allgather: P received),
+ * a block from each rank to each (alltoall: P sent and received), or one vector of doubles
+ * summed and cut into P shares (reduce_scatter: no factor P). */
+typedef enum { CC_ONE_TO_ALL, CC_EACH_TO_EACH, CC_REDUCE } cc_layout;
+
+typedef struct cc_lstate cc_lstate;
+/* The kernel's MPI call at `size` bytes, and its self-check (as cc_check_fn; no `alg`, the
+ * library's collective is the only one). */
+typedef void (*cc_lcall_fn)(cb_ctx *ctx, cc_lstate *st, long long size);
+typedef int (*cc_lcheck_fn)(cb_ctx *ctx, cc_lstate *st, long long size, int inject, char *why,
+                            size_t cap);
+
+/* Buffers for the largest size, which cc_library_main allocates. */
+struct cc_lstate {
+    void *sbuf, *rbuf;
+    int *counts; /* P ints: reduce_scatter's share of each rank */
+    cc_lcall_fn call;
+    cc_lcheck_fn check;
+};
+
+/* No hand-written algorithm: the models are in commbook.models.collective_schedules. */
+CB_API const cc_algo CC_NO_ALGOS[] = {{NULL, NULL}};
+
+/* cc_run's callbacks, passed on to the kernel's. */
+CB_API void cc_lcall(cb_ctx *ctx, void *s, int alg, long long size, cc_trace *tr)
+{
+    cc_lstate *st = s;
+    (void)alg;
+    (void)tr; /* the library's sends are not ours to note */
+    st->call(ctx, st, size);
+}
+
+CB_API int cc_lcheck(cb_ctx *ctx, void *s, int alg, long long size, int inject, char *why, size_t cap)
+{
+    cc_lstate *st = s;
+    (void)alg;
+    return st->check(ctx, st, size, inject, why, cap);
+}
+
+/* Byte j of the block rank `from` sends to rank `to` (an allgather sends one block to all). */
+typedef unsigned char (*cc_pattern_fn)(int from, int to, long long j, long long size);
+
+/* The rest of the allgather and alltoall checks, once the kernel has filled its send buffer:
+ * one call into a poisoned buffer, one byte corrupted on rank `inject_rank` (-1: none), then
+ * block k must hold pattern(k, this rank, ...), what rank k sent here. `of`: the message's
+ * "block of" or "block from". */
+CB_API int cc_check_blocks(cb_ctx *ctx, cc_lstate *st, long long size, int inject_rank,
+                           cc_pattern_fn pattern, const char *of, char *why, size_t cap)
+{
+    unsigned char *rbuf = st->rbuf;
+    size_t total = (size_t)size * (size_t)ctx->size;
+    memset(rbuf, 0xee, total);
+    st->call(ctx, st, size);
+    if (total && ctx->rank == inject_rank) rbuf[total - 1] ^= 0x5a;
+    for (size_t k = 0; k < total; k++) {
+        int from = (int)(k / (size_t)size);
+        unsigned char want = pattern(from, ctx->rank, (long long)(k % (size_t)size), size);
+        if (rbuf[k] != want) {
+            snprintf(why, cap, "byte %zu (block %s rank %d) is %d, rank %d sent %d", k, of, from,
+                     rbuf[k], from, want);
+            return 0;
+        }
+    }
+    return 1;
+}
+
+/* All of such a kernel but its call and check: options (--sizes in doubles for CC_REDUCE),
+ * header, buffers for the largest size, then cc_run. */
+CB_API int cc_library_main(cb_ctx *ctx, const char *op, const cb_optspec *spec, cc_layout layout,
+                           cc_lcall_fn call, cc_lcheck_fn check)
+{
+    static const char *const what[] = {"the buffers for %lld bytes per rank",
+                                       "the buffers for %lld bytes per pair", "two buffers of %lld bytes"};
+    long long unit = layout == CC_REDUCE ? 8 : 1;
+    cc_bench b;
+    if (cb_parse(ctx, op, spec) || cc_parse_bench(ctx, spec, op, CC_NO_ALGOS, unit, &b))
+        return CB_BAD_OPTIONS;
+    if (layout != CC_REDUCE && !cc_blocks_fit(ctx, b.smax, layout == CC_ONE_TO_ALL ? "from" : "to"))
+        return CB_BAD_OPTIONS;
+    cc_lstate st = {NULL, NULL, NULL, call, check};
+    cc_begin(ctx, op, &b, CC_NO_ALGOS, 0, &st, cc_lcall, cc_lcheck);
+    if (layout == CC_REDUCE)
+        cb_printf(ctx, "# operation: MPI_SUM of doubles holding whole numbers (exact in any order)\n");
+    size_t one = (size_t)b.smax, all = one * (size_t)ctx->size; /* one block, or one per rank */
+    st.sbuf = cb_alloc((layout == CC_EACH_TO_EACH ? all : one) + (size_t)unit, 0);
+    st.rbuf = cb_alloc((layout == CC_REDUCE ? one : all) + (size_t)unit, 0);
+    st.counts = malloc(sizeof(int) * (size_t)ctx->size);
+    int rc = cb_all_allocated(ctx, st.sbuf && st.rbuf && st.counts, what[layout], b.smax)
+                 ? cc_run(ctx, &b) : CB_BAD_OPTIONS;
+    free(st.sbuf);
+    free(st.rbuf);
+    free(st.counts);
+    return rc;
+}
+
 /* ---- the allreduce kernel (allreduce.c and the butterfly exercise share it) ------------ */
 
 /* A reader's allreduce for the exercise: sum of `count` doubles over comm, like MPI_Allreduce. */
@@ -1082,11 +1203,7 @@ CB_API int cc_allreduce_main(cb_ctx *ctx, const char *name, cc_user_allreduce us
         }
 
     cc_astate st = {NULL, NULL, NULL, NULL, user};
-    b.state = &st;
-    b.call = cc_acall;
-    b.check = cc_acheck;
-    cb_header(ctx, name);
-    cc_print_header(ctx, &b, CC_ALLREDUCE_ALGOS, 0);
+    cc_begin(ctx, name, &b, CC_ALLREDUCE_ALGOS, 0, &st, cc_acall, cc_acheck);
     cb_printf(ctx, "# operation: MPI_SUM of doubles holding whole numbers (exact in any order)\n");
     size_t bytes = (size_t)b.smax + 8;
     st.sbuf = cb_alloc(bytes, 0);

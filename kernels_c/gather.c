@@ -81,18 +81,10 @@ static int cb_kernel(MPI_Comm comm, cb_ctx *ctx)
         cb_opt_int(ctx, CB_OPTIONS, "root", 0, ctx->size - 1, &root))
         return CB_BAD_OPTIONS;
     long long smax = b.smax;
-    if (smax * ctx->size > INT32_MAX) {
-        cb_printf(ctx, "# result: ERROR: %lld bytes from each of %d ranks exceeds the 2 GiB an "
-                  "MPI count can address\n", smax, ctx->size);
-        return CB_BAD_OPTIONS;
-    }
+    if (!cc_blocks_fit(ctx, smax, "from")) return CB_BAD_OPTIONS;
 
     gstate st = {NULL, NULL, NULL, NULL, (int)root};
-    b.state = &st;
-    b.call = call;
-    b.check = check;
-    cb_header(ctx, "gather");
-    cc_print_header(ctx, &b, ALGOS, (int)root);
+    cc_begin(ctx, "gather", &b, ALGOS, (int)root, &st, call, check);
     int vr = (ctx->rank - (int)root + ctx->size) % ctx->size;
     size_t total = (size_t)smax * (size_t)ctx->size;
     st.sbuf = cb_alloc((size_t)smax + 1, 0);
