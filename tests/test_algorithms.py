@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
-from commbook import algorithms, c_tables, collective_runs, config, importers
+import pytest
+
+from commbook import algorithm_records, algorithms, c_tables, collective_runs, config, importers
 from commbook.chapters import collectives as collectives_chapter
 from commbook.models import collective_schedules as schedules
 
@@ -66,3 +68,38 @@ def test_one_colour_per_algorithm_across_its_names():
     assert c("butterfly-lh") == c("recursive_doubling", "allreduce") != c("butterfly-hl")
     assert c("library") == c("default") == "k"
     assert c("library:3", "allreduce") != c("pipeline")  # the number means another algorithm there
+
+
+HEADER = "operation,model,kernel,ompi_id,ompi_name,mpich,mpich_index,colour,aliases,description"
+
+
+def test_the_records_are_the_shipped_table():
+    table = config.data_dir() / algorithm_records.TABLE
+    assert algorithm_records.read_records(table) == algorithms.ALGORITHMS
+    ring = algorithms.library_record("openmpi", "allreduce", "ring")
+    assert (ring.model, ring.kernel, ring.ompi_id, ring.mpich, ring.mpich_index) == ("ring", "ring", 4, "ring", 8)
+    assert algorithms.by_label("bcast", "binary").aliases == ("bintree", "binarytree", "btree", "binary")
+
+
+@pytest.mark.parametrize(
+    "row, what",
+    [
+        ("bcast,linear,linear,1,basic_linear,,,C0,linear", "9 fields but the header has 10"),
+        ("bcast,,,one,linear,,,,,text", "ompi_id 'one' is not a whole number"),
+        ("bcast,,,1,,,,,,text", "ompi_id and ompi_name go together"),
+        (",linear,,,,,,,,text", "no operation"),
+        ("bcast,,,,,,,C0,,text", "no name"),
+    ],
+)
+def test_a_bad_row_names_the_file_and_line(tmp_path, row, what):
+    table = tmp_path / "algorithms.csv"
+    table.write_text(f"# what: a test\n{HEADER}\nbcast,chain,chain,2,chain,,,C1,,fine\n\n{row}\n")
+    with pytest.raises(algorithm_records.RecordError, match=f"algorithms.csv:5: {what}"):
+        algorithm_records.read_records(table)
+
+
+def test_a_bad_header_names_the_file_and_line(tmp_path):
+    table = tmp_path / "algorithms.csv"
+    table.write_text("# what: a test\n" + HEADER.replace("colour", "color") + "\n")
+    with pytest.raises(algorithm_records.RecordError, match="algorithms.csv:2: the header must name each of"):
+        algorithm_records.read_records(table)

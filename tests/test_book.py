@@ -8,6 +8,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import chromium
 import pytest
 import yaml
 
@@ -123,11 +124,7 @@ def test_page_in_browser(built_book, browser, page):
     context = browser.new_context(viewport={"width": 1280, "height": 900})
     tab = context.new_page()
     external, console_errors = [], []
-    tab.on(
-        "request",
-        lambda r: external.append(r.url) if not r.url.startswith(("file://", "data:", "blob:", "about:")) else None,
-    )
-    tab.on("console", lambda m: console_errors.append(m.text) if m.type == "error" else None)
+    chromium.watch(tab, external, console_errors, page_errors=False)
     tab.goto(url, wait_until="load")
     tab.evaluate("""async () => { if (window.commbookMathJax) await window.commbookMathJax;
         if (window.MathJax && MathJax.startup && MathJax.startup.promise) await MathJax.startup.promise; }""")
@@ -181,12 +178,7 @@ def test_explorers_live_in_book(built_book, browser, page):
     context.route("**/*", lambda route: route.continue_() if route.request.url.startswith("file://") else route.abort())
     tab = context.new_page()
     external, console_errors = [], []
-    tab.on(
-        "request",
-        lambda r: external.append(r.url) if not r.url.startswith(("file://", "data:", "blob:", "about:")) else None,
-    )
-    tab.on("console", lambda m: console_errors.append(m.text) if m.type == "error" else None)
-    tab.on("pageerror", lambda e: console_errors.append(str(e)))
+    chromium.watch(tab, external, console_errors)
     tab.goto((built_book / f"{page}.html").as_uri(), wait_until="load")
     divs = eb.wait_for_explorers(tab, EXPLORER_PAGES[page])
     shots = REPO / "_build" / "explorer-shots"

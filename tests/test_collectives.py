@@ -144,14 +144,8 @@ def test_crossover_of_pipeline_and_binomial_agrees_with_the_models():
 
 def test_ratio_table():
     t = pd.DataFrame(
-        {
-            "algorithm": ["a", "b"],
-            "np": [2, 2],
-            "size_bytes": [8, 8],
-            "t_us": [2.0, 1.0],
-            "t_min_us": [1.5, 0.5],
-            "t_max_us": [3.0, 2.0],
-        }
+        [("a", 2, 8, 2.0, 1.5, 3.0), ("b", 2, 8, 1.0, 0.5, 2.0)],
+        columns=["algorithm", "np", "size_bytes", "t_us", "t_min_us", "t_max_us"],
     )
     r = collectives_chapter.ratio_table(t, "a", "b")
     assert r.ratio.iloc[0] == 2.0 and r.ratio_low.iloc[0] == 0.75 and r.ratio_high.iloc[0] == 6.0
@@ -466,18 +460,7 @@ def test_cli_measure_trace_and_validation(tmp_path, capsys):
     out_csv = tmp_path / "ar.csv"
     rc = main(
         [
-            "measure",
-            "allreduce",
-            "--np",
-            "4",
-            "--sizes",
-            "8,64",
-            "--repetitions",
-            "2",
-            "--iterations",
-            "5",
-            "--trace",
-            "--quiet",
+            *"measure allreduce --np 4 --sizes 8,64 --repetitions 2 --iterations 5 --trace --quiet".split(),
             "--out",
             str(out_csv),
         ]

@@ -159,60 +159,47 @@ def test_ring_check_passes_the_solution_and_reports_the_skeletons_deadlock(capsy
     assert "P = 3: DEADLOCK" in out and "P = 4" not in out and "1048576-byte messages" in out
 
 
-# A reader's file that is wrong in one way: (exercise, start from the solution?, edits, the
-# check's arguments, what its report must say). Each edit must apply, or the test proves nothing.
+# A reader's mistake: the edits (old text: new text) that make a file wrong in one way, each of
+# which must apply or the test proves nothing, and what the check's report must then say.
+RING_REVERSED = (
+    {
+        "MPI_Send(sendbuf, n, MPI_CHAR, right": "MPI_Send(sendbuf, n, MPI_CHAR, left",
+        "MPI_Recv(recvbuf, n, MPI_CHAR, left": "MPI_Recv(recvbuf, n, MPI_CHAR, right",
+    },
+    ["WRONG"],
+)
+RING_SENDRECV = (
+    {
+        "    MPI_Send(sendbuf, n, MPI_CHAR, right, 0, comm);\n"
+        "    MPI_Recv(recvbuf, n, MPI_CHAR, left, 0, comm, MPI_STATUS_IGNORE);": "    MPI_Sendrecv(sendbuf, n, MPI_CHAR, right, 0, recvbuf, n, MPI_CHAR, left, 0, comm,"
+        " MPI_STATUS_IGNORE);"
+    },
+    ["does not compile", "allows_only_MPI_Send_and_MPI_Recv"],
+)
+GATHER_LINEAR = (
+    {
+        "    /* TODO: the steps of the tree (send and stop, or receive a subtree's blocks) */\n": "    if (v) MPI_Send(held, n, MPI_CHAR, root, 0, comm);\n"
+        "    else for (int b = 1; b < P; b++)\n"
+        "        MPI_Recv(held + (size_t)b * n, n, MPI_CHAR, (b + root) % P, 0, comm, MPI_STATUS_IGNORE);\n",
+        "memcpy(recvbuf + (size_t)root * (size_t)n, held, (size_t)n);": "for (int b = 0; b < P; b++) memcpy(recvbuf + (size_t)((b + root) % P) * n, "
+        "held + (size_t)b * n, (size_t)n);",
+    },
+    ["root received 4 messages", "ceil(log2 P) = 3"],
+)
+COMPILE_ERROR = ({"int v =": "int v = ;"}, ["does not compile", "error"])
+# (exercise, start from the solution?, the mistake, the check's arguments)
 WRONG_FILES = [
-    pytest.param(
-        "ring",
-        True,
-        {
-            "MPI_Send(sendbuf, n, MPI_CHAR, right": "MPI_Send(sendbuf, n, MPI_CHAR, left",
-            "MPI_Recv(recvbuf, n, MPI_CHAR, left": "MPI_Recv(recvbuf, n, MPI_CHAR, right",
-        },
-        dict(nps=(3,), sizes="4"),
-        ["WRONG"],
-        id="ring-wrong-direction",
-    ),
-    pytest.param(
-        "ring",
-        False,
-        {
-            "    MPI_Send(sendbuf, n, MPI_CHAR, right, 0, comm);\n"
-            "    MPI_Recv(recvbuf, n, MPI_CHAR, left, 0, comm, MPI_STATUS_IGNORE);": "    MPI_Sendrecv(sendbuf, n, MPI_CHAR, right, 0, recvbuf, n, MPI_CHAR, left, 0, comm,"
-            " MPI_STATUS_IGNORE);"
-        },
-        dict(nps=(2,), sizes="4"),
-        ["does not compile", "allows_only_MPI_Send_and_MPI_Recv"],
-        id="ring-refuses-sendrecv",
-    ),
-    pytest.param(
-        "gather",
-        False,
-        {
-            "    /* TODO: the steps of the tree (send and stop, or receive a subtree's blocks) */\n": "    if (v) MPI_Send(held, n, MPI_CHAR, root, 0, comm);\n"
-            "    else for (int b = 1; b < P; b++)\n"
-            "        MPI_Recv(held + (size_t)b * n, n, MPI_CHAR, (b + root) % P, 0, comm, MPI_STATUS_IGNORE);\n",
-            "memcpy(recvbuf + (size_t)root * (size_t)n, held, (size_t)n);": "for (int b = 0; b < P; b++) memcpy(recvbuf + (size_t)((b + root) % P) * n, "
-            "held + (size_t)b * n, (size_t)n);",
-        },
-        dict(nps=(5,), sizes="8"),
-        ["root received 4 messages", "ceil(log2 P) = 3"],
-        id="gather-linear-is-not-binomial",
-    ),
-    pytest.param(
-        "gather",
-        False,
-        {"int v =": "int v = ;"},
-        dict(nps=(2,)),
-        ["does not compile", "error"],
-        id="compile-error-shows-the-compiler",
-    ),
+    pytest.param("ring", True, RING_REVERSED, dict(nps=(3,), sizes="4"), id="ring-wrong-direction"),
+    pytest.param("ring", False, RING_SENDRECV, dict(nps=(2,), sizes="4"), id="ring-refuses-sendrecv"),
+    pytest.param("gather", False, GATHER_LINEAR, dict(nps=(5,), sizes="8"), id="gather-linear-is-not-binomial"),
+    pytest.param("gather", False, COMPILE_ERROR, dict(nps=(2,)), id="compile-error-shows-the-compiler"),
 ]
 
 
 @mpi
-@pytest.mark.parametrize("name, from_solution, edits, run, says", WRONG_FILES)
-def test_check_fails_a_wrong_file_and_says_why(tmp_path, capsys, name, from_solution, edits, run, says):
+@pytest.mark.parametrize("name, from_solution, mistake, run", WRONG_FILES)
+def test_check_fails_a_wrong_file_and_says_why(tmp_path, capsys, name, from_solution, mistake, run):
+    edits, says = mistake
     text = E.c_exercise_path(name, solution=from_solution).read_text()
     for old, new in edits.items():
         assert old in text, f"the edit no longer applies to {name}: {old!r}"

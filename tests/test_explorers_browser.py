@@ -3,6 +3,7 @@ the browser computes equals the commbook.models function at a grid of parameter 
 every control moves the figure. The pages here are standalone (the explorer's HTML plus the
 vendored bundle), so this runs without building the book; test_book.py checks the book's pages."""
 
+import chromium
 import explorer_browser as eb
 import pytest
 
@@ -33,9 +34,7 @@ def page(browser, bundle, tmp_path):
             encoding="utf-8",
         )
         tab = context.new_page()
-        tab.on("request", lambda r: external.append(r.url) if not r.url.startswith(("file:", "data:")) else None)
-        tab.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)
-        tab.on("pageerror", lambda e: errors.append(str(e)))
+        chromium.watch(tab, external, errors)
         tab.goto(html.as_uri(), wait_until="load")
         (div,) = eb.wait_for_explorers(tab, 1)
         return tab, div

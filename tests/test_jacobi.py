@@ -232,23 +232,8 @@ def test_roofline_and_layer_condition():
 
 def test_cli_predict_json(capsys):
     rc = cli.main(
-        [
-            "predict",
-            "jacobi",
-            "--L",
-            "1200",
-            "--np",
-            "1,24",
-            "--ts",
-            "15.24",
-            "--lambda-us",
-            "0.99",
-            "--bandwidth-MBps",
-            "24120",
-            "--periodic",
-            "--report-arithmetic",
-            "--json",
-        ]
+        "predict jacobi --L 1200 --np 1,24 --ts 15.24 --lambda-us 0.99 --bandwidth-MBps 24120 "
+        "--periodic --report-arithmetic --json".split()
     )
     assert rc == 0
     rows = json.loads(capsys.readouterr().out)["predictions"]
@@ -260,24 +245,8 @@ def test_cli_predict_json(capsys):
 
 def test_cli_predict_strong_table(capsys):
     rc = cli.main(
-        [
-            "predict",
-            "jacobi",
-            "--L",
-            "64",
-            "--np",
-            "2",
-            "--grid",
-            "2x1x1",
-            "--ts",
-            "0.01",
-            "--lambda-us",
-            "1",
-            "--bandwidth-MBps",
-            "5000",
-            "--scaling",
-            "strong",
-        ]
+        "predict jacobi --L 64 --np 2 --grid 2x1x1 --ts 0.01 --lambda-us 1 --bandwidth-MBps 5000 "
+        "--scaling strong".split()
     )
     out = capsys.readouterr().out
     assert rc == 0 and "model values, not measurements" in out and "2x1x1" in out
@@ -301,23 +270,7 @@ def test_cli_predict_refuses_bad_arguments(args, why, capsys):
 @pytest.mark.mpi
 def test_cli_measure_writes_tidy_file(tmp_path, capsys):
     out = tmp_path / "jacobi.csv"
-    rc = cli.main(
-        [
-            "measure",
-            "jacobi",
-            "--np",
-            "2",
-            "--L",
-            "16",
-            "--sweeps",
-            "3",
-            "--grid",
-            "2x1x1",
-            "--out",
-            str(out),
-            "--quiet",
-        ]
-    )
+    rc = cli.main([*"measure jacobi --np 2 --L 16 --sweeps 3 --grid 2x1x1 --quiet".split(), "--out", str(out)])
     assert rc == 0
     printed = capsys.readouterr().out
     assert "MLUP/s" in printed and "residual" in printed and "grid 2x1x1" in printed

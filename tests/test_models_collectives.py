@@ -274,23 +274,8 @@ def test_fit_pipeline_with_segment_size_and_errors():
 
 def test_cli_single_algorithm_json(capsys):
     rc = main(
-        [
-            "predict",
-            "collective",
-            "--op",
-            "bcast",
-            "--algorithm",
-            "binomial",
-            "--np",
-            "16",
-            "--sizes",
-            "8,1K",
-            "--lambda-us",
-            "1",
-            "--bandwidth-MBps",
-            "1000",
-            "--json",
-        ]
+        "predict collective --op bcast --algorithm binomial --np 16 --sizes 8,1K --lambda-us 1 "
+        "--bandwidth-MBps 1000 --json".split()
     )
     out = json.loads(capsys.readouterr().out)
     assert rc == 0
@@ -300,25 +285,8 @@ def test_cli_single_algorithm_json(capsys):
 
 def test_cli_ranks_all_algorithms_with_topology(capsys):
     rc = main(
-        [
-            "predict",
-            "collective",
-            "--op",
-            "allreduce",
-            "--np",
-            "8",
-            "--sizes",
-            "1M",
-            "--lambda-us",
-            "1",
-            "--bandwidth-MBps",
-            "1000",
-            "--topology",
-            "ring:8",
-            "--hop-us",
-            "0.5",
-            "--contention",
-        ]
+        "predict collective --op allreduce --np 8 --sizes 1M --lambda-us 1 --bandwidth-MBps 1000 "
+        "--topology ring:8 --hop-us 0.5 --contention".split()
     )
     out = capsys.readouterr().out
     assert rc == 0 and "model values" in out and "topology ring:8" in out

@@ -83,21 +83,7 @@ def test_cli_measure_ring_fails_loudly_on_validation(capsys, tmp_path):
 
     out = tmp_path / "ring.csv"
     rc = main(
-        [
-            "measure",
-            "ring",
-            "--np",
-            "2",
-            "--inject-error",
-            "1",
-            "--iterations",
-            "2",
-            "--repetitions",
-            "1",
-            "--quiet",
-            "--out",
-            str(out),
-        ]
+        [*"measure ring --np 2 --inject-error 1 --iterations 2 --repetitions 1 --quiet".split(), "--out", str(out)]
     )
     assert rc != 0
     assert "VALIDATION FAILED" in capsys.readouterr().err

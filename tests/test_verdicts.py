@@ -58,16 +58,8 @@ def test_ring_oversubscription_and_model_texts():
 
 def test_topology_formula_verdict_names_bounds():
     table = pd.DataFrame(
-        {
-            "kind": ["ring", "fat_tree"],
-            "diameter": [8, 8],
-            "diameter_formula": [8, 8],
-            "bisection": [2, 8],
-            "bisection_formula": [2, 8],
-            "bisection_exact": [True, False],
-            "links": [16, 64],
-            "links_formula": [16, 64],
-        }
+        [("ring", 8, 8, 2, 2, True, 16, 16), ("fat_tree", 8, 8, 8, 8, False, 64, 64)],
+        columns="kind diameter diameter_formula bisection bisection_formula bisection_exact links links_formula".split(),
     )
     text = topo.formula_verdict(table)
     assert text.startswith("Every computed value equals its formula.") and "`fat_tree`" in text

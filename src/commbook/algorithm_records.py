@@ -1,10 +1,17 @@
 """The records of commbook.algorithms: one per collective algorithm (what it is called in the
-models, the kernels, Open MPI's coll_tuned and MPICH, its description, colour and aliases).
-Read them through :mod:`commbook.algorithms`, which documents where the names come from."""
+models, the kernels, Open MPI's coll_tuned and MPICH, its description, colour and aliases),
+read from the table data/collective_algorithms.csv, a row per record. Read them through
+:mod:`commbook.algorithms`, which documents where the names come from."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+import csv
+from dataclasses import dataclass, fields
+from pathlib import Path
+
+from . import config
+
+TABLE = "collective_algorithms.csv"
 
 
 @dataclass(frozen=True)
@@ -28,544 +35,58 @@ class Algorithm:
         return name.replace("-", "_")
 
 
-A = Algorithm
-ALGORITHMS: tuple[Algorithm, ...] = (
-    # ---------------------------------------------------------------- broadcast
-    A(
-        "bcast",
-        "linear",
-        "linear",
-        1,
-        "basic_linear",
-        description="root sends to every rank in turn: (P-1)(lam + n beta)",
-        colour="C0",
-        aliases=("linear",),
-    ),
-    A("bcast", "chain", "chain", 2, "chain", description="rank i forwards to i+1: (P-1)(lam + n beta)", colour="C1"),
-    A(
-        "bcast",
-        "pipeline",
-        "pipeline",
-        3,
-        "pipeline",
-        description="chain with k segments: (P-2+k)(lam + (n/k) beta); k* when not given",
-        colour="C2",
-    ),
-    A(
-        "bcast",
-        None,
-        None,
-        4,
-        "split_binary_tree",
-        description="binary tree, the message split in two halves sent down the two subtrees",
-        aliases=("splitbinarytree",),
-    ),
-    A(
-        "bcast",
-        "binary_tree",
-        "binary",
-        5,
-        "binary_tree",
-        description="each rank sends to its 2 children (2i+1, 2i+2) in turn",
-        colour="C3",
-        aliases=("bintree", "binarytree", "btree", "binary"),
-    ),
-    A(
-        "bcast",
-        "binomial",
-        "binomial",
-        6,
-        "binomial",
-        "binomial",
-        mpich_index=1,
-        description="senders double each step: ceil(log2 P)(lam + n beta)",
-        colour="C4",
-    ),
-    A(
-        "bcast",
-        None,
-        None,
-        None,
-        None,
-        "nb",
-        mpich_index=2,
-        description="MPICH: the non-blocking broadcast, waited for",
-    ),
-    A("bcast", None, None, None, None, "smp", mpich_index=3, description="MPICH: within the node, then across nodes"),
-    A("bcast", None, None, 7, "knomial", description="k-nomial tree (radix coll_tuned_bcast_algorithm_knomial_radix)"),
-    A(
-        "bcast",
-        None,
-        None,
-        8,
-        "scatter_allgather",
-        "scatter_recursive_doubling_allgather",
-        mpich_index=4,
-        description="binomial scatter, then recursive-doubling allgather",
-    ),
-    A(
-        "bcast",
-        "scatter_allgather",
-        "scatter-allgather",
-        9,
-        "scatter_allgather_ring",
-        "scatter_ring_allgather",
-        mpich_index=5,
-        description="van de Geijn: binomial scatter + ring allgather",
-        colour="C9",
-    ),
-    A("bcast", None, None, None, None, "pipelined_tree", mpich_index=6, description="MPICH: a tree in segments"),
-    A("bcast", None, None, None, None, "tree", mpich_index=7, description="MPICH: a k-ary tree"),
-    # ---------------------------------------------------------------- gather
-    A(
-        "gather",
-        "linear",
-        "linear",
-        1,
-        "basic_linear",
-        description="every rank sends its block to the root in turn: (P-1)(lam + n beta)",
-        colour="C0",
-        aliases=("linear",),
-    ),
-    A(
-        "gather",
-        "binomial",
-        "binomial",
-        2,
-        "binomial",
-        "binomial",
-        mpich_index=1,
-        description="blocks climb a binomial tree, messages grow: ceil(log2 P) lam + (P-1) n beta",
-        colour="C4",
-    ),
-    A("gather", None, None, None, None, "nb", mpich_index=2, description="MPICH: the non-blocking gather, waited for"),
-    A(
-        "gather",
-        None,
-        None,
-        3,
-        "linear_sync",
-        description="linear, each rank's send synchronised by the root",
-        aliases=("sync", "linearsync"),
-    ),
-    # ---------------------------------------------------------------- scatter
-    A(
-        "scatter",
-        "linear",
-        None,
-        1,
-        "basic_linear",
-        description="root sends each rank its block in turn: (P-1)(lam + n beta)",
-        colour="C0",
-        aliases=("linear",),
-    ),
-    A(
-        "scatter",
-        "binomial",
-        None,
-        2,
-        "binomial",
-        description="halves of the blocks go down a binomial tree: ceil(log2 P) lam + (P-1) n beta",
-        colour="C4",
-    ),
-    A(
-        "scatter",
-        None,
-        None,
-        3,
-        "linear_nb",
-        description="linear with non-blocking sends",
-        aliases=("nonblockinglinear", "linearnb"),
-    ),
-    # ---------------------------------------------------------------- reduce
-    A(
-        "reduce",
-        "linear",
-        None,
-        1,
-        "linear",
-        description="root receives and combines every buffer in turn: (P-1)(lam + n beta + n gamma)",
-        colour="C0",
-    ),
-    A("reduce", None, None, 2, "chain", description="partial results travel along chains to the root", colour="C1"),
-    A("reduce", None, None, 3, "pipeline", description="chain in segments", colour="C2"),
-    A("reduce", None, None, 4, "binary", description="binary tree", colour="C3"),
-    A(
-        "reduce",
-        "binomial",
-        None,
-        5,
-        "binomial",
-        description="binomial tree, combining on the way: ceil(log2 P)(lam + n beta + n gamma)",
-        colour="C4",
-    ),
-    A(
-        "reduce",
-        None,
-        None,
-        6,
-        "in-order_binary",
-        description="binary tree keeping the operands' rank order",
-        aliases=("inorderbinary",),
-    ),
-    A(
-        "reduce",
-        None,
-        None,
-        7,
-        "rabenseifner",
-        description="recursive-halving reduce-scatter, then a binomial gather",
-        colour="C8",
-    ),
-    # ---------------------------------------------------------------- barrier
-    A("barrier", None, None, 1, "linear", description="every rank reports to rank 0, which releases them"),
-    A(
-        "barrier",
-        None,
-        None,
-        2,
-        "double_ring",
-        description="a token goes twice round a ring",
-        aliases=("ring", "doublering"),
-    ),
-    A(
-        "barrier",
-        None,
-        None,
-        3,
-        "recursive_doubling",
-        description="pairwise exchanges at doubling distances",
-        colour="C5",
-        aliases=("recdoubling",),
-    ),
-    A("barrier", None, None, 4, "bruck", description="Bruck's dissemination barrier"),
-    A("barrier", None, None, 5, "two_proc", description="the two-process exchange"),
-    A("barrier", None, None, 6, "tree", description="a tree fan-in, then fan-out"),
-    # ---------------------------------------------------------------- allreduce
-    A(
-        "allreduce",
-        None,
-        None,
-        1,
-        "basic_linear",
-        description="reduce to the root, then broadcast, both linear",
-        colour="C0",
-        aliases=("linear",),
-    ),
-    A("allreduce", None, None, 2, "nonoverlapping", description="reduce, then broadcast"),
-    A(
-        "allreduce",
-        "recursive_doubling",
-        "butterfly-lh",
-        3,
-        "recursive_doubling",
-        "recursive_doubling",
-        mpich_index=3,
-        description="butterfly: log2 P (lam + n beta + n gamma), fold in/out when P is not 2^k",
-        colour="C5",
-        aliases=("recdoubling",),
-    ),
-    A(
-        "allreduce",
-        "recursive_doubling",
-        "butterfly-hl",
-        description="butterfly with the partners' highest bit first",
-        colour="C6",
-    ),
-    A("allreduce", "reduce_bcast", description="binomial reduce then binomial bcast"),
-    A(
-        "allreduce",
-        "ring",
-        "ring",
-        4,
-        "ring",
-        "ring",
-        mpich_index=8,
-        description="ring reduce-scatter + ring allgather: 2(P-1)(lam + n beta / P) + (P-1) n gamma / P",
-        colour="C7",
-    ),
-    A("allreduce", None, None, 5, "segmented_ring", description="ring in segments"),
-    A(
-        "allreduce",
-        "rabenseifner",
-        "rabenseifner",
-        6,
-        "rabenseifner",
-        "reduce_scatter_allgather",
-        mpich_index=5,
-        description="recursive halving reduce-scatter + recursive doubling allgather",
-        colour="C8",
-    ),
-    A(
-        "allreduce",
-        None,
-        None,
-        None,
-        None,
-        "nb",
-        mpich_index=1,
-        description="MPICH: the non-blocking allreduce, waited for",
-    ),
-    A(
-        "allreduce",
-        None,
-        None,
-        None,
-        None,
-        "smp",
-        mpich_index=2,
-        description="MPICH: within the node, then across nodes",
-    ),
-    A(
-        "allreduce",
-        None,
-        None,
-        None,
-        None,
-        "recursive_multiplying",
-        mpich_index=4,
-        description="MPICH: recursive doubling generalised to k partners per step",
-    ),
-    A(
-        "allreduce",
-        None,
-        None,
-        None,
-        None,
-        "tree",
-        mpich_index=6,
-        description="MPICH: reduce up a tree, broadcast down",
-    ),
-    A(
-        "allreduce",
-        None,
-        None,
-        None,
-        None,
-        "recexch",
-        mpich_index=7,
-        description="MPICH: recursive exchange (k partners)",
-    ),
-    A(
-        "allreduce",
-        None,
-        None,
-        None,
-        None,
-        "k_reduce_scatter_allgather",
-        mpich_index=9,
-        description="MPICH: k-way reduce-scatter, then allgather",
-    ),
-    A("allreduce", None, None, None, None, "ccl", mpich_index=10, description="MPICH: a vendor collective library"),
-    # ---------------------------------------------------------------- allgather (n: one rank's block)
-    A("allgather", None, None, 1, "linear", description="gather to rank 0, then broadcast", colour="C0"),
-    A(
-        "allgather",
-        "bruck",
-        None,
-        2,
-        "bruck",
-        "brucks",
-        mpich_index=1,
-        description="Bruck: at distance 1, 2, 4, ... send all blocks held: ceil(log2 P) lam + (P-1) n beta",
-        colour="C3",
-    ),
-    A(
-        "allgather",
-        "recursive_doubling",
-        None,
-        3,
-        "recursive_doubling",
-        "recursive_doubling",
-        mpich_index=4,
-        description="partners at distance 1, 2, 4, ... swap all they hold: log2 P lam + (P-1) n beta",
-        colour="C5",
-        aliases=("recdoubling",),
-    ),
-    A(
-        "allgather",
-        "ring",
-        None,
-        4,
-        "ring",
-        "ring",
-        mpich_index=5,
-        description="each rank passes one block to its right neighbour, P-1 times: (P-1)(lam + n beta)",
-        colour="C7",
-    ),
-    A("allgather", None, None, 5, "neighbor", description="neighbour exchange: pairs swap growing blocks"),
-    A("allgather", None, None, 6, "two_proc", description="the two-process exchange"),
-    A("allgather", None, None, 7, "sparbit", description="Sparbit: Bruck-like distances, halving"),
-    A("allgather", None, None, None, None, "k_brucks", mpich_index=2, description="MPICH: Bruck with radix k"),
-    A(
-        "allgather",
-        None,
-        None,
-        None,
-        None,
-        "nb",
-        mpich_index=3,
-        description="MPICH: the non-blocking allgather, waited for",
-    ),
-    A(
-        "allgather",
-        None,
-        None,
-        None,
-        None,
-        "recexch_doubling",
-        mpich_index=6,
-        description="MPICH: recursive exchange, distances doubling",
-    ),
-    A(
-        "allgather",
-        None,
-        None,
-        None,
-        None,
-        "recexch_halving",
-        mpich_index=7,
-        description="MPICH: recursive exchange, distances halving",
-    ),
-    # ---------------------------------------------------------------- alltoall (n: one block per pair)
-    A(
-        "alltoall",
-        None,
-        None,
-        1,
-        "linear",
-        description="every rank posts all P-1 sends and receives at once",
-        colour="C0",
-    ),
-    A(
-        "alltoall",
-        "pairwise",
-        None,
-        2,
-        "pairwise",
-        "pairwise",
-        mpich_index=4,
-        description="in step k rank r sends to r+k and receives from r-k: (P-1)(lam + n beta)",
-        colour="C7",
-    ),
-    A(
-        "alltoall",
-        "bruck",
-        None,
-        3,
-        "modified_bruck",
-        "brucks",
-        mpich_index=1,
-        description="Bruck: log2 P steps, each moving about half the blocks: log2 P lam + (P/2) log2 P n beta",
-        colour="C3",
-        aliases=("bruck", "modifiedbruck"),
-    ),
-    A("alltoall", None, None, 4, "linear_sync", description="linear with a bounded number of requests in flight"),
-    A("alltoall", None, None, 5, "two_proc", description="the two-process exchange"),
-    A("alltoall", None, None, None, None, "k_brucks", mpich_index=2, description="MPICH: Bruck with radix k"),
-    A(
-        "alltoall",
-        None,
-        None,
-        None,
-        None,
-        "nb",
-        mpich_index=3,
-        description="MPICH: the non-blocking alltoall, waited for",
-    ),
-    A(
-        "alltoall",
-        None,
-        None,
-        None,
-        None,
-        "pairwise_sendrecv_replace",
-        mpich_index=5,
-        description="MPICH: pairwise, in place",
-    ),
-    A(
-        "alltoall",
-        None,
-        None,
-        None,
-        None,
-        "scattered",
-        mpich_index=6,
-        description="MPICH: many sends in flight at once",
-    ),
-    # ---------------------------------------------------------------- reduce_scatter (n: the whole vector)
-    A(
-        "reduce_scatter",
-        None,
-        None,
-        1,
-        "non-overlapping",
-        description="reduce to rank 0, then scatter",
-        colour="C0",
-        aliases=("nonoverlapping",),
-    ),
-    A(
-        "reduce_scatter",
-        "recursive_halving",
-        None,
-        2,
-        "recursive_halving",
-        "recursive_halving",
-        mpich_index=5,
-        description="partners at distance P/2, P/4, ... swap and combine half of what is left: "
-        "log2 P lam + (P-1)/P n (beta + gamma)",
-        colour="C8",
-        aliases=("rechalving",),
-    ),
-    A(
-        "reduce_scatter",
-        "ring",
-        None,
-        3,
-        "ring",
-        description="blocks travel round the ring, combined at every step: (P-1)(lam + n beta / P + n gamma / P)",
-        colour="C7",
-    ),
-    A("reduce_scatter", None, None, 4, "butterfly", description="butterfly exchange, any P"),
-    A(
-        "reduce_scatter",
-        None,
-        None,
-        None,
-        None,
-        "nb",
-        mpich_index=1,
-        description="MPICH: the non-blocking reduce-scatter, waited for",
-    ),
-    A(
-        "reduce_scatter",
-        None,
-        None,
-        None,
-        None,
-        "noncommutative",
-        mpich_index=2,
-        description="MPICH: recursive halving keeping the rank order",
-    ),
-    A(
-        "reduce_scatter",
-        "ring",
-        None,
-        None,
-        None,
-        "pairwise",
-        mpich_index=3,
-        description="MPICH: in step k rank r sends r+k's block to it and combines the one from r-k",
-    ),
-    A(
-        "reduce_scatter",
-        None,
-        None,
-        None,
-        None,
-        "recursive_doubling",
-        mpich_index=4,
-        description="MPICH: recursive doubling (for long vectors with non-commutative operations)",
-    ),
-)
-del A
+class RecordError(ValueError):
+    """A row of the table that is not a record; the message names the file and the line."""
+
+    def __init__(self, path, line: int, what: str):
+        super().__init__(f"{path}:{line}: {what}" if line else f"{path}: {what}")
+
+
+COLUMNS = tuple(f.name for f in fields(Algorithm))
+# Names that come in pairs: a library's number or index names nothing without its name.
+PAIRS = (("ompi_id", "ompi_name"), ("mpich_index", "mpich"))
+
+
+def _record(path, line: int, row: dict[str, str]) -> Algorithm:
+    """One row ({column: text}) as a record: empty text is None, numbers are whole, aliases split."""
+    if not row["operation"]:
+        raise RecordError(path, line, "no operation")
+    values: dict = {k: v or None for k, v in row.items()}
+    for key in ("ompi_id", "mpich_index"):
+        if row[key]:
+            try:
+                values[key] = int(row[key])
+            except ValueError:
+                raise RecordError(path, line, f"{key} {row[key]!r} is not a whole number") from None
+    for number, name in PAIRS:
+        if bool(row[number]) != bool(row[name]):
+            raise RecordError(path, line, f"{number} and {name} go together: give both or neither")
+    if not any(row[k] for k in ("model", "kernel", "ompi_name", "mpich")):
+        raise RecordError(path, line, "no name: give a model, kernel, ompi_name or mpich")
+    values["description"] = row["description"]
+    values["aliases"] = tuple(row["aliases"].split())
+    return Algorithm(**values)
+
+
+def read_records(path: Path) -> tuple[Algorithm, ...]:
+    """The records of a table like data/collective_algorithms.csv: `# ...` lines and blank lines
+    skipped, then a header naming the fields of Algorithm (in any order), then a row per record."""
+    rows = [
+        (n, line)
+        for n, line in enumerate(Path(path).read_text(encoding="utf-8").splitlines(), start=1)
+        if line.strip() and not line.startswith("#")
+    ]
+    if not rows:
+        raise RecordError(path, 0, "no header row and no records")
+    (header_line, header), *body = [(n, next(csv.reader([line]))) for n, line in rows]
+    if sorted(header) != sorted(COLUMNS):
+        raise RecordError(path, header_line, f"the header must name each of {', '.join(COLUMNS)} once")
+    out = []
+    for n, fields_ in body:
+        if len(fields_) != len(header):
+            raise RecordError(path, n, f"{len(fields_)} fields but the header has {len(header)}")
+        out.append(_record(path, n, dict(zip(header, fields_))))
+    return tuple(out)
+
+
+ALGORITHMS: tuple[Algorithm, ...] = read_records(config.data_dir() / TABLE)

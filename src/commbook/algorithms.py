@@ -1,4 +1,5 @@
-"""Collective algorithms: one record per algorithm, the table every module reads.
+"""Collective algorithms: one record per algorithm, the table every module reads (its rows are
+in data/collective_algorithms.csv, read by :mod:`commbook.algorithm_records`).
 
 A record ties together what one message pattern is called everywhere: its operation, the
 commbook model (``commbook.models.collective_schedules``), the label of the hand-written kernel

@@ -139,12 +139,16 @@ def student_notebook(md_path: Path):
     return expand_notebook(nb, md_path.parent, md_path.name)  # the C excerpts as code
 
 
+# The student edition's pages: run with the default build's execution cache, or not run at all.
+EXECUTE_MODES = ("cache", "off")
+
+
 def build_student(root: Path, strict: bool = True, execute: str = "cache") -> int:
     """The student edition: HTML in _build/student/html, notebooks in _build/student/notebooks."""
     import jupytext
     import yaml
 
-    if execute not in ("cache", "off"):
+    if execute not in EXECUTE_MODES:
         raise ValueError(f"execute must be 'cache' or 'off', not {execute!r}")
     out = root / "_build" / "student"
     stage = out / "source"
@@ -203,7 +207,7 @@ def main(argv=None) -> int:
     )
     p.add_argument(
         "--execute",
-        choices=["cache", "off"],
+        choices=EXECUTE_MODES,
         default="cache",
         help="student edition: reuse the default build's execution cache, or do not execute",
     )

@@ -31,6 +31,12 @@ def collective_color(algorithm: str, i: int = 0, op: str | None = None) -> str:
     return algorithms.colour(str(algorithm), op, i)
 
 
+def _along(table, x: str):
+    """`table` sorted by its column x, and that column as floats: a curve's points in order."""
+    table = table.sort_values(x)
+    return table, table[x].to_numpy(float)
+
+
 def plot_collective_times(table, x="size_bytes", models=None, title="", ax=None, label_suffix="", logy=True):
     """Measured time per call (median, bars from min to max over repetitions) of every
     algorithm in a tidy table, against message size (x="size_bytes") or processes (x="np").
@@ -41,21 +47,12 @@ def plot_collective_times(table, x="size_bytes", models=None, title="", ax=None,
     ops = set(table["benchmark"]) if "benchmark" in table.columns else set()
     op = ops.pop() if len(ops) == 1 else None  # library:ID names an algorithm of one operation
     for i, (alg, g) in enumerate(table.groupby("algorithm", sort=False)):
-        g = g.sort_values(x)
-        xs = g[x].to_numpy(float)
-        measured(
-            ax,
-            xs,
-            g["t_us"],
-            g["t_min_us"],
-            g["t_max_us"],
-            color=collective_color(alg, i, op),
-            label=f"{alg}{label_suffix}",
-        )
+        g, xs = _along(g, x)
+        color = collective_color(alg, i, op)
+        measured(ax, xs, g["t_us"], g["t_min_us"], g["t_max_us"], color=color, label=f"{alg}{label_suffix}")
     if models is not None and len(models):
         for i, (alg, g) in enumerate(models.groupby("algorithm", sort=False)):
-            g = g.sort_values(x)
-            xs = g[x].to_numpy(float)
+            g, xs = _along(g, x)
             model_line(ax, xs, g["t_us"], label=f"{alg} (model)", color=collective_color(alg, i, op), ls="--")
     if x == "size_bytes":
         size_axis(ax)
@@ -151,8 +148,7 @@ def plot_ratio(ratios, x="size_bytes", label="ratio", title="", ax=None, color="
     1 (no difference) drawn as a line."""
     if ax is None:
         _, ax = plt.subplots(figsize=(6.4, 3.6))
-    r = ratios.sort_values(x)
-    xs = r[x].to_numpy(float)
+    r, xs = _along(ratios, x)
     measured(
         ax,
         xs,

@@ -107,12 +107,11 @@ def plot_jacobi_scaling(
     models=(),
     title="Jacobi: MLUP/s against processes",
     ax=None,
-    highlight=None,
     logy=False,
     legend_loc="upper left",
 ):
     """MLUP/s against N: series [(label, N, mlups)] as points, models [(label, N, mlups)] as
-    lines (labelled model), highlight = (N, mlups) of the selected point."""
+    lines (labelled model)."""
     if ax is None:
         fig, ax = new_axes(title, "processes N", "MLUP/s", logy=logy)
     else:
@@ -125,16 +124,6 @@ def plot_jacobi_scaling(
     styles = ["-", "--", "-.", ":"]
     for i, (label, N, p) in enumerate(models):
         model_line(ax, N, p, label=label, color=["k", "C3", "C7", "C4"][i % 4], ls=styles[i % len(styles)])
-    if highlight is not None:
-        ax.plot(
-            [highlight[0]],
-            [highlight[1]],
-            marker="*",
-            ms=14,
-            color="C3",
-            lw=0,
-            label=f"N = {highlight[0]}: {highlight[1]:,.0f} MLUP/s (model)",
-        )
     ax.set_xlim(left=0)
     ax.set_ylim(bottom=0)
     ax.legend(fontsize=8, loc=legend_loc)

@@ -5,6 +5,15 @@ class CLIError(Exception):
     """Bad arguments or input: printed as one line `commbook: error: ...`, exit status 2."""
 
 
+def command_group(sub, name: str, help: str, dest: str = "action", metavar: str = "ACTION", **parser_options):
+    """`commbook NAME WORD ...`: a command whose next word (an ACTION, MODEL, ...) picks what it
+    does. Returns the sub-parsers to add those words to; one of them must be given."""
+    parser = sub.add_parser(name, help=help, **parser_options)
+    words = parser.add_subparsers(dest=dest, metavar=metavar)
+    words.required = True
+    return words
+
+
 def parse_sizes(text: str) -> list[int]:
     """'0,8,1K' or '0:64M' (0 and powers of two between) or '1K:1M:4' (geometric step)."""
 

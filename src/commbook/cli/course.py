@@ -11,13 +11,11 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from .common import CLIError
+from .common import CLIError, command_group
 
 
 def register(sub):
-    a = sub.add_parser("assignments", help="the chapters as nbgrader assignments (a course)")
-    a_sub = a.add_subparsers(dest="action", metavar="ACTION")
-    a_sub.required = True
+    a_sub = command_group(sub, "assignments", "the chapters as nbgrader assignments (a course)")
     b = a_sub.add_parser(
         "build", help="write nbgrader source notebooks of the chapters with exercises into COURSE/source/<chapter>/"
     )
@@ -42,9 +40,7 @@ def register(sub):
     )
     b.set_defaults(func=build)
 
-    g = sub.add_parser("grades", help="what the class got wrong, from nbgrader's gradebook")
-    g_sub = g.add_subparsers(dest="action", metavar="ACTION")
-    g_sub.required = True
+    g_sub = command_group(sub, "grades", "what the class got wrong, from nbgrader's gradebook")
     s = g_sub.add_parser("summary", help="success rate and wrong directions per exercise: a table and a PNG")
     s.add_argument("gradebook", metavar="GRADEBOOK", help="nbgrader's gradebook.db")
     s.add_argument("--course-dir", metavar="DIR", help="where autograded/ is (default: the gradebook's folder)")

@@ -16,7 +16,7 @@ import time
 from pathlib import Path
 
 from .. import config
-from .common import CLIError, LazyChoices
+from .common import CLIError, LazyChoices, command_group
 
 OVERRIDES = ["benchmark", "algorithm", "mapping", "machine", "transport", "mpi_library"]
 
@@ -65,9 +65,7 @@ def register(sub):
     )
     p.set_defaults(func=run_import)
 
-    d = sub.add_parser("data", help="ORFEO datasets: fetch with hashes, list, catalog")
-    ds = d.add_subparsers(dest="data_command", metavar="ACTION")
-    ds.required = True
+    ds = command_group(sub, "data", "ORFEO datasets: fetch with hashes, list, catalog", dest="data_command")
     f = ds.add_parser(
         "fetch",
         help="download the catalogued raw files and check their sha256",
@@ -76,13 +74,13 @@ def register(sub):
         "local cache, checking each sha256.",
     )
     f.add_argument("collection", choices=["orfeo"], help="which data (only 'orfeo')")
-    f.add_argument(
-        "--mirror",
-        metavar="DIR_OR_URL",
-        help="a directory or http(s) URL laid out like the ORFEO tree (folder per source); "
+    _raw_files_options(
+        f,
+        "a directory or http(s) URL laid out like the ORFEO tree (folder per source); "
         "default $COMMBOOK_ORFEO_MIRROR, else raw.githubusercontent.com",
+        "default $COMMBOOK_DATA_CACHE or ~/.cache/commbook/orfeo",
+        mirror_metavar="DIR_OR_URL",
     )
-    f.add_argument("--cache", metavar="DIR", help="default $COMMBOOK_DATA_CACHE or ~/.cache/commbook/orfeo")
     f.add_argument(
         "--dataset",
         action="append",
@@ -104,13 +102,12 @@ def register(sub):
         description="Import every usable catalogued raw file (sha256-checked) and "
         "write the per-configuration tables the book plots from.",
     )
-    dv.add_argument(
-        "--mirror",
-        metavar="DIR",
-        help="directory laid out like the ORFEO tree; default $COMMBOOK_ORFEO_MIRROR, "
+    _raw_files_options(
+        dv,
+        "directory laid out like the ORFEO tree; default $COMMBOOK_ORFEO_MIRROR, "
         "else the fetch cache (`commbook data fetch orfeo` first)",
+        "fetch cache to read when no mirror is given",
     )
-    dv.add_argument("--cache", metavar="DIR", help="fetch cache to read when no mirror is given")
     dv.add_argument("--out", metavar="DIR", help="default data/orfeo/derived/")
     dv.add_argument(
         "--check",
@@ -118,6 +115,13 @@ def register(sub):
         help="write nothing; exit 1 if the tables in --out differ from the regenerated ones",
     )
     dv.set_defaults(func=run_derive)
+
+
+def _raw_files_options(parser, mirror_help: str, cache_help: str, mirror_metavar: str = "DIR") -> None:
+    """--mirror and --cache: where the raw ORFEO files come from (a mirror of the ORFEO tree, or
+    the local cache that `data fetch` fills)."""
+    parser.add_argument("--mirror", metavar=mirror_metavar, help=mirror_help)
+    parser.add_argument("--cache", metavar="DIR", help=cache_help)
 
 
 def _importers():

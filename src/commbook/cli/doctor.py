@@ -22,6 +22,11 @@ def _line(ok: bool, what: str, detail: str = "", fix: str = "") -> bool:
     return ok
 
 
+def _failed(what: str, error: Exception, fix: str) -> bool:
+    """A check that raised: the first line of its error, and the fix."""
+    return _line(False, what, str(error).splitlines()[0], fix)
+
+
 def run(args) -> int:
     ok = True
     try:
@@ -63,12 +68,7 @@ def run(args) -> int:
         lat = out.table["t_median_us"].iloc[0]
         ok &= _line(True, "mpiexec -n 2 pingpong", f"8 B latency {lat:.2f} us ({time.perf_counter() - t0:.1f} s)")
     except Exception as e:
-        ok &= _line(
-            False,
-            "kernel under mpiexec",
-            str(e).splitlines()[0],
-            "see the message above; `mpiexec -n 2 hostname` should work first",
-        )
+        ok &= _failed("kernel under mpiexec", e, "see the message above; `mpiexec -n 2 hostname` should work first")
     ok &= _scheduler()
     _jupyter_kernel()
     if not args.no_cluster:
@@ -83,11 +83,8 @@ def run(args) -> int:
                     f"started in {c.start_seconds:.1f} s, 8 B latency {out.table['t_median_us'].iloc[0]:.2f} us",
                 )
         except Exception as e:
-            ok &= _line(
-                False,
-                "ipyparallel MPI cluster",
-                str(e).splitlines()[0],
-                "ipcluster stop --all; check `ipcluster start -n 2 --engines=mpi` by hand",
+            ok &= _failed(
+                "ipyparallel MPI cluster", e, "ipcluster stop --all; check `ipcluster start -n 2 --engines=mpi` by hand"
             )
     print("all good" if ok else "some checks failed (see fix: lines)")
     return 0 if ok else 1

@@ -10,7 +10,7 @@ import json
 import sys
 from pathlib import Path
 
-from .common import CLIError
+from .common import CLIError, command_group
 
 # Columns that must hold one value for a fit to mean anything.
 GROUP_COLUMNS = ["machine", "mpi_library", "mapping", "transport", "np", "algorithm"]
@@ -18,9 +18,7 @@ TIME_COLUMNS = ["t_us", "t_min_us", "t_max_us"]
 
 
 def register(sub):
-    p = sub.add_parser("fit", help="fit a model to measurements (tidy CSV)")
-    models = p.add_subparsers(dest="model", metavar="MODEL")
-    models.required = True
+    models = command_group(sub, "fit", "fit a model to measurements (tidy CSV)", dest="model", metavar="MODEL")
     h = models.add_parser(
         "hockney",
         help="latency λ and bandwidth b of t = λ + n/b",

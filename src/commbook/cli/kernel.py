@@ -3,13 +3,11 @@ JupyterLab (a JupyterHub, Open OnDemand, any other JupyterLab on the machine).""
 
 from __future__ import annotations
 
-from .common import CLIError
+from .common import CLIError, command_group
 
 
 def register(sub):
-    p = sub.add_parser("kernel", help="register this environment as a Jupyter kernel (or remove it)")
-    actions = p.add_subparsers(dest="action", metavar="ACTION")
-    actions.required = True
+    actions = command_group(sub, "kernel", "register this environment as a Jupyter kernel (or remove it)")
     i = actions.add_parser(
         "install", help="install the kernelspec (default: for every user of this Jupyter; --user for you only)"
     )

@@ -9,13 +9,13 @@ import shlex
 import sys
 
 from .. import kernels, machine, registry
-from .common import CLIError
+from .common import CLIError, command_group
 
 
 def register(sub):
-    p = sub.add_parser("measure", help="run a benchmark kernel under mpiexec and save tidy CSV")
-    benches = p.add_subparsers(dest="kernel", metavar="KERNEL")
-    benches.required = True
+    benches = command_group(
+        sub, "measure", "run a benchmark kernel under mpiexec and save tidy CSV", dest="kernel", metavar="KERNEL"
+    )
     for spec in registry.KERNELS.values():
         b = benches.add_parser(spec.name, help=spec.help, description=spec.help)
         b.add_argument("--np", type=int, default=spec.default_np, help="MPI processes")

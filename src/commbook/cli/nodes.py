@@ -7,20 +7,19 @@ import os
 import sys
 import time
 
-from .common import CLIError
+from .common import CLIError, command_group
 
 
 def register(sub):
-    p = sub.add_parser(
+    acts = command_group(
+        sub,
         "nodes",
-        help="an emulated cluster of 2-8 nodes on this machine (namespaces, a virtual link, optionally Slurm)",
+        "an emulated cluster of 2-8 nodes on this machine (namespaces, a virtual link, optionally Slurm)",
         description="Emulated nodes: each its own hostname, network and IPC "
         "namespace, joined by veths on a bridge. TCP over a virtual link on one "
         "machine, no network card: the node boundary to measure, not a network's "
         "performance.",
     )
-    acts = p.add_subparsers(dest="action", metavar="ACTION")
-    acts.required = True
     u = acts.add_parser("up", help="make the nodes (and Slurm) and return once they are ready")
     u.add_argument("--nodes", type=int, default=3, help="number of nodes, 2 to 8 (default 3)")
     u.add_argument("--rate", default="", help="cap every node's link (tc tbf), e.g. 1gbit")

@@ -1,11 +1,10 @@
 """`commbook predict MODEL ...`: one module per model (predict_<model>.py) adds its parser."""
 
 from . import predict_collective, predict_hockney, predict_jacobi
+from .common import command_group
 
 
 def register(sub):
-    p = sub.add_parser("predict", help="evaluate a model (JSON with --json)")
-    models = p.add_subparsers(dest="model", metavar="MODEL")
-    models.required = True
+    models = command_group(sub, "predict", "evaluate a model (JSON with --json)", dest="model", metavar="MODEL")
     for module in (predict_hockney, predict_collective, predict_jacobi):
         module.register(models)

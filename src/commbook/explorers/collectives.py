@@ -18,7 +18,7 @@ import pandas as pd
 
 from .. import topology as topo
 from ..models import collective_costs, collective_schedules
-from .render import Explorer, bytes_axis, menu, records, slider
+from .render import Explorer, bytes_axis, column_wide, measured_points, menu, records, slider
 
 NAME = "collectives"
 NETWORKS = {  # label: (topology, placement) ; None: every pair of ranks one link apart
@@ -153,32 +153,13 @@ def explorer(
         alt.Color("alg:N", title="algorithm (model)", legend=alt.Legend(orient="bottom", columns=3)),
         tooltip=["alg:N", "n:Q", alt.Tooltip("model:Q", format=".4g", title="model (µs)")],
     )
-    points = (
-        alt.Chart(alt.Data(values=records(_measured(measured or {}))))
-        .transform_filter("datum.op == op && datum.P == P")
-        .mark_point(size=30, color="black")
-        .encode(
-            x,
-            alt.Y("t:Q"),
-            alt.Shape("series:N", title="this machine", legend=alt.Legend(orient="bottom", columns=3)),
-            tooltip=["series:N", "n:Q", "t:Q"],
-        )
+    series = alt.Shape("series:N", title="this machine", legend=alt.Legend(orient="bottom", columns=3))
+    points = measured_points(
+        _measured(measured or {}), x, "t:Q", series, "datum.op == op && datum.P == P", color="black"
     )
-    chart = (
-        (model + points)
-        .add_params(*params)
-        .properties(
-            width="container",
-            height=320,
-            title=alt.Title(
-                alt.expr(
-                    "op + ', P = ' + P + ', λ = ' + format(lam, '.2f') + ' µs, b = ' + format(bw, ',') + ' MB/s: ' + net"
-                )
-            ),
-        )
-    )
+    title = "op + ', P = ' + P + ', λ = ' + format(lam, '.2f') + ' µs, b = ' + format(bw, ',') + ' MB/s: ' + net"
     return Explorer(
-        chart,
+        column_wide(model + points, params, 320, title),
         NAME,
         notes=["The pipelined broadcast is drawn on the ideal network only (its segment count follows n, λ and b)."],
     )

@@ -8,7 +8,7 @@ from __future__ import annotations
 import pandas as pd
 
 from ..models import jacobi as jm
-from .render import Explorer, menu, records, slider
+from .render import Explorer, measured_points, menu, records, slider
 
 NAME = "jacobi"
 L_VALUES = (300, 600, 1200, 2400)
@@ -108,19 +108,10 @@ def explorer(
     )
     x = alt.X("N:Q", title="processes N", scale=alt.Scale(domain=[0, N_MAX + 1]))
     tip = ["N:Q", "grid:N", alt.Tooltip("model:Q", format=",.0f", title="model MLUP/s")]
-    points = (
-        alt.Chart(alt.Data(values=records(_measured(measured))))
-        .transform_filter("scaling == 'strong' && L == 1200")
-        .mark_point(filled=True, size=30)
-        .encode(
-            x,
-            alt.Y("mlups:Q"),
-            alt.Color(
-                "series:N", title="measured, 1200³ strong scaling", legend=alt.Legend(orient="bottom", columns=1)
-            ),
-            tooltip=["series:N", "N:Q", "mlups:Q"],
-        )
+    series = alt.Color(
+        "series:N", title="measured, 1200³ strong scaling", legend=alt.Legend(orient="bottom", columns=1)
     )
+    points = measured_points(_measured(measured), x, "mlups:Q", series, "scaling == 'strong' && L == 1200", filled=True)
     left = (
         base.mark_line(color="#c0392b").encode(x, alt.Y("model:Q", title="MLUP/s"), tooltip=tip)
         + base.mark_line(color="grey", strokeDash=[3, 3]).encode(x, alt.Y("ideal:Q"))

@@ -9,7 +9,7 @@ import pandas as pd
 
 from ..models import matrix as M
 from ..models.hockney import Hockney
-from .render import Explorer, menu, records, slider
+from .render import Explorer, measured_points, menu, records, slider
 
 NAME = "matrix"
 SHAPES = ("2400x100x100", "100x100x100", "120x100x81")
@@ -129,16 +129,10 @@ def explorer(
             tooltip=["grid:N", "phase:N", alt.Tooltip("ms:Q", format=".4g")],
         )
     )
-    points = (
-        alt.Chart(alt.Data(values=records(_measured(measured))))
-        .transform_filter("datum.shape == shape && datum.P == P")
-        .mark_point(filled=True, color="black", size=30)
-        .encode(
-            alt.X("grid:N", sort=None),
-            alt.Y("t_ms:Q"),
-            alt.Shape("series:N", title="measured total", legend=alt.Legend(orient="bottom")),
-            tooltip=["series:N", "grid:N", "t_ms:Q"],
-        )
+    series = alt.Shape("series:N", title="measured total", legend=alt.Legend(orient="bottom"))
+    where = "datum.shape == shape && datum.P == P"
+    points = measured_points(
+        _measured(measured), alt.X("grid:N", sort=None), "t_ms:Q", series, where, filled=True, color="black"
     )
     left = (bars + points).properties(
         width=300,

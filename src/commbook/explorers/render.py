@@ -159,6 +159,26 @@ def bytes_axis(title: str = "message size n (bytes)"):
     )
 
 
+def measured_points(table, x, y: str, series, where: str | None = None, **mark):
+    """The layer of measured points: a point per row of `table` at `x` (a channel) and `y` (a
+    field, "t:Q"), told apart by `series` (an alt.Color or alt.Shape of "series:N"), only the
+    rows where the Vega expression `where` holds; the tooltip names the series and both values."""
+    import altair as alt
+
+    chart = alt.Chart(alt.Data(values=records(table)))
+    if where:
+        chart = chart.transform_filter(where)
+    return chart.mark_point(size=30, **mark).encode(x, alt.Y(y), series, tooltip=["series:N", x.shorthand, y])
+
+
+def column_wide(chart, params, height: int, title: str):
+    """`chart` with its controls, as wide as the page's column, its title a Vega expression of
+    the controls' values."""
+    import altair as alt
+
+    return chart.add_params(*params).properties(width="container", height=height, title=alt.Title(alt.expr(title)))
+
+
 def records(df) -> list[dict]:
     """Rows as plain JSON values (no numpy scalars, no NaN: Vega reads null)."""
     import math

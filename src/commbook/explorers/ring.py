@@ -8,7 +8,7 @@ import pandas as pd
 
 from ..models.hockney import Hockney
 from ..models.ring import Placement, ring_time
-from .render import Explorer, menu, records, slider
+from .render import Explorer, column_wide, measured_points, menu, records, slider
 
 NAME = "ring"
 CLASSES = ("core", "socket", "node")
@@ -136,29 +136,11 @@ def explorer(
             tooltip=["P:Q", alt.Tooltip("model:Q", format=".3g", title="model (µs)")],
         )
     )
-    points = (
-        alt.Chart(alt.Data(values=records(_measured(measured))))
-        .mark_point(filled=True, size=30)
-        .encode(
-            alt.X("P:Q"),
-            alt.Y("t:Q"),
-            alt.Color("series:N", title="measured", legend=alt.Legend(orient="bottom", columns=1)),
-            tooltip=["series:N", "P:Q", "t:Q"],
-        )
+    series = alt.Color("series:N", title="measured", legend=alt.Legend(orient="bottom", columns=1))
+    points = measured_points(_measured(measured), alt.X("P:Q"), "t:Q", series, filled=True)
+    title = (
+        "'Ring model m·P·max(λ_c + n/b_c) (line), n = ' + "
+        "format(pow(2, log2n), ',') + ' B; ' + cps + ' cores x '"
+        " + spn + ' sockets per node'"
     )
-    chart = (
-        (points + model)
-        .add_params(*params)
-        .properties(
-            width="container",
-            height=300,
-            title=alt.Title(
-                alt.expr(
-                    "'Ring model m·P·max(λ_c + n/b_c) (line), n = ' + "
-                    "format(pow(2, log2n), ',') + ' B; ' + cps + ' cores x '"
-                    " + spn + ' sockets per node'"
-                )
-            ),
-        )
-    )
-    return Explorer(chart, NAME)
+    return Explorer(column_wide(points + model, params, 300, title), NAME)

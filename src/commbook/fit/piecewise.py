@@ -41,9 +41,6 @@ from ..models.hockney import Hockney, PiecewiseHockney, Segment
 from ..units import format_bytes
 from .line import HockneyFit, _describe_line, fit_hockney
 from .relative_error import (
-    DEFAULT_F_SCALE,
-    DEFAULT_LOSS,
-    MAX_BANDWIDTH_MBPS,
     MAX_PIECEWISE_SIZES,
     _fit_params,
     _ModelResult,
@@ -188,12 +185,7 @@ def fit_piecewise(
     min_points: int = 3,
     criterion: str = "bic",
     gap: str = "measured",
-    loss: str = DEFAULT_LOSS,
-    f_scale: float = DEFAULT_F_SCALE,
-    n_boot: int = 500,
-    seed: int | None = 0,
-    level: float = 0.95,
-    max_bandwidth_MBps: float = MAX_BANDWIDTH_MBPS,
+    **line,
 ) -> PiecewiseFit:
     """Fit 1..max_segments Hockney segments with data-chosen breakpoints; keep the k with the
     best information criterion ("bic" or "aic", see the module docstring).
@@ -203,7 +195,14 @@ def fit_piecewise(
     "crossing" at the size in [a, c-1] where the lines cross (see _gap_breakpoint).
     The defaults describe a curve (which regimes does it have?); ``**PREDICTIVE`` is the
     setting that predicts unmeasured sizes best (see the module docstring).
+    ``line``: fit_hockney's keywords (loss, f_scale, max_bandwidth_MBps; n_boot, seed, level of
+    the bootstrap), for the breakpoint search and for every segment's line (segment s is
+    bootstrapped with seed + s).
     """
+    unknown = [k for k in line if k not in fit_hockney.__kwdefaults__]
+    if unknown:
+        raise TypeError(f"fit_piecewise() got an unexpected keyword argument {unknown[0]!r}")
+    line = {**fit_hockney.__kwdefaults__, **line}  # fit_hockney's defaults, listed only there
     if criterion not in CRITERIA:
         raise ValueError(f"criterion must be one of {sorted(CRITERIA)}, not {criterion!r}")
     if gap not in ("measured", "crossing"):
@@ -227,7 +226,7 @@ def fit_piecewise(
         raise ValueError(f"need at least {min_points} different sizes, got {m}")
 
     # cost[i][j]: squared relative residual of one segment over distinct sizes i..j-1
-    every = _segment_costs(n.tobytes(), t.tobytes(), loss, f_scale, max_bandwidth_MBps)
+    every = _segment_costs(n.tobytes(), t.tobytes(), line["loss"], line["f_scale"], line["max_bandwidth_MBps"])
     cost = {(i, j): c for (i, j), c in every.items() if j - i >= min_points}
     # best[k][j]: least cost of k segments covering sizes 0..j-1; back[k][j]: last split
     best = [{0: 0.0}] + [dict() for _ in range(k_max)]
@@ -249,16 +248,8 @@ def fit_piecewise(
     fits, segs = [], []
     for s, (i, j) in enumerate(cuts):
         a, b = bounds[i], bounds[j]
-        f = fit_hockney(
-            n[a:b],
-            t[a:b],
-            loss=loss,
-            f_scale=f_scale,
-            n_boot=n_boot,
-            seed=None if seed is None else seed + s,
-            level=level,
-            max_bandwidth_MBps=max_bandwidth_MBps,
-        )
+        seed = None if line["seed"] is None else line["seed"] + s
+        f = fit_hockney(n[a:b], t[a:b], **{**line, "seed": seed})
         fits.append(f)
     ends = [
         _gap_breakpoint(uniq[i - 1], uniq[i], fits[s].model, fits[s + 1].model)
