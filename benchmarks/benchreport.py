@@ -1,12 +1,15 @@
-"""What the collective benchmark scripts share: the provenance lines that head a report, its
-ending (printed, and written atomically with --out), and the exit on a kernel's failure.
+"""What the benchmark scripts share: the provenance lines that head a report, its ending
+(printed, and written atomically with --out), the exit on a kernel's failure, and the options
+and page list of the scripts that read a built book.
 
 The scripts run as ``python benchmarks/<script>.py``, so this folder is on sys.path."""
 
 from __future__ import annotations
 
+import argparse
 import shlex
 import sys
+from pathlib import Path
 
 from commbook import collective_runs as coll
 from commbook import kernels, machine
@@ -27,6 +30,26 @@ def publish(lines: list[str], out: str | None) -> int:
 
         atomic_write_text(out, report + "\n")
     return 0
+
+
+def built_book_parser(doc: str) -> argparse.ArgumentParser:
+    """The options of a script that reads a built book: --html, --toc, --out."""
+    ap = argparse.ArgumentParser(description=doc.splitlines()[0])
+    ap.add_argument("--html", type=Path, default=Path("_build/html"))
+    ap.add_argument("--toc", type=Path, default=Path("_toc.yml"))
+    ap.add_argument("--out", help="also write the report to this file")
+    return ap
+
+
+def toc_pages(toc: Path) -> list[str]:
+    """The pages of a table of contents, in its order (an older commit's too)."""
+    import yaml
+
+    data = yaml.safe_load(toc.read_text())
+    pages = [data["root"]]
+    for part in data.get("parts", [{"chapters": data.get("chapters", [])}]):
+        pages += [c["file"] for c in part["chapters"]]
+    return pages
 
 
 def run(main, name: str) -> None:

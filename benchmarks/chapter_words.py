@@ -9,30 +9,15 @@ except for the few words glued from runs).
 
 from __future__ import annotations
 
-import argparse
 import sys
-from pathlib import Path
 
-import yaml
-from benchreport import provenance, publish
+from benchreport import built_book_parser, provenance, publish, toc_pages
 
 from commbook.prose_words import PROSE_WORD_LIMIT, page_words
 
 
-def toc_pages(toc: Path) -> list[str]:
-    data = yaml.safe_load(toc.read_text())
-    pages = [data["root"]]
-    for part in data.get("parts", [{"chapters": data.get("chapters", [])}]):
-        pages += [c["file"] for c in part["chapters"]]
-    return pages
-
-
 def main(argv=None) -> int:
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--html", type=Path, default=Path("_build/html"))
-    ap.add_argument("--toc", type=Path, default=Path("_toc.yml"))
-    ap.add_argument("--out", help="also write the report to this file")
-    args = ap.parse_args(argv)
+    args = built_book_parser(__doc__).parse_args(argv)
     words = page_words(args.html, toc_pages(args.toc))
     lines = provenance("chapter_words.py", argv)
     over = 0

@@ -10,13 +10,11 @@ Run `make book` first (or build the commit to compare). Needs Debian's chromium.
 
 from __future__ import annotations
 
-import argparse
 import sys
 from collections import Counter
 from pathlib import Path
 
-from benchreport import provenance, publish
-from chapter_words import toc_pages
+from benchreport import built_book_parser, provenance, publish, toc_pages
 
 # the page checks and the browser launcher the test suite uses (one definition of each check)
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
@@ -45,11 +43,7 @@ def audit(browser, html: Path, page: str) -> dict:
 
 
 def main(argv=None) -> int:
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--html", type=Path, default=Path("_build/html"))
-    ap.add_argument("--toc", type=Path, default=Path("_toc.yml"))
-    ap.add_argument("--out", help="also write the report to this file")
-    args = ap.parse_args(argv)
+    args = built_book_parser(__doc__).parse_args(argv)
     from playwright.sync_api import sync_playwright
 
     lines = provenance("reader_audit.py", argv) + [
@@ -80,8 +74,11 @@ def main(argv=None) -> int:
                 over = [len(r["overflow"][w]) for w in WIDTHS]
                 totals.update({f"overflow {w}": n for w, n in zip(WIDTHS, over)})
                 lines.append(
-                    f"| {page} | " + " | ".join(str(count[i]) for i in IMPACTS) + f" | {', '.join(ids) or '-'} | "
-                    + " | ".join(map(str, over)) + " |"
+                    f"| {page} | "
+                    + " | ".join(str(count[i]) for i in IMPACTS)
+                    + f" | {', '.join(ids) or '-'} | "
+                    + " | ".join(map(str, over))
+                    + " |"
                 )
         finally:
             browser.close()
