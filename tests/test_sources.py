@@ -95,3 +95,30 @@ def test_no_seed_file_name_and_no_machine_path_in_the_code(repo, folder):
     paths = [p for p in sorted((repo / folder).rglob("*")) if "__pycache__" not in p.parts]
     bad = _forbidden_lines(repo, paths)
     assert not bad, "seed file names or machine paths:\n" + "\n".join(bad)
+
+
+def test_every_package_name_the_book_gives_exists(repo):
+    """A `commbook.module.name` the prose names (a module, function, constant) is in the package:
+    the book must not send a reader to code that was renamed or removed."""
+    import importlib
+
+    named = re.compile(r"`(commbook(?:\.[A-Za-z_]\w*)+)(?:\(\))?`")
+    missing = []
+    for path in sorted((repo / "book").glob("*.md")):
+        for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
+            for name in named.findall(line):
+                parts = name.split(".")
+                k = len(parts)
+                while k > 1:  # the longest importable prefix is the module
+                    try:
+                        obj = importlib.import_module(".".join(parts[:k]))
+                        break
+                    except ImportError:
+                        k -= 1
+                else:
+                    obj = importlib.import_module("commbook")
+                for attribute in parts[k:]:
+                    obj = getattr(obj, attribute, None)
+                if obj is None:
+                    missing.append(f"book/{path.name}:{number}: {name}")
+    assert not missing, "the book names code that does not exist:\n" + "\n".join(missing)

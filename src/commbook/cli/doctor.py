@@ -24,7 +24,8 @@ def _line(ok: bool, what: str, detail: str = "", fix: str = "") -> bool:
 
 def _failed(what: str, error: Exception, fix: str) -> bool:
     """A check that raised: the first line of its error, and the fix."""
-    return _line(False, what, str(error).splitlines()[0], fix)
+    first = (str(error).splitlines() or [type(error).__name__])[0]  # an error may have no message
+    return _line(False, what, first, fix)
 
 
 def run(args) -> int:
