@@ -4,7 +4,9 @@ log-log interpolation)."""
 
 from __future__ import annotations
 
+import os
 import re
+from concurrent.futures import ProcessPoolExecutor
 
 import numpy as np
 import pandas as pd
@@ -40,11 +42,31 @@ def loglog_interpolate(n_fit, t_fit, n_new) -> np.ndarray:
     return np.exp(np.interp(np.log(np.asarray(n_new, float) + 1), np.log(np.asarray(n_fit) + 1), np.log(t_fit)))
 
 
-def _fits(n, t):
-    return {
-        "piecewise_bic": fitting.fit_piecewise(n, t, n_boot=0),
-        "piecewise_predictive": fitting.fit_piecewise(n, t, n_boot=0, **fitting.PREDICTIVE),
+def _on_every_core(function, jobs: list) -> list:
+    """function(*job) for every job, in order, spread over the machine's cores: the fits are
+    independent and each takes up to a second (the same results as one after the other)."""
+    workers = min(len(jobs), os.cpu_count() or 1)
+    if workers < 2:
+        return [function(*job) for job in jobs]
+    import multiprocessing
+
+    # spawn: a fork of a process that runs threads (a notebook, a browser test) may inherit a held lock
+    with ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("spawn")) as pool:
+        return list(pool.map(function, *zip(*jobs), chunksize=max(1, len(jobs) // (8 * workers))))
+
+
+def _sizes_split_predictions(n, t):
+    """Fit the even sizes (both piecewise settings), predict the odd ones: (predictions, segments)."""
+    fit_mask = np.arange(n.size) % 2 == 0
+    fits = {
+        "piecewise_bic": fitting.fit_piecewise(n[fit_mask], t[fit_mask], n_boot=0),
+        "piecewise_predictive": fitting.fit_piecewise(n[fit_mask], t[fit_mask], n_boot=0, **fitting.PREDICTIVE),
     }
+    return {k: f.time_us(n[~fit_mask]) for k, f in fits.items()}, {k: f.n_segments for k, f in fits.items()}
+
+
+def _predictive_prediction(n_fit, t_fit, n_new):
+    return fitting.fit_piecewise(n_fit, t_fit, n_boot=0, **fitting.PREDICTIVE).time_us(n_new)
 
 
 PINGPONG_METHODS = ("piecewise_bic", "piecewise_predictive", "interpolation")
@@ -55,21 +77,19 @@ def pingpong_sizes(curves=None) -> tuple[pd.DataFrame, pd.DataFrame]:
     one row per held-out point of the predictive fit, for the figure)."""
     curves = pingpong_curves() if curves is None else curves
     rows, points = [], []
-    for cid, c in enumerate(curves):
+    used = [(cid, c) for cid, c in enumerate(curves) if c["n"].size >= 6]
+    fitted = _on_every_core(_sizes_split_predictions, [(c["n"], c["t"]) for _, c in used])
+    for (cid, c), (pred, segments) in zip(used, fitted):
         n, t = c["n"], c["t"]
-        if n.size < 6:
-            continue
         fit_mask = np.arange(n.size) % 2 == 0
-        fits = _fits(n[fit_mask], t[fit_mask])
-        pred = {k: f.time_us(n[~fit_mask]) for k, f in fits.items()}
         pred["interpolation"] = loglog_interpolate(n[fit_mask], t[fit_mask], n[~fit_mask])
         row = {
             "curve": cid,
             **{k: c[k] for k in ("source", "machine", "mapping", "transport", "mpi_library", "curve")},
             "n_fit": int(fit_mask.sum()),
             "n_test": int((~fit_mask).sum()),
-            "segments_bic": fits["piecewise_bic"].n_segments,
-            "segments_predictive": fits["piecewise_predictive"].n_segments,
+            "segments_bic": segments["piecewise_bic"],
+            "segments_predictive": segments["piecewise_predictive"],
         }
         row["curve_label"] = row.pop("curve")
         row["curve"] = cid
@@ -116,13 +136,17 @@ PAIR_COLUMNS = [
 
 def _pair_rows(pairs, split):
     """Fit (predictive piecewise) on all sizes of one curve, predict another at their common sizes."""
-    rows = []
+    rows, used = [], []
     for a, b, what in pairs:
         common, ia, ib = np.intersect1d(a["n"], b["n"], return_indices=True)
-        if common.size < 6:
-            continue
-        f = fitting.fit_piecewise(a["n"], a["t"], n_boot=0, **fitting.PREDICTIVE)
-        e = np.abs(rel_error(f.time_us(common), b["t"][ib]))
+        if common.size >= 6:
+            used.append((a, b, what, common, ia, ib))
+    # run 1 predicts runs 2, 3, ... at the same sizes: fit it once
+    jobs = {(id(a), common.tobytes()): (a["n"], a["t"], common) for a, _, _, common, _, _ in used}
+    predicted = dict(zip(jobs, _on_every_core(_predictive_prediction, list(jobs.values()))))
+    for a, b, what, common, ia, ib in used:
+        prediction = predicted[id(a), common.tobytes()]
+        e = np.abs(rel_error(prediction, b["t"][ib]))
         same = np.abs(rel_error(a["t"][ia], b["t"][ib]))  # how much the two curves differ anyway
         rows.append(
             {
