@@ -65,7 +65,10 @@ def set_theme(tab, theme: str) -> str:
     tab.evaluate(
         "t => { document.documentElement.dataset.theme = t; document.documentElement.dataset.mode = t; }", theme
     )
-    tab.wait_for_timeout(100)
+    # the theme fades colours in (CSS transitions): audit the colours they end at, however long a
+    # loaded machine takes to get there (axe once caught a half-faded search box in the dark theme)
+    tab.evaluate("""() => Promise.all(document.getAnimations()
+                                      .filter(a => a instanceof CSSTransition).map(a => a.finished))""")
     return tab.evaluate("() => getComputedStyle(document.body).backgroundColor")
 
 

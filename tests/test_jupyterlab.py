@@ -21,6 +21,7 @@ import socket
 import subprocess
 import sys
 import time
+import urllib.error
 import urllib.request
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
@@ -59,10 +60,19 @@ def _free_port() -> int:
 
 
 def _api(base: str, token: str, path: str, method: str = "GET"):
+    """One REST call; a server error is asked again for up to 10 s (the kernel list answered 500
+    once in CI while the previous chapter's kernel was being shut down)."""
     req = urllib.request.Request(f"{base}{path}", method=method, headers={"Authorization": f"token {token}"})
-    with urllib.request.urlopen(req, timeout=10) as r:
-        body = r.read()
-    return json.loads(body) if body else None
+    deadline = time.monotonic() + 10
+    while True:
+        try:
+            with urllib.request.urlopen(req, timeout=10) as r:
+                body = r.read()
+            return json.loads(body) if body else None
+        except urllib.error.HTTPError as e:
+            if e.code < 500 or time.monotonic() > deadline:
+                raise
+            time.sleep(0.5)
 
 
 def _alive(pids) -> list[int]:
