@@ -473,6 +473,7 @@ def test_plain_jupyterlab_runs_pingpong_through_the_installed_kernel(tmp_path):
                 kernel = tab.locator(".jp-NotebookPanel-toolbar").first.inner_text()
                 assert "commbook" in kernel, kernel
                 check_excerpts(tab, REPO / "book" / "pingpong.md")
+                check_explorer(tab, "pingpong")
                 figures = tab.eval_on_selector_all(
                     ".jp-OutputArea-output img, .jp-OutputArea-output svg.marks", "els => els.length"
                 )
