@@ -26,7 +26,7 @@ else
 $(error MPI must be openmpi or mpich, not '$(MPI)')
 endif
 
-.PHONY: book test test-fast lint lint-fix lab doctor clean-book clean benchmark assignments pdf claims
+.PHONY: book test test-env test-fast lint lint-fix lab doctor clean-book clean benchmark assignments pdf claims
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -70,8 +70,11 @@ pdf: $(STAMP)
 
 # The suite includes the JupyterLab browser test, hence the lab packages, and the course tests
 # (nbgrader).
-test: $(STAMP) $(LAB_STAMP) $(COURSE_STAMP)
+test: test-env
 	$(PY) -m pytest -ra --durations=30 $(PYTEST_ARGS)
+
+# What `make test` installs, nothing run (CI prepares both MPI families' venvs at once).
+test-env: $(STAMP) $(LAB_STAMP) $(COURSE_STAMP)
 
 # Every test that runs no MPI, builds no book, needs no browser or Slurm and is not marked slow
 # (every raw ORFEO file read or regenerated from, a wheel, the student edition, nbgrader): under 2 min.
