@@ -26,7 +26,7 @@ IMPACTS = ("critical", "serious", "moderate", "minor")
 
 
 def audit(browser, html: Path, page: str) -> dict:
-    url = (html / f"{page}.html").as_uri()
+    url = (html / f"{page}.html").resolve().as_uri()
     result = {"page": page, "axe": {}, "overflow": {}}
     for width in WIDTHS:
         context, tab = pc.open_page(browser, url, width)
