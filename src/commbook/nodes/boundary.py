@@ -27,7 +27,7 @@ from pathlib import Path
 
 import numpy as np
 
-from .. import config, data, machine, mpi_env
+from .. import config, data, kernels, machine, mpi_env
 from . import available
 
 REFERENCE = "emulated-nodes"
@@ -52,7 +52,7 @@ class BoundaryRun:
         if self.live:
             return (
                 f"measured while this page was built, on {self.meta.get('nodes', 2)} emulated "
-                f"nodes of this machine ({self.meta.get('mpi_library', '')})"
+                f"nodes of this machine ({kernels.short_library(self.meta.get('mpi_library', ''))})"
             )
         return (
             f"**not measured while this page was built** ({self.why_reference}): the "
