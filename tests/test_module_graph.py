@@ -4,6 +4,7 @@ The layers are import-linter contracts in pyproject.toml ([tool.importlinter]); 
 checks them, imports inside functions included. grimp (import-linter's graph) gives the graph
 the no-cycle check walks."""
 
+import re
 import shutil
 import subprocess
 import sys
@@ -61,3 +62,24 @@ def test_no_import_cycles(graph):
             edges = nx.find_cycle(graph.subgraph(group))
             found.append(" -> ".join([u for u, _ in edges] + [edges[0][0]]))
     assert not found, "import cycles among commbook modules:\n" + "\n".join(sorted(found))
+
+
+def test_every_module_is_in_contributings_package_map(repo):
+    """CONTRIBUTING's package map names every module (a new module gets its line there)."""
+    text = (repo / "CONTRIBUTING.md").read_text(encoding="utf-8")
+    table = text[text.index("### Package map") : text.index("## Kernel conventions")]
+    named = {name for row in re.findall(r"^\| ([^|]+) \|", table, re.M) for name in re.findall(r"`([^`]+)`", row)}
+    named |= {
+        f"claims/{p}" for row in re.findall(r"`claims/<page>` \(([^)]*)\)", table) for p in re.findall(r"`(\w+)`", row)
+    }
+    missing = []
+    for path in sorted((repo / "src" / "commbook").rglob("*.py")):
+        module = path.relative_to(repo / "src" / "commbook").with_suffix("").as_posix()
+        package = module.rsplit("/", 1)[0] if "/" in module else ""
+        # a package's __init__ is covered by its package's rows
+        if module in named or (module.endswith("__init__") and any(n.startswith(package) for n in named)):
+            continue
+        if package in named or f"{package}/<chapter>" in named:
+            continue
+        missing.append(module)
+    assert not missing, "modules missing from CONTRIBUTING's package map: " + ", ".join(missing)
