@@ -206,7 +206,7 @@ def test_instructor_page_commands_exist(repo):
     assert page in chapter_files(repo) and page not in chapter_files(repo, student=True)
     # the figures it states are the code's
     text = " ".join(page.read_text().split())
-    assert f"({grading.DEFAULT_TIME_LIMIT:g} s by default)" in text
+    # (the C checks' time limit is a {claim} of the page: tests/test_claims.py checks it)
     assert (
         f"({assignments.POINTS['number']} for a number or a choice, {assignments.POINTS['c']} for a C exercise)"
     ) in text and assignments.POINTS["choice"] == assignments.POINTS["number"]

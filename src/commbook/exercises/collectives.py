@@ -56,6 +56,18 @@ def _coll_rs_predict(lambda_us: float, bandwidth_MBps: float):
     return predict("reduce_scatter", "ring", 2, 65536.0, lambda_us, bandwidth_MBps)
 
 
+@_exercise("coll-ring-measured", "collectives_library", rel_tol=0.03, unit="")
+def _coll_ring_measured(measured_us: float, lambda_us: float, bandwidth_MBps: float):
+    """Hint: At P = 2 the ring allreduce is a reduce-scatter and an allgather: two exchanges of half the vector each.
+
+    Method: the model is 2(P-1)(λ + n/(P b)) = 2λ + n/b at P = 2, n = 1,048,576 B, b in MB/s (bytes per µs); divide
+    your measured time by it.
+    """
+    from ..models.collective_costs import predict
+
+    return measured_us / predict("allreduce", "ring", 2, float(1 << 20), lambda_us, bandwidth_MBps)
+
+
 # ---------------------------------------------------------------------------------------
 # collectives_orfeo
 
@@ -104,3 +116,24 @@ def _coll_orfeo_alltoall():
 
     lam, b = _orfeo_link_classes()["node"]
     return crossover("alltoall", "bruck", "pairwise", 32, lam, b)
+
+
+@_exercise("coll-orfeo-gap", "collectives_orfeo", rel_tol=0.03, unit="µs", giveaways=("polyfit(",))
+def _coll_orfeo_gap():
+    """Hint: OSU's mean over ranks of the linear broadcast grows by g/2 for every process added; fit a straight line.
+
+    Method: keep the 1-byte basic_linear rows mapped by core with 14 <= P <= 24, fit t_us against np with
+    numpy.polyfit(np, t_us, 1), and double the slope.
+    """
+    import numpy as np
+
+    from ..chapters import collectives as chapter
+
+    bcast, _ = chapter.orfeo_or_empty("giuliofantuzzi/bcast")
+    rows = bcast[
+        (bcast.mapping == "core")
+        & (bcast.algorithm == "basic_linear")
+        & (bcast.size_bytes == 1)
+        & bcast.np.between(14, 24)
+    ]
+    return 2 * float(np.polyfit(rows.np.to_numpy(float), rows.t_us.to_numpy(float), 1)[0])
