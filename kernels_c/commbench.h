@@ -28,6 +28,7 @@
 #define COMMBENCH_H
 
 #include <mpi.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -429,6 +430,31 @@ int cb_entry(MPI_Comm comm, int argc, char **argv, char *out, size_t outcap)
     }
     return rc;
 }
+
+/* ---- watchdog: a hang made a loud failure (standalone programs only: it ends the process) ---- */
+
+static char cb_stuck_msg[256];
+
+CB_API void cb_on_alarm(int sig)
+{
+    (void)sig;
+    ssize_t w = write(2, cb_stuck_msg, strlen(cb_stuck_msg));
+    (void)w;
+    _exit(3);
+}
+
+/* A rank still inside `what` `seconds` after this call prints a DEADLOCK line on stderr and
+ * exits with code 3 (mpiexec then ends the job); cb_disarm() when `what` returned. */
+CB_API void cb_arm(int rank, int seconds, const char *what)
+{
+    snprintf(cb_stuck_msg, sizeof cb_stuck_msg,
+             "commbook kernel: rank %d: DEADLOCK: still inside %s after %d s "
+             "(every rank waiting for another)\n", rank, what, seconds);
+    signal(SIGALRM, cb_on_alarm);
+    alarm((unsigned)seconds);
+}
+
+CB_API void cb_disarm(void) { alarm(0); }
 
 #ifdef CB_STANDALONE
 int main(int argc, char **argv)

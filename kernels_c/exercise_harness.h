@@ -10,38 +10,13 @@
  *   gather: ex_gather_main(ctx, gather)  binomial-tree gather with MPI_Send / MPI_Recv
  *   eager:  ex_eager_main(ctx, probe)    the largest message MPI_Send delivers eagerly
  *
- * A watchdog (alarm) turns a hang into a loud failure: a rank still inside the reader's code
- * after --watchdog seconds prints that it is stuck and exits with code 3.
+ * A watchdog (commbench.h's cb_arm) turns a hang into a loud failure: a rank still inside the
+ * reader's code after --watchdog seconds prints that it is stuck and exits with code 3.
  */
 #ifndef EXERCISE_HARNESS_H
 #define EXERCISE_HARNESS_H
 
-#include <signal.h>
 #include "commbench.h"
-
-/* ---- watchdog ------------------------------------------------------------------------ */
-
-static char ex_stuck_msg[256];
-
-static void ex_on_alarm(int sig)
-{
-    (void)sig;
-    ssize_t w = write(2, ex_stuck_msg, strlen(ex_stuck_msg));
-    (void)w;
-    _exit(3);
-}
-
-/* Arm before calling the reader's code; ex_disarm() after. */
-static void ex_arm(int rank, int seconds, const char *what)
-{
-    snprintf(ex_stuck_msg, sizeof ex_stuck_msg,
-             "commbook kernel: rank %d: DEADLOCK: still inside %s after %d s "
-             "(every rank waiting for another)\n", rank, what, seconds);
-    signal(SIGALRM, ex_on_alarm);
-    alarm((unsigned)seconds);
-}
-
-static void ex_disarm(void) { alarm(0); }
 
 /* Sizes "4,1K,1M": up to 16 of them. */
 static int ex_sizes(cb_ctx *ctx, const cb_optspec *spec, long long *sizes, int *n)
@@ -71,7 +46,7 @@ typedef void (*ex_ring_shift)(const char *sendbuf, char *recvbuf, int n, int lef
 static const cb_optspec EX_RING_OPTIONS[] = {
     {"sizes", "4,64K,1M", "message sizes in bytes, comma separated (K, M suffixes)"},
     {"repetitions", "3", "timed rings per size"},
-    {"watchdog", "20", "seconds a rank may stay inside one ring step before it is a deadlock"},
+    {"watchdog", "5", "seconds a rank may stay inside one ring step before it is a deadlock"},
     {NULL, NULL, NULL}};
 
 /* The byte j of the message that started on rank `origin`. */
@@ -108,9 +83,9 @@ CB_API int ex_ring_main(cb_ctx *ctx, const char *name, ex_ring_shift shift)
             snprintf(what, sizeof what, "your ring shift (MPI_Send / MPI_Recv) with %d-byte "
                      "messages", n);
             for (int k = 1; k <= P && ok; k++) {
-                ex_arm(rank, (int)watchdog, what);
+                cb_arm(rank, (int)watchdog, what);
                 shift(a, b, n, left, right, ctx->comm);
-                ex_disarm();
+                cb_disarm();
                 int origin = ((rank - k) % P + P) % P; /* after k steps: the value of rank - k */
                 for (long long j = 0; j < n; j++)
                     if (b[j] != ex_ring_byte(origin, j)) {
@@ -145,7 +120,7 @@ typedef void (*ex_gather_fn)(const char *sendbuf, char *recvbuf, int n, int root
 
 static const cb_optspec EX_GATHER_OPTIONS[] = {
     {"sizes", "0,1,7,1000,65537", "bytes per rank, comma separated"},
-    {"watchdog", "20", "seconds a rank may stay inside your gather before it is a deadlock"},
+    {"watchdog", "5", "seconds a rank may stay inside your gather before it is a deadlock"},
     {NULL, NULL, NULL}};
 
 static long long ex_sends, ex_recvs; /* point-to-point calls made inside the reader's gather */
@@ -195,9 +170,9 @@ CB_API int ex_gather_main(cb_ctx *ctx, const char *name, ex_gather_fn gather)
             ex_sends = ex_recvs = 0;
             MPI_Barrier(ctx->comm);
             double t0 = MPI_Wtime();
-            ex_arm(rank, (int)watchdog, "your gather");
+            cb_arm(rank, (int)watchdog, "your gather");
             gather(sb, rb, n, root, ctx->comm);
-            ex_disarm();
+            cb_disarm();
             double t = (MPI_Wtime() - t0) * 1e6;
             int local = 1;
             if (rank == root && n && memcmp(rb, ref, (size_t)n * P) != 0) {
@@ -307,9 +282,9 @@ CB_API int ex_eager_main(cb_ctx *ctx, const char *name, ex_eager_probe probe)
     MPI_Comm_split(ctx->comm, rank == 0 || rank == peer ? 0 : MPI_UNDEFINED,
                    rank == 0 ? 0 : 1, &pair);
     if (pair != MPI_COMM_NULL) {
-        ex_arm(rank, (int)watchdog, "your eager probe");
+        cb_arm(rank, (int)watchdog, "your eager probe");
         found = probe(rank == 0 ? 1 : 0, maxb, pair);
-        ex_disarm();
+        cb_disarm();
         MPI_Comm_free(&pair);
     }
     MPI_Bcast(&found, 1, MPI_LONG_LONG, 0, ctx->comm);

@@ -3,6 +3,8 @@ the ping-pong's reply buffer. Correctness only; timings are for benchmarks/ and 
 
 from __future__ import annotations
 
+import time
+
 import pytest
 
 from commbook import kernels, protocols
@@ -27,10 +29,20 @@ def test_send_first_deadlocks_above_the_eager_limit_only():
     # default limits: Open MPI btl/sm 4096 bytes with its header, MPICH ch4 between 4 and 8 KiB:
     # 1 KiB is eager, 64 KiB is not, with either library
     assert protocols.deadlocks(1024, None, timeout=20) is False
-    assert protocols.deadlocks(64 * 1024, None, timeout=6) is True
+    assert protocols.deadlocks(64 * 1024, None, timeout=6) is True  # killed by the timeout
     # move the limit up: 8 KiB is now sent eagerly and the same program completes
-    assert protocols.deadlocks(8192, 16384, timeout=20) is False
-    assert protocols.deadlocks(8192, None, timeout=6) is True
+    assert protocols.deadlocks(8192, 16384, timeout=20, watchdog=2) is False
+    # the program's own watchdog ends the hang (what the book's table uses)
+    t0 = time.monotonic()
+    assert protocols.deadlocks(8192, None, timeout=60, watchdog=2) is True
+    assert time.monotonic() - t0 < 30
+
+
+@pytest.mark.mpi
+def test_the_watchdog_says_deadlock_in_one_line():
+    with pytest.raises(kernels.KernelFailed) as err:
+        kernels.run_mpiexec("examples/deadlock", 2, {"size": 8, "watchdog": 1}, timeout=60)
+    assert "DEADLOCK: still inside the exchange after 1 s" in err.value.stderr
 
 
 @pytest.mark.mpi

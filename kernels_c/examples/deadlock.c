@@ -20,14 +20,17 @@
 static const cb_optspec CB_OPTIONS[] = {
     {"order", "recv-first", "recv-first (hangs always) or send-first (hangs above the eager limit)"},
     {"size", "4", "bytes every rank sends to its right-hand neighbour (K/M suffixes)"},
+    {"watchdog", "0", "seconds a rank may wait in the exchange before it reports a DEADLOCK and exits (0: forever)"},
     {NULL, NULL, NULL}};
 
 static int cb_kernel(MPI_Comm comm, cb_ctx *ctx)
 {
     if (cb_parse(ctx, "deadlock", CB_OPTIONS)) return CB_BAD_OPTIONS;
-    long long size;
+    long long size, watchdog;
     const char *order = cb_opt(ctx, CB_OPTIONS, "order");
-    if (cb_opt_int(ctx, CB_OPTIONS, "size", 0, 1LL << 30, &size)) return CB_BAD_OPTIONS;
+    if (cb_opt_int(ctx, CB_OPTIONS, "size", 0, 1LL << 30, &size) ||
+        cb_opt_int(ctx, CB_OPTIONS, "watchdog", 0, 3600, &watchdog))
+        return CB_BAD_OPTIONS;
     int send_first = strcmp(order, "send-first") == 0;
     if (!send_first && strcmp(order, "recv-first") != 0) {
         cb_printf(ctx, "# result: ERROR: --order '%s' is not recv-first or send-first\n", order);
@@ -45,6 +48,7 @@ static int cb_kernel(MPI_Comm comm, cb_ctx *ctx)
     int right = (ctx->rank + 1) % ctx->size, left = (ctx->rank - 1 + ctx->size) % ctx->size;
     int ok = 1;
     if (ctx->size > 1) {
+        if (watchdog > 0) cb_arm(ctx->rank, (int)watchdog, "the exchange");
         if (send_first) {
             MPI_Send(sbuf, (int)size, MPI_CHAR, right, 0, comm); /* returns only if eager */
             MPI_Recv(rbuf, (int)size, MPI_CHAR, left, 0, comm, MPI_STATUS_IGNORE);
@@ -52,6 +56,7 @@ static int cb_kernel(MPI_Comm comm, cb_ctx *ctx)
             MPI_Recv(rbuf, (int)size, MPI_CHAR, left, 0, comm, MPI_STATUS_IGNORE); /* waits forever */
             MPI_Send(sbuf, (int)size, MPI_CHAR, right, 0, comm);
         }
+        cb_disarm();
         for (long long i = 0; i < size && ok; i++) ok = rbuf[i] == (char)(left + i);
     }
     free(sbuf);

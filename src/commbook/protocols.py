@@ -88,29 +88,35 @@ def pingpong_sweep(
     return pd.concat(frames, ignore_index=True)
 
 
-def deadlocks(size: int, limit: int | None = None, timeout: float = 10.0, np: int = 2) -> bool:
+def deadlocks(size: int, limit: int | None = None, timeout: float = 10.0, np: int = 2, watchdog: int = 0) -> bool:
     """True if every rank calling a blocking MPI_Send of `size` bytes to its neighbour before
-    its MPI_Recv hangs (killed after `timeout` s); False if it completes correctly."""
+    its MPI_Recv hangs, False if it completes correctly. A hang ends when a rank has waited
+    `watchdog` s in the exchange (the program's own watchdog: the launch is not counted), or else
+    when the whole run passes `timeout` s (killed)."""
+    options = {"order": "send-first", "size": int(size), "watchdog": int(watchdog)}
     try:
-        kernels.run_mpiexec(
-            "examples/deadlock", np, {"order": "send-first", "size": int(size)}, timeout=timeout, env=eager_env(limit)
-        )
+        kernels.run_mpiexec("examples/deadlock", np, options, timeout=timeout, env=eager_env(limit))
     except kernels.KernelTimeout:
         return True
+    except kernels.KernelFailed as e:
+        if "DEADLOCK" in (e.stderr or ""):
+            return True
+        raise
     return False
 
 
-def deadlock_table(sizes, limits, timeout: float = 10.0) -> pd.DataFrame:
-    """size_bytes x eager_limit -> 'completes' or 'deadlock (killed after T s)'."""
+def deadlock_table(sizes, limits, timeout: float = 10.0, watchdog: int = 0) -> pd.DataFrame:
+    """size_bytes x eager_limit -> 'completes' or 'deadlock (...)', how the hang was ended."""
+    hung_text = f"deadlock (stuck {watchdog} s, ended)" if watchdog else f"deadlock (killed after {timeout:g} s)"
     rows = []
     for limit in limits:
         for size in sizes:
-            hung = deadlocks(size, limit, timeout)
+            hung = deadlocks(size, limit, timeout, watchdog=watchdog)
             rows.append(
                 {
                     "eager_limit": _label(limit),
                     "size_bytes": int(size),
-                    "send-first exchange": f"deadlock (killed after {timeout:g} s)" if hung else "completes",
+                    "send-first exchange": hung_text if hung else "completes",
                 }
             )
     return pd.DataFrame(rows).pivot(index="size_bytes", columns="eager_limit", values="send-first exchange")

@@ -82,8 +82,13 @@ def _check_each_P(tag: str, src: Path, nps, options: dict, timeout: float, judge
     return Verdict(True)
 
 
+# seconds one ring step or one gather may take before it is a deadlock: a step of 1 MiB takes
+# milliseconds, even with 5 ranks sharing 2 cores; a hang then costs the reader 5 s, not 20
+WATCHDOG_S = 5
+
+
 def check_ring(
-    path=None, nps=(2, 3, 4, 5), sizes: str = "4,64K,1M", watchdog_s: int = 20, timeout: float = 180.0
+    path=None, nps=(2, 3, 4, 5), sizes: str = "4,64K,1M", watchdog_s: int = WATCHDOG_S, timeout: float = 180.0
 ) -> Verdict:
     """The ring of blocking MPI_Send / MPI_Recv (kernels_c/exercises/ring_skeleton.c or a copy):
     every message must reach the right rank at every step, for every P >= 2 (odd ones too) and
@@ -96,7 +101,7 @@ def check_ring(
 
 
 def check_gather(
-    path=None, nps=range(1, 8), sizes: str = "0,1,7,1000,65537", watchdog_s: int = 20, timeout: float = 120.0
+    path=None, nps=range(1, 8), sizes: str = "0,1,7,1000,65537", watchdog_s: int = WATCHDOG_S, timeout: float = 120.0
 ) -> Verdict:
     """The binomial gather (kernels_c/exercises/gather_skeleton.c or a copy): the same result as
     MPI_Gather for roots 0 and P-1, each rank but the root sending once, the root receiving
