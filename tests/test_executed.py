@@ -149,3 +149,32 @@ def test_an_mpich_build_draws_the_node_boundary_from_the_shipped_run(monkeypatch
     monkeypatch.delenv("COMMBOOK_NODES_REFERENCE", raising=False)
     monkeypatch.setattr(mpi_env, "detect", lambda: mpi_env.MPIInfo("mpich", "MPICH 5.0.2", "mpiexec", None))
     assert "MPICH 5.0.2" in boundary.reference_reason()
+
+
+def test_pages_execute_as_the_book_build_runs_them(tmp_path, monkeypatch):
+    """make claims fills the cache make book renders from, so its kernels get the book build's
+    environment, the static-page marker included (without it a run panel caches live widgets
+    and an explorer its inlined bundle, and the next make book renders them)."""
+    from jupyter_cache import get_cache
+
+    from commbook import mpi_env
+    from commbook.booktools import execution_environment
+    from commbook.claims.mpi_cache import select
+    from commbook.explorers.render import ENV_STATIC
+
+    for key in execution_environment({}):  # run() sets them in os.environ: undone after the test
+        monkeypatch.setenv(key, "")
+        monkeypatch.delenv(key)
+    page = tmp_path / "book" / "p.md"
+    page.parent.mkdir()
+    page.write_text(
+        PAGE.replace(
+            "glued.number", f"glued.text('marker', os.environ.get('{ENV_STATIC}', 'unset'))\nglued.number"
+        ).replace("from commbook import glued", "import os\nfrom commbook import glued"),
+        encoding="utf-8",
+    )
+    monkeypatch.setattr(executed, "pages_to_run", lambda root, wanted: [page])
+    assert executed.run(tmp_path, [], out=lambda line: None) == 0
+    cache = get_cache(str(select(tmp_path / "_build", mpi_env.detect().flavour)))
+    nb, ran, _ = executed.execute_page(page, cache, timeout=60)
+    assert not ran and executed.glued_values(nb)["marker"] == "1"

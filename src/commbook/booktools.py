@@ -77,6 +77,21 @@ def select_execution_cache(root: Path) -> Path:
     return select(root / "_build", mpi_env.detect().flavour)
 
 
+def execution_environment(base: dict) -> dict:
+    """`base` with what the book's kernels need while the pages execute (make book, make claims):
+    this MPI's run environment, ipyparallel without prompts, the inline plots, and the marker
+    that says the page will be static HTML (explorers load the shared bundle, run panels show
+    their command instead of widgets)."""
+    from .explorers.render import ENV_STATIC
+
+    env = dict(base)
+    env.update(mpi_env.run_environment())
+    env["IPP_NONINTERACTIVE"] = "1"
+    env.setdefault("MPLBACKEND", "module://matplotlib_inline.backend_inline")
+    env[ENV_STATIC] = "1"
+    return env
+
+
 def build(root: Path, strict: bool = True, announce: bool = True) -> int:
     vendor_mathjax(root)
     from .explorers.render import vendor_bundle
@@ -84,10 +99,7 @@ def build(root: Path, strict: bool = True, announce: bool = True) -> int:
     vendor_bundle(root / "book")
     fetch_orfeo(root)
     print(f"book: execution cache {select_execution_cache(root)}")
-    env = dict(os.environ)
-    env.update(mpi_env.run_environment())
-    env["IPP_NONINTERACTIVE"] = "1"
-    env.setdefault("MPLBACKEND", "module://matplotlib_inline.backend_inline")
+    env = execution_environment(os.environ)
     jb = shutil.which("jupyter-book", path=env["PATH"])
     if jb is None:
         raise SystemExit("jupyter-book not found: pip install -e '.[book]' (make book does)")

@@ -160,14 +160,14 @@ def run(root: Path, wanted: list[str], timeout: int = 900, out=print) -> int:
     from jupyter_cache import get_cache
 
     from .. import mpi_env
+    from ..booktools import execution_environment
     from .check import check_book
     from .mpi_cache import select
 
     info = mpi_env.detect()
     cache = get_cache(str(select(root / "_build", info.flavour)))
-    os.environ.update(mpi_env.run_environment())
-    os.environ["IPP_NONINTERACTIVE"] = "1"
-    os.environ.setdefault("MPLBACKEND", "module://matplotlib_inline.backend_inline")
+    # the environment make book gives its kernels: the cached pages must be what it would render
+    os.environ.update(execution_environment(os.environ))
     reports, t0 = [], time.perf_counter()
     for path in pages_to_run(root, wanted):
         report = PageReport(path.stem)
