@@ -73,6 +73,9 @@ def test_matrix_texts_follow_the_runs():
     assert "not beaten" in madd.first_look_text(by_P)
     assert "was beaten here" in madd.first_look_text(by_P.assign(t_median_us=[100.0, 50.0]))
     assert "below one" in madd.limit_text(0.45, 900) and "above one" in madd.limit_text(1.3, 100)
+    by_grid = pd.DataFrame({"t_median_us": [100.0, 104.0], "t_min_us": [95.0, 99.0], "t_max_us": [130.0, 120.0]})
+    assert "no more than" in madd.grid_spread_text(by_grid)
+    assert "did matter" in madd.grid_spread_text(by_grid.assign(t_median_us=[100.0, 150.0], t_max_us=[105.0, 155.0]))
 
 
 @pytest.mark.parametrize("n, text", [(4096, "4 KiB"), (2**26, "64 MiB"), (100, "100 B"), (0, "0 B")])

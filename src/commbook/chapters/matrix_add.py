@@ -148,6 +148,22 @@ def first_look_text(by_P) -> str:
     )
 
 
+def grid_spread_text(by_grid) -> str:
+    """Do the grids' medians differ by more than one grid's repetitions do (its min-max bar)?"""
+    t = by_grid["t_median_us"].to_numpy(float)
+    between = t.max() / t.min() - 1
+    within = float(((by_grid["t_max_us"] - by_grid["t_min_us"]) / by_grid["t_median_us"]).max())
+    if between <= within:
+        return (
+            f"the grids' medians differ by {between:.0%}, no more than one grid's repetitions "
+            f"(its bar spans up to {within:.0%} of its median)"
+        )
+    return (
+        f"here the grids' medians differ by {between:.0%}, more than one grid's repetitions "
+        f"(its bar spans at most {within:.0%} of its median): on this run the grid did matter"
+    )
+
+
 def model_shape_text(rows, predictions) -> str:
     """Does the model's split of the time match the measured one (share of the add)?"""
     rows = rows[rows["np"] > 1]  # one process moves nothing: its add is its whole run
