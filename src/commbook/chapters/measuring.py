@@ -211,7 +211,7 @@ def load_sentence(load, cores: int) -> str:
         return "(the load average could not be read): whatever else ran on the cores is part of the measurements below"
     if load >= cores:
         return (
-            f"{load:g} when it started, as much work as it has cores: other programs were "
+            f"{load:g} when it started, at least as much work as it has cores: other programs were "
             "competing with the measurements below"
         )
     if load >= 0.25:
