@@ -117,3 +117,54 @@ def test_crossover_ingredients_and_oversubscribed_words_follow_the_measurements(
     assert "256 times above" in lib.oversubscribed_words(256000, 1000)
     assert "did not move it" in lib.oversubscribed_words(1200, 1000)
     assert "4 times below" in lib.oversubscribed_words(250, 1000)
+
+
+def test_primer_polls_and_send_mode_sentences_follow_the_run():
+    from commbook.chapters import mpi_primer as primer
+    from commbook.kernels import KernelOutput
+
+    assert "at its first `MPI_Test`" in primer.polls_sentence(1)
+    assert "up to 7 times" in primer.polls_sentence(7)
+
+    def modes(ssend_small_ms, bsend_large_ms):
+        table = pd.DataFrame(
+            {
+                "mode": ["synchronous", "synchronous", "buffered", "buffered"],
+                "size_bytes": [8, 4194304, 8, 4194304],
+                "return_ms": [ssend_small_ms, 200.6, 0.01, bsend_large_ms],
+            }
+        )
+        return KernelOutput(meta={"delay_ms": "200"}, table=table, result="ok")
+
+    usual = primer.ssend_bsend_sentence(modes(200.3, 1.9))
+    assert "small message waited" in usual and "large message returned at once" in usual
+    odd = primer.ssend_bsend_sentence(modes(0.01, 150.0))
+    assert "did *not* wait" in odd and "copying it was slow here" in odd
+
+
+def test_measuring_load_warmup_and_oversubscription_words():
+    from commbook.chapters import measuring as M
+
+    assert "nearly idle" in M.load_sentence("0.05", 2)
+    assert "using the cores too" in M.load_sentence(0.8, 2)
+    assert "competing" in M.load_sentence("3.5", 2)
+    assert "could not be read" in M.load_sentence("n/a", 2)
+    assert "oversubscribed" in M.oversubscription_setting(2, 4)
+    assert "not oversubscription" in M.oversubscription_setting(8, 4)
+    rest = [1.0] * 50
+    assert "how many repetitions the slow start lasted" in M.warmup_sentence([10.0] * 3 + rest)
+    assert "slow start" not in M.warmup_sentence([1.0] * 3 + rest)
+
+
+def test_pingpong_reference_scope_and_allocation_under_each_policy():
+    from commbook.chapters import pingpong as pp
+
+    here = {"cpu": "AMD EPYC", "cores": 2}
+    assert "same kind of machine" in pp.reference_scope({"cpu": "AMD EPYC", "cores": "2"}, here)
+    assert "another kind of machine" in pp.reference_scope({"cpu": "Intel Xeon", "cores": "2"}, here)
+    plain = pd.DataFrame({"size_bytes": [1 << 26], "t_us": [10000.0]})
+    huge = pd.DataFrame({"size_bytes": [1 << 26], "t_us": [5000.0]})
+    assert "faster copies" in pp.allocation_verdict(plain, huge, "madvise")
+    assert "noise" in pp.allocation_verdict(plain, huge, "never")
+    assert "noise" in pp.allocation_verdict(plain, huge, "always")
+    assert "no difference" in pp.allocation_verdict(plain, plain, "never")

@@ -191,13 +191,45 @@ def warmup_sentence(cold, warm=None, n_first: int = 3) -> str:
         wfirst, wrest, whow = one(warm)
         text += f"; after the warm-up they took {wfirst:.3g} µs, {whow} the median of the others ({wrest:.3g} µs)"
     if first > 1.5 * rest:
-        text += ". Averaged into a short run, slow first repetitions bias it upwards"
+        text += (
+            ". Averaged into a short run, slow first repetitions bias it upwards; the figure "
+            "shows how many repetitions the slow start lasted"
+        )
     else:
         text += (
             ". This time the set-up cost did not stand out in the timed repetitions (the "
             "library may have paid it during start-up)"
         )
     return text
+
+
+def load_sentence(load, cores: int) -> str:
+    """What the 1-minute load average at the start says about the machine's other work."""
+    try:
+        load = float(load)
+    except (TypeError, ValueError):
+        return "(the load average could not be read): whatever else ran on the cores is part of the measurements below"
+    if load >= cores:
+        return (
+            f"{load:g} when it started, at least as much work as it has cores: other programs were "
+            "competing with the measurements below"
+        )
+    if load >= 0.25:
+        return (
+            f"{load:g} when it started: other programs were using the cores too, and their noise "
+            "is part of the measurements below"
+        )
+    return f"{load:g} when it started: the machine was nearly idle, and the noise below is mostly its own"
+
+
+def oversubscription_setting(cores: int, processes: int = 4) -> str:
+    """Whether the experiment's `processes` ranks outnumber this machine's cores."""
+    if processes > cores:
+        return f"With {processes} processes on {cores} cores, oversubscribed"
+    return (
+        f"With {processes} processes on {cores} cores, which is not oversubscription (every rank "
+        "has a core, so this shows only what idle ranks cost)"
+    )
 
 
 def collective_reading(out: kernels.KernelOutput) -> dict:

@@ -57,3 +57,36 @@ def standard_send_sentence(out: kernels.KernelOutput) -> str:
     if s == l:
         return f"both the {small} and the {large} standard sends {word[s]}"
     return f"the {small} standard send {word[s]}, the {large} one {word[l]}"
+
+
+def polls_sentence(polls: int) -> str:
+    """What the non-blocking ring shift's MPI_Test count (the largest over ranks) shows."""
+    if polls <= 1:
+        return (
+            "In this run every rank's message was there at its first `MPI_Test`: nothing was left "
+            "to hide behind work, which a larger message or a slower link would change."
+        )
+    return (
+        f"In this run a rank called `MPI_Test` up to {polls} times before its message was there: "
+        "each of those calls is a moment a real code could have spent computing."
+    )
+
+
+def ssend_bsend_sentence(out: kernels.KernelOutput) -> str:
+    """What the synchronous send of the small message and the buffered send of the large one
+    did here, each with the reason the standard gives (or the surprise, if the run disagrees)."""
+    ssend = (
+        "The synchronous send of the small message waited for the receiver, although a few bytes "
+        "could have been buffered"
+        if waited(out, "synchronous", False)
+        else "The synchronous send of the small message did *not* wait for the receiver here, "
+        "which the standard does not allow: this run's timing is suspect"
+    )
+    bsend = (
+        "the buffered send of the large message returned at once, because the program had given "
+        "MPI the buffer to copy it into"
+        if not waited(out, "buffered", True)
+        else "the buffered send of the large message took more than half the receiver's delay, "
+        "although the program had given MPI the buffer to copy it into: copying it was slow here"
+    )
+    return f"{ssend}; {bsend}."

@@ -351,15 +351,34 @@ def hugepage_policy_text(policy: str) -> str:
     return f"the huge-page setting could not be read (`{policy}`)."
 
 
-def allocation_verdict(plain, huge) -> str:
-    """Compare the two allocations at the largest size both measured."""
+def allocation_verdict(plain, huge, policy: str | None = None) -> str:
+    """Compare the two allocations at the largest size both measured. With transparent huge
+    pages `never` or `always` (policy) both runs had the same pages, so a difference is noise."""
     a = plain.groupby("size_bytes")["t_us"].median()
     b = huge.groupby("size_bytes")["t_us"].median()
     size = max(set(a.index) & set(b.index))
     r = float(b[size] / a[size])
     where = f"At {bytes_text(size)} the huge-page buffers took {r:.2f} times the time of 4 KiB pages"
+    if policy in ("never", "always") and not 0.95 <= r <= 1.05:
+        return where + f": with huge pages `{policy}`, both runs had the same pages, so this is the machine's noise."
     if r < 0.95:
         return where + ": fewer pages to translate, faster copies."
     if r > 1.05:
         return where + ": slower here, so on this machine something else than address translation limits the copy."
     return where + ": no difference worth a word on this machine."
+
+
+def reference_scope(ref_meta: dict, here: dict) -> str:
+    """How the shipped reference run relates to this machine (machine.describe()): the same kind
+    (CPU model and core count) on another day, or another kind altogether."""
+    cpu, cores = here.get("cpu", "?"), here.get("cores", "?")
+    ref_cpu, ref_cores = ref_meta.get("cpu", "?"), ref_meta.get("cores", "?")
+    if str(ref_cpu) == str(cpu) and str(ref_cores) == str(cores):
+        return (
+            f"the same kind of machine ({cpu}, {cores} cores) on another day is a lesson in how much "
+            "a measurement moves."
+        )
+    return (
+        f"it was measured on another kind of machine ({ref_cpu}, {ref_cores} cores; this one is "
+        f"{cpu}, {cores} cores), so the two differ by machine as well as by day."
+    )
