@@ -135,6 +135,17 @@ def test_source_notebooks_have_an_answer_and_a_test_cell_per_exercise(repo, tmp_
         tmp_path / "source" / "ring" / "kernels_c" / "exercises" / "ring_skeleton.c"
     ).read_text() == E.c_exercise_path("ring").read_text()
     assert (tmp_path / "nbgrader_config.py").exists()
+    # the primer's measurement is saved after the cell that measured it
+    primer = [
+        c["source"] if isinstance(c["source"], str) else "".join(c["source"])
+        for c in cells(tmp_path / "source" / "mpi_primer" / "mpi_primer.ipynb")
+    ]
+    saving = next(
+        i
+        for i, c in enumerate(primer)
+        if "save_inputs('prim-standard', standard_ms=standard_ms, delay_ms=delay_ms)" in c
+    )
+    assert any("modes64 = primer.run_example" in c for c in primer[:saving])
 
 
 def test_grade_uses_the_students_own_saved_measurement(tmp_path, monkeypatch, capsys):

@@ -206,3 +206,10 @@ def test_send_mode_sentence_follows_the_table():
     assert primer.waited(out, "synchronous", False) and not primer.waited(out, "buffered", True)
     eager_everywhere = kernels.parse_output(text.replace("standard 4194304 201.0", "standard 4194304 0.5"))
     assert primer.standard_send_sentence(eager_everywhere).startswith("both the 8-byte and the 4 MiB")
+
+
+def test_prim_standard_is_checked_against_the_readers_own_run():
+    from commbook import exercises as E
+
+    assert E.expected("prim-standard", standard_ms=180.0, delay_ms=200.0) == "yes"
+    assert E.expected("prim-standard", standard_ms=0.05, delay_ms=200.0) == "no"

@@ -112,6 +112,7 @@ def scope_text() -> str:
     where = "its cores share one socket" if n_sockets == 1 else f"its cores sit on {n_sockets} sockets"
     return (
         f"This machine has {n_cores} cores and {where}; the ranks of a local cluster talk "
-        "through shared memory, with no network between nodes: what you measure here is "
-        "shared-memory MPI."
+        "through shared memory, so most of what you measure here is shared-memory MPI. (Two "
+        "sections, in the ping-pong and ring chapters, emulate nodes on this machine joined by "
+        "virtual network links; no real network is involved.)"
     )

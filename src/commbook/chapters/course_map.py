@@ -25,12 +25,15 @@ def _calls(code: str) -> set[str]:
 
 def exercises_of(page: Path) -> list[dict]:
     """[{label, title, runs_code}] of a MyST page: an exercise runs code when the first code
-    cell after it calls anything but the self-check and print (a kernel, a cluster, a compiler)."""
+    cell after it (before its solution) calls anything but the self-check and print (a kernel, a
+    cluster, a compiler)."""
     text = page.read_text()
     found = []
     for m in _EXERCISE.finditer(text):
         label = _LABEL.search(m["body"])
-        cell = _CELL.search(text, m.end())
+        # its own cell sits between the exercise and its solution, not after the solution
+        solution = text.find("{solution}", m.end())
+        cell = _CELL.search(text, m.end(), solution if solution != -1 else len(text))
         calls = _calls(cell["code"]) if cell else set()
         found.append(
             {

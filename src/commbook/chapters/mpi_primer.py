@@ -40,6 +40,12 @@ def waited(out: kernels.KernelOutput, mode: str, large: bool) -> bool:
     return bool(rows.waited_for_receiver.iloc[-1 if large else 0])
 
 
+def large_standard_send(out: kernels.KernelOutput) -> tuple[float, float]:
+    """The return time of the large standard send and the receiver's delay, in ms."""
+    rows = out.table[out.table["mode"] == "standard"].sort_values("size_bytes")
+    return float(rows.return_ms.iloc[-1]), float(out.meta["delay_ms"])
+
+
 def bytes_text(n: int) -> str:
     """8 -> '8-byte', 65536 -> '64 KiB', 4194304 -> '4 MiB'."""
     for unit, f in (("GiB", 1 << 30), ("MiB", 1 << 20), ("KiB", 1 << 10)):

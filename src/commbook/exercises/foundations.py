@@ -48,16 +48,14 @@ def _prim_edges():
     return rows * min(cols, 2)
 
 
-@_exercise("prim-standard", "mpi_primer", kind="choice", giveaways=("reference_eager_limit",))
-def _prim_standard():
+@_exercise("prim-standard", "mpi_primer", kind="choice")
+def _prim_standard(standard_ms, delay_ms):
     """Hint: Compare the return time with the receiver's delay: a send that waited took about as long as the delay.
 
-    Method: a standard send above the library's eager limit uses the rendezvous protocol; find the eager limit of shared
-    memory in the ping-pong chapter's probe.
+    Method: a send that returned in less than half the receiver's delay did not wait for it (the library buffered the
+    message: eager); one that took about the delay waited (rendezvous).
     """
-    from .c_checks import reference_eager_limit
-
-    return "yes" if 64 * 1024 > reference_eager_limit() else "no"
+    return "yes" if float(standard_ms) > float(delay_ms) / 2 else "no"
 
 
 # ---- book/measuring.md
