@@ -154,3 +154,10 @@ def test_p4_setting_and_crossover_words_follow_the_core_count():
     assert "do not carry over" in lib.oversubscribed_words(256000, 1000, oversubscribed=False)
     assert "carry over" in lib.oversubscribed_words(1200, 1000, oversubscribed=False)
     assert "context switches" not in lib.oversubscribed_words(math.inf, 1000, oversubscribed=False)
+
+
+def test_large_sentence_names_the_algorithms_above_the_model():
+    two = orf.large_sentence({"basic_linear": 0.9, "chain": 1.4, "binary_tree": 2.7})
+    assert "for the chain and the binary tree at P = 48, the binary tree most (by a factor 2.7)" in two
+    assert "for the chain at" in orf.large_sentence({"basic_linear": 0.9, "chain": 1.4, "binary_tree": 0.8})
+    assert "at or below the model" in orf.large_sentence({"basic_linear": 0.9, "chain": 0.7, "binary_tree": 0.8})
