@@ -161,3 +161,10 @@ def test_large_sentence_names_the_algorithms_above_the_model():
     assert "for the chain and the binary tree at P = 48, the binary tree most (by a factor 2.7)" in two
     assert "for the chain at" in orf.large_sentence({"basic_linear": 0.9, "chain": 1.4, "binary_tree": 0.8})
     assert "at or below the model" in orf.large_sentence({"basic_linear": 0.9, "chain": 0.7, "binary_tree": 0.8})
+
+
+def test_p2_zero_words_follow_the_size_zero_times():
+    assert lib.p2_bcast_facts(_p2_table(), lam=0.3)["zero_words"].startswith("At size 0 the library was faster")
+    slow = _p2_table()
+    slow.loc[0, "library"] = 0.2
+    assert "was not faster" in lib.p2_bcast_facts(slow, lam=0.3)["zero_words"]

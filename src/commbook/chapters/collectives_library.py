@@ -75,7 +75,7 @@ def p2_bcast_facts(by: pd.DataFrame, lam: float, segment_bytes: int = SEGMENT_BY
         )
     zero_lib, zero_hand = by.library[0], by.loc[0].drop(["library"]).min()
     zero_words = (
-        "At size 0 the library returns at once, while our loops still send an empty message"
+        "At size 0 the library was faster: it need not send anything, while our loops still send an empty message"
         if zero_lib < zero_hand
         else "At size 0 the library was not faster than our loops, which still send an empty message"
     )
