@@ -168,3 +168,54 @@ def test_pingpong_reference_scope_and_allocation_under_each_policy():
     assert "noise" in pp.allocation_verdict(plain, huge, "never")
     assert "noise" in pp.allocation_verdict(plain, huge, "always")
     assert "no difference" in pp.allocation_verdict(plain, plain, "never")
+
+
+def test_bit_order_setting_and_cause_follow_the_core_count():
+    assert "oversubscribed" in alg.bit_order_setting(4, 2)
+    assert "a core of its own" in alg.bit_order_setting(4, 8)
+    assert "share a core" in alg.bit_order_cause(4, 2)
+    assert "share a core" not in alg.bit_order_cause(4, 4)
+
+
+def test_eager_words_place_the_segment():
+    assert "above Open MPI" in lib.eager_words(4096, 16384)
+    assert "every segment goes through the rendezvous" in lib.eager_words(4096, 16384)
+    assert "sent eagerly" in lib.eager_words(65536, 16384)
+    assert lib.eager_words(None).startswith("perhaps above")
+
+
+def test_crossover_ingredients_follow_the_measured_costs():
+    assert "far more" in lib.p2_bcast_facts(_p2_table(), lam=0.3)["seg_words"]
+    assert "not one λ" in lib.segment_lambda_words(14)
+    assert "close to the model's one λ" in lib.segment_lambda_words(1.2)
+    assert "1.3 times faster" in lib.cache_add_words(1.3, "16 KiB")
+    assert "same speed" in lib.cache_add_words(1.05, "16 KiB")
+    assert "1.2 times slower" in lib.cache_add_words(1 / 1.2, "16 KiB")
+    assert lib.ingredients_words(1000, {"a": math.inf}, 14, 1.3).startswith("Two of the model's ingredients")
+    assert lib.ingredients_words(1000, {"a": math.inf}, 14, 1.0).startswith("One of the model's two ingredients")
+    assert lib.ingredients_words(1000, {"a": math.inf}, 1.2, 1.0).startswith("Both of the model's ingredients held")
+    assert "one of its two ingredients" in lib.ingredients_words(1000, {"a": 1100}, 1.2, 2.0)
+    assert "within this page's tolerances" in lib.ingredients_words(1000, {"a": 1100}, 1.2, 1.0)
+
+
+def test_p4_setting_and_crossover_words_follow_the_core_count():
+    assert "oversubscribed" in lib.p4_setting_words(2)
+    assert "a core of its own" in lib.p4_setting_words(8)
+    assert "context switches" not in lib.oversubscribed_words(256000, 1000, oversubscribed=False)
+    assert "do not carry over" in lib.oversubscribed_words(256000, 1000, oversubscribed=False)
+    assert "carry over" in lib.oversubscribed_words(1200, 1000, oversubscribed=False)
+    assert "context switches" not in lib.oversubscribed_words(math.inf, 1000, oversubscribed=False)
+
+
+def test_large_sentence_names_the_algorithms_above_the_model():
+    two = orf.large_sentence({"basic_linear": 0.9, "chain": 1.4, "binary_tree": 2.7})
+    assert "for the chain and the binary tree at P = 48, the binary tree most (by a factor 2.7)" in two
+    assert "for the chain at" in orf.large_sentence({"basic_linear": 0.9, "chain": 1.4, "binary_tree": 0.8})
+    assert "at or below the model" in orf.large_sentence({"basic_linear": 0.9, "chain": 0.7, "binary_tree": 0.8})
+
+
+def test_p2_zero_words_follow_the_size_zero_times():
+    assert lib.p2_bcast_facts(_p2_table(), lam=0.3)["zero_words"].startswith("At size 0 the library was faster")
+    slow = _p2_table()
+    slow.loc[0, "library"] = 0.2
+    assert "was not faster" in lib.p2_bcast_facts(slow, lam=0.3)["zero_words"]

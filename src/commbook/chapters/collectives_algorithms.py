@@ -44,3 +44,24 @@ def bandwidth_term_ratio(P: int) -> float:
     from ..models import collective_costs as mc
 
     return mc.coefficients("allreduce", "recursive_doubling", P)[1] / mc.coefficients("allreduce", "rabenseifner", P)[1]
+
+
+def bit_order_setting(P: int, cores: int) -> str:
+    """How the P processes of the bit-order timing sit on this machine's cores, and what the
+    order of the steps can change there."""
+    if P > cores:
+        return (
+            f"this machine has {cores} cores, so they are oversubscribed: processes share cores, and "
+            "the order does decide *which pairs* share a core in which step"
+        )
+    return f"this machine has {cores} cores, so each process has a core of its own"
+
+
+def bit_order_cause(P: int, cores: int) -> str:
+    """Where a measured difference between the two bit orders can come from on this machine."""
+    if P > cores:
+        return "On this machine any difference comes from which processes share a core, not from the order as such"
+    return (
+        "Both orders make the same exchanges, each process on its own core, so any difference "
+        "comes from effects the model leaves out, not from the order as such"
+    )

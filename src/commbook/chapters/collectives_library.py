@@ -19,6 +19,7 @@ SEGMENT_BYTES = 16384  # the pipeline's segment in this chapter's runs
 ADD_SIZE_MEMORY = "1M"  # stream add arrays for gamma, as STREAM would (bytes per array)
 ADD_SIZE_CACHE = "16K"  # the same add with arrays that stay in the core's caches
 PATTERN_SIZE = "64K"  # the broadcast whose message pattern the counters show
+SEGMENT_FAR = 3  # a pipeline segment dearer than this many λ is "far more" than the model's one λ
 
 LOCAL_ALGORITHMS = [
     ("bcast", "linear,chain,pipeline,binary,binomial,scatter-allgather,library"),
@@ -74,7 +75,7 @@ def p2_bcast_facts(by: pd.DataFrame, lam: float, segment_bytes: int = SEGMENT_BY
         )
     zero_lib, zero_hand = by.library[0], by.loc[0].drop(["library"]).min()
     zero_words = (
-        "At size 0 the library returns at once, while our loops still send an empty message"
+        "At size 0 the library was faster: it need not send anything, while our loops still send an empty message"
         if zero_lib < zero_hand
         else "At size 0 the library was not faster than our loops, which still send an empty message"
     )
@@ -96,8 +97,9 @@ def p2_bcast_facts(by: pd.DataFrame, lam: float, segment_bytes: int = SEGMENT_BY
         else "cheaper here"
     )
     seg_words = (
-        f"each extra segment costs {per_segment / lam:.0f} λ, far more than the one λ the model charges"
-        if per_segment > 3 * lam
+        f"each extra segment costs {per_segment / lam:.0f} λ, far more than the one λ the model charges: "
+        "here the model is wrong about it"
+        if per_segment > SEGMENT_FAR * lam
         else f"each extra segment costs {per_segment / lam:.1f} λ, close to the one λ the model charges"
     )
     return dict(
@@ -145,35 +147,100 @@ def crossover_discussion(model_bytes: float, measured: dict) -> str:
     )
 
 
-def ingredients_words(model_bytes: float, measured: dict) -> str:
-    """Leads into the two ingredients the model gets wrong: they push the crossover up, which
-    explains a measured crossover above the model's, and makes an agreement a coincidence."""
-    finite = [v for v in measured.values() if math.isfinite(v)]
-    if not finite or min(finite) > 1.5 * model_bytes:
-        return "Two of the model's ingredients do not hold for these sizes, and both push the crossover up"
+def eager_words(eager: int | None, segment_bytes: int = SEGMENT_BYTES) -> str:
+    """Where a pipeline segment sits against the library's shared-memory eager limit (`eager`:
+    Open MPI's btl_sm_eager_limit as ompi_info reports it, None when the MPI does not say)."""
+    if eager is None:
+        return (
+            "perhaps above the library's shared-memory *eager limit* (this MPI does not report it "
+            "through `ompi_info`); every segment above that limit goes through the rendezvous protocol"
+        )
+    where = f"Open MPI's shared-memory *eager limit* (`btl_sm_eager_limit`, {eager} B as `ompi_info --param btl sm --level 9` reports it here)"
+    if segment_bytes > eager:
+        return f"above {where}, so every segment goes through the rendezvous protocol"
+    return f"within {where}, so the segments are sent eagerly, with no rendezvous handshake"
+
+
+def segment_lambda_words(seg_lambda: float) -> str:
+    """The extra message's cost as the pipeline measured it (one extra segment, in fitted λ)."""
+    if seg_lambda > SEGMENT_FAR:
+        return f"the pipeline above paid {seg_lambda:.0f} times the fitted λ per extra segment: the extra message is not one λ"
+    return f"the pipeline above paid {seg_lambda:.1f} times the fitted λ per extra segment, close to the model's one λ"
+
+
+def cache_add_words(gamma_ratio: float, cache_size: str, band: float = SAME_BAND) -> str:
+    """The add from the cache against the add from memory (gamma_ratio: memory γ / cache γ)."""
+    if gamma_ratio > 1 + band:
+        return (
+            f"the same add ran {gamma_ratio:.1f} times faster on this page (arrays of {cache_size}): the "
+            "reduction term the ring saves is that much smaller"
+        )
+    if gamma_ratio >= 1 - band:
+        return (
+            f"the same add ran at the same speed within {band * 100:.0f} % on this page (arrays of "
+            f"{cache_size}, ratio {gamma_ratio:.2f}): here the cache leaves the reduction term as it was"
+        )
     return (
-        "The agreement is no proof of the model: two of its ingredients do not hold for these sizes, "
-        "and both push the crossover up, so something else, not in the model, pulled it down here"
+        f"the same add ran {1 / gamma_ratio:.1f} times slower on this page (arrays of {cache_size}): "
+        "here the cache makes the reduction term no smaller"
     )
 
 
-def oversubscribed_words(measured_bytes: float, model_bytes: float) -> str:
-    """The P = 4 oversubscribed crossover against the model with the P = 2 λ and b."""
+def ingredients_words(
+    model_bytes: float, measured: dict, seg_lambda: float | None = None, gamma_ratio: float | None = None
+) -> str:
+    """Leads into the two ingredients the model may get wrong (the extra message's cost,
+    seg_lambda in fitted λ; the addition's, gamma_ratio = memory γ / cache γ). Each that fails
+    pushes the crossover up, which explains a measured crossover above the model's and makes an
+    agreement a coincidence. An ingredient not measured (None) counts as failing."""
+    failed = sum([seg_lambda is None or seg_lambda > SEGMENT_FAR, gamma_ratio is None or gamma_ratio > 1 + SAME_BAND])
+    finite = [v for v in measured.values() if math.isfinite(v)]
+    agreement = bool(finite) and min(finite) <= 1.5 * model_bytes
+    if failed == 0:
+        if agreement:
+            return "Both of the model's ingredients held here, within this page's tolerances"
+        return "Both of the model's ingredients held here, so the miss comes from something else, not in the model"
+    some = "two of {} ingredients do" if failed == 2 else "one of {} two ingredients does"
+    push = "both push" if failed == 2 else "it pushes"
+    if not agreement:
+        lead = some.format("the model's")
+        return f"{lead[0].upper()}{lead[1:]} not hold for these sizes, and {push} the crossover up"
+    return (
+        f"The agreement is no proof of the model: {some.format('its')} not hold for these sizes, and "
+        f"{push} the crossover up, so something else, not in the model, pulled it down here"
+    )
+
+
+def p4_setting_words(cores: int, P: int = 4) -> str:
+    """What the P = 4 allreduce timing is on this machine: oversubscribed or a core per process."""
+    if P > cores:
+        return (
+            "With more processes than cores the picture is an **oversubscribed** one (processes share "
+            "cores and take turns), shown only as such: the latency terms grow with every context "
+            "switch, which should push the crossovers up"
+        )
+    return (
+        f"With {P} processes on this machine's {cores} cores every process has a core of its own; the "
+        "model keeps the λ and b fitted at P = 2"
+    )
+
+
+def oversubscribed_words(measured_bytes: float, model_bytes: float, oversubscribed: bool = True) -> str:
+    """The P = 4 crossover (oversubscribed or not) against the model with the P = 2 λ and b."""
+    up = "the context switches pushed it up" if oversubscribed else "the P = 2 costs do not carry over to P = 4"
     if not math.isfinite(measured_bytes):
         return (
             f"Here the butterfly was not overtaken up to the largest size, far above the model's "
-            f"{format_bytes(model_bytes)}: the context switches pushed the crossover up"
+            f"{format_bytes(model_bytes)}: {up.replace('it up', 'the crossover up')}"
         )
     r = measured_bytes / model_bytes
     if r > 1.5:
-        return f"Here the measured crossover lies {r:.0f} times above the model's: the context switches pushed it up"
+        return f"Here the measured crossover lies {r:.0f} times above the model's: {up}"
     if r >= 1 / 1.5:
-        return (
-            "Here the measured crossover lies within a factor 1.5 of the model's: the context switches did not move it"
-        )
-    return (
-        f"Here the measured crossover lies {1 / r:.0f} times below the model's: the context switches did not push it up"
-    )
+        still = "the context switches did not move it" if oversubscribed else "the P = 2 costs carry over"
+        return f"Here the measured crossover lies within a factor 1.5 of the model's: {still}"
+    down = "the context switches did not push it up" if oversubscribed else "the P = 2 costs do not carry over to P = 4"
+    return f"Here the measured crossover lies {1 / r:.0f} times below the model's: {down}"
 
 
 def one_mib_words(big: pd.Series) -> str:

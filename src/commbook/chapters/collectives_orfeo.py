@@ -99,6 +99,11 @@ def large_words(measured: pd.DataFrame, params: dict, P: int = 48) -> str:
     """1 MiB: measured / model per algorithm at P, which the trees sit above most."""
     t = model_table(measured, 1 << 20, ["basic_linear", "chain", "binary_tree"], params)
     r = {a: float(t.loc[P, a] / t.loc[P, f"{a} model"]) for a in ("basic_linear", "chain", "binary_tree")}
+    return large_sentence(r, P)
+
+
+def large_sentence(r: dict, P: int = 48) -> str:
+    """The 1 MiB verdict from measured / model per algorithm at P ({algorithm: ratio})."""
     above = [a for a, v in r.items() if v > 1]
     worst = max(r, key=r.get)
     if not above:
@@ -106,7 +111,8 @@ def large_words(measured: pd.DataFrame, params: dict, P: int = 48) -> str:
             f"**At 1 MiB the measurements sit at or below the model** at P = {P} "
             f"(measured / model {', '.join(f'{a} {v:.2f}' for a, v in r.items())})."
         )
-    names = ", ".join(a.replace("_", " ") for a in above)
+    names = [f"the {a.replace('_', ' ')}" for a in above]
+    names = names[0] if len(names) == 1 else f"{', '.join(names[:-1])} and {names[-1]}"
     return (
         f"**At 1 MiB the measurements sit above the model** for {names} at "
         f"P = {P}, the {worst.replace('_', ' ')} most (by a factor {r[worst]:.1f})."
