@@ -117,3 +117,18 @@ def test_crossover_ingredients_and_oversubscribed_words_follow_the_measurements(
     assert "256 times above" in lib.oversubscribed_words(256000, 1000)
     assert "did not move it" in lib.oversubscribed_words(1200, 1000)
     assert "4 times below" in lib.oversubscribed_words(250, 1000)
+
+
+def test_ring_model_side_oversubscription_and_node_step_follow_the_run():
+    from commbook.chapters import ring
+
+    assert "below the measured" in ring.model_agreement_text([4.0, 6.0], [2.0, 3.0])
+    assert "above the measured" in ring.model_agreement_text([1.0, 1.5], [2.0, 3.0])
+    assert "on some rings" in ring.model_agreement_text([1.0, 6.0], [2.0, 3.0])
+    table = pd.DataFrame({"np": [1, 2, 3], "t_us": [0.5, 2.0, 3.0]})  # 1 µs per step, oversubscribed too
+    assert "did not grow measurably" in ring.oversubscription_text(table, cores=2)
+    assert "factor of only 1.5" in ring.oversubscription_text(table.assign(t_us=[0.5, 2.0, 4.5]), cores=2)
+    assert "jumps there by 30.0" in ring.nodes_step_text(3, 30.0, 15.0, "2.0 times the model's")
+    lost = ring.nodes_step_text(3, 2.0, 15.0, "7.5 times smaller than the model's")
+    assert "lost in the run's noise" in lost and "jumps" not in lost
+    assert "lost in the run's noise" in ring.nodes_step_text(3, -1.0, 15.0, "")
