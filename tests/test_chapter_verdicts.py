@@ -132,3 +132,24 @@ def test_ring_model_side_oversubscription_and_node_step_follow_the_run():
     lost = ring.nodes_step_text(3, 2.0, 15.0, "7.5 times smaller than the model's")
     assert "lost in the run's noise" in lost and "jumps" not in lost
     assert "lost in the run's noise" in ring.nodes_step_text(3, -1.0, 15.0, "")
+
+
+def test_matrix_add_shrink_sliver_and_limit_follow_the_run():
+    from commbook.chapters import matrix_add as madd
+
+    by_P = pd.DataFrame({"np": [1, 2, 3], "t_add_median_us": [10.0, 5.0, 4.0], "t_median_us": [100.0, 200.0, 300.0]})
+    assert "shrinks as the work is divided" in madd.first_look_text(by_P)
+    assert "shrinks" not in madd.first_look_text(by_P.assign(t_add_median_us=[10.0, 5.0, 9.0]))
+    rows = pd.DataFrame({"np": [2], "grid": ["2x1x1"], "t_add_median_us": [5.0], "t_median_us": [100.0]})
+
+    class Pred:
+        def __init__(self, add, total):
+            self.add, self.total = add, total
+
+    assert "a sliver" in madd.model_shape_text(rows, {"2x1x1": Pred(5.0, 100.0)})
+    assert "a minor part" in madd.model_shape_text(rows.assign(t_add_median_us=20.0), {"2x1x1": Pred(5.0, 100.0)})
+    assert "differs from the usual" in madd.model_shape_text(
+        rows.assign(t_add_median_us=40.0), {"2x1x1": Pred(5.0, 100.0)}
+    )
+    above = madd.limit_text(1.3, 100)
+    assert "above one" in above and "busy" in above and "in the model no number" in madd.limit_text(0.45, 900)
