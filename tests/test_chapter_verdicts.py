@@ -153,3 +153,25 @@ def test_matrix_add_shrink_sliver_and_limit_follow_the_run():
     )
     above = madd.limit_text(1.3, 100)
     assert "above one" in above and "busy" in above and "in the model no number" in madd.limit_text(0.45, 900)
+
+
+def test_jacobi_roof_direction_and_layer_words_follow_the_run():
+    grids, planes = 2 * 256**3 * 8, 3 * 256**2 * 8
+    assert jac.sweep_roof_words(0.9, grids, 32 << 20, "0.5") == "close to it"
+    assert "cannot tell which" in jac.sweep_roof_words(0.48, grids, 32 << 20, "0.9")
+    assert "not bound by memory" in jac.sweep_roof_words(1.5, grids, 1 << 30, "0.1")
+    assert "cannot be" in jac.sweep_roof_words(1.5, grids, 32 << 20, "0.1")
+    assert "2.5 times the *x*" in jac.direction_words(2.5)
+    assert "about the same" in jac.direction_words(1.0)
+    assert "even the faster" in jac.direction_words(0.5)
+    assert "does not happen here" in jac.planes_in_cache_words(planes, 32 << 20)
+    assert "may happen in part" in jac.planes_in_cache_words(planes, 2 << 20)
+    assert "happens here too" in jac.planes_in_cache_words(planes, 1 << 20)
+    assert "does not report" in jac.planes_in_cache_words(planes, 0)
+    variants = pd.DataFrame(
+        {"bandwidth_MBps": [10000.0, 12000.0], "bandwidth_wa_MBps": [15000.0, 18000.0]},
+        index=pd.MultiIndex.from_tuples([("memcpy (default build)", "copy"), ("plain loop", "copy")]),
+    )
+    assert "cannot tell" in jac.write_allocate_verdict(variants) and "too busy" not in jac.write_allocate_verdict(
+        variants
+    )
