@@ -175,3 +175,15 @@ def test_jacobi_roof_direction_and_layer_words_follow_the_run():
     assert "cannot tell" in jac.write_allocate_verdict(variants) and "too busy" not in jac.write_allocate_verdict(
         variants
     )
+
+
+def test_scaling_local_verdict_names_each_range_of_the_speedup():
+    from commbook.chapters import scaling as S
+
+    assert "less than twice" in S.local_verdict(1.64, 0.79, "1.15")
+    assert "far from twice" in S.local_verdict(1.3, 0.9, "1.0")
+    assert "close to the ideal" in S.local_verdict(2.1, 0.97, "0.1")
+    assert "more than the ideal" in S.local_verdict(2.5, 1.0, "0.1")
+    slower = S.local_verdict(0.8, 0.7, "0.2")
+    assert "*slower*" in slower and "where other work holds a core" in slower
+    assert S.serial_fraction(44.7, 48) == pytest.approx(0.00157, abs=1e-5)
