@@ -137,8 +137,8 @@ def first_look_text(by_P) -> str:
     others = t["t_median_us"].drop(index=1, errors="ignore")
     add = t["t_add_median_us"].sort_index()
     shrinks = bool((add.diff().dropna() < 0).all())
-    text = f"the add phase is {share.max():.1%} of the total or less" + (
-        ", and shrinks as the work is divided" if shrinks else ""
+    text = ("the add phase shrinks as the work is divided, but it " if shrinks else "the add phase ") + (
+        f"is {share.max():.1%} of the total or less"
     )
     if one <= others.min():
         return text + (
