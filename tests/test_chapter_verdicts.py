@@ -219,3 +219,73 @@ def test_p2_zero_words_follow_the_size_zero_times():
     slow = _p2_table()
     slow.loc[0, "library"] = 0.2
     assert "was not faster" in lib.p2_bcast_facts(slow, lam=0.3)["zero_words"]
+
+
+def test_ring_model_side_oversubscription_and_node_step_follow_the_run():
+    from commbook.chapters import ring
+
+    assert "below the measured" in ring.model_agreement_text([4.0, 6.0], [2.0, 3.0])
+    assert "above the measured" in ring.model_agreement_text([1.0, 1.5], [2.0, 3.0])
+    assert "on some rings" in ring.model_agreement_text([1.0, 6.0], [2.0, 3.0])
+    table = pd.DataFrame({"np": [1, 2, 3], "t_us": [0.5, 2.0, 3.0]})  # 1 µs per step, oversubscribed too
+    assert "did not grow measurably" in ring.oversubscription_text(table, cores=2)
+    assert "factor of only 1.5" in ring.oversubscription_text(table.assign(t_us=[0.5, 2.0, 4.5]), cores=2)
+    assert "jumps there by 30.0" in ring.nodes_step_text(3, 30.0, 15.0, "2.0 times the model's")
+    lost = ring.nodes_step_text(3, 2.0, 15.0, "7.5 times smaller than the model's")
+    assert "lost in the run's noise" in lost and "jumps" not in lost
+    assert "lost in the run's noise" in ring.nodes_step_text(3, -1.0, 15.0, "")
+
+
+def test_matrix_add_shrink_sliver_and_limit_follow_the_run():
+    from commbook.chapters import matrix_add as madd
+
+    by_P = pd.DataFrame({"np": [1, 2, 3], "t_add_median_us": [10.0, 5.0, 4.0], "t_median_us": [100.0, 200.0, 300.0]})
+    assert "shrinks as the work is divided" in madd.first_look_text(by_P)
+    assert "shrinks" not in madd.first_look_text(by_P.assign(t_add_median_us=[10.0, 5.0, 9.0]))
+    rows = pd.DataFrame({"np": [2], "grid": ["2x1x1"], "t_add_median_us": [5.0], "t_median_us": [100.0]})
+
+    class Pred:
+        def __init__(self, add, total):
+            self.add, self.total = add, total
+
+    assert "a sliver" in madd.model_shape_text(rows, {"2x1x1": Pred(5.0, 100.0)})
+    assert "a minor part" in madd.model_shape_text(rows.assign(t_add_median_us=20.0), {"2x1x1": Pred(5.0, 100.0)})
+    assert "differs from the usual" in madd.model_shape_text(
+        rows.assign(t_add_median_us=40.0), {"2x1x1": Pred(5.0, 100.0)}
+    )
+    above = madd.limit_text(1.3, 100)
+    assert "above one" in above and "busy" in above and "in the model no number" in madd.limit_text(0.45, 900)
+
+
+def test_jacobi_roof_direction_and_layer_words_follow_the_run():
+    grids, planes = 2 * 256**3 * 8, 3 * 256**2 * 8
+    assert jac.sweep_roof_words(0.9, grids, 32 << 20, "0.5") == "close to it"
+    assert "cannot tell which" in jac.sweep_roof_words(0.48, grids, 32 << 20, "0.9")
+    assert "not bound by memory" in jac.sweep_roof_words(1.5, grids, 1 << 30, "0.1")
+    assert "cannot be" in jac.sweep_roof_words(1.5, grids, 32 << 20, "0.1")
+    assert "2.5 times the *x*" in jac.direction_words(2.5)
+    assert "about the same" in jac.direction_words(1.0)
+    assert "even the faster" in jac.direction_words(0.5)
+    assert "does not happen here" in jac.planes_in_cache_words(planes, 32 << 20)
+    assert "may happen in part" in jac.planes_in_cache_words(planes, 2 << 20)
+    assert "happens here too" in jac.planes_in_cache_words(planes, 1 << 20)
+    assert "does not report" in jac.planes_in_cache_words(planes, 0)
+    variants = pd.DataFrame(
+        {"bandwidth_MBps": [10000.0, 12000.0], "bandwidth_wa_MBps": [15000.0, 18000.0]},
+        index=pd.MultiIndex.from_tuples([("memcpy (default build)", "copy"), ("plain loop", "copy")]),
+    )
+    assert "cannot tell" in jac.write_allocate_verdict(variants) and "too busy" not in jac.write_allocate_verdict(
+        variants
+    )
+
+
+def test_scaling_local_verdict_names_each_range_of_the_speedup():
+    from commbook.chapters import scaling as S
+
+    assert "less than twice" in S.local_verdict(1.64, 0.79, "1.15")
+    assert "far from twice" in S.local_verdict(1.3, 0.9, "1.0")
+    assert "close to the ideal" in S.local_verdict(2.1, 0.97, "0.1")
+    assert "more than the ideal" in S.local_verdict(2.5, 1.0, "0.1")
+    slower = S.local_verdict(0.8, 0.7, "0.2")
+    assert "*slower*" in slower and "where other work holds a core" in slower
+    assert S.serial_fraction(44.7, 48) == pytest.approx(0.00157, abs=1e-5)

@@ -275,8 +275,9 @@ def write_allocate_verdict(variants, band: float = 0.15) -> str:
         )
     return (
         f"neither count of memcpy matches the plain loop within {band:.0%} (16 B: "
-        f"{r16:.2f}, 24 B: {r24:.2f} times the loop's): the machine was too busy for this "
-        "run to tell; the plain loop is what the sweep's stores do, so the roofline uses it"
+        f"{r16:.2f}, 24 B: {r24:.2f} times the loop's): this run cannot tell (a busy machine, or "
+        "a memcpy that differs from the loop in more than its stores); the plain loop is what "
+        "the sweep's stores do, so the roofline uses it"
     )
 
 
@@ -310,3 +311,55 @@ def grids_vs_cache_words(grids_bytes: float, llc_bytes: int) -> str:
         f"together smaller than {llc}; on a virtual machine that may be the whole host's cache, "
         "shared with other guests, and the largest grid may still run partly from it"
     )
+
+
+def sweep_roof_words(at_roof: float, grids_bytes: float, llc_bytes: int, load: str) -> str:
+    """The 256^3 sweep against the copy's roofline (at_roof = sweep / roofline), in words that
+    follow the ratio and whether the two grids fit this machine's last-level cache."""
+    if 0.7 <= at_roof <= 1.1:
+        return "close to it"
+    if at_roof > 1.1:
+        if llc_bytes and grids_bytes <= llc_bytes:
+            return (
+                "above it: the two grids fit in this machine's last-level cache, so here the sweep "
+                "is not bound by memory"
+            )
+        return (
+            "above it, which a memory-bound sweep cannot be: the copy got less of the memory "
+            "system in its run than the sweep did in its own"
+        )
+    return (
+        f"well below it: either other jobs (load average {load}) took the memory system from the "
+        "sweep, timed after the copy, or on this core the sweep is limited by more than memory; "
+        "one pair of runs cannot tell which"
+    )
+
+
+def direction_words(ratio: float) -> str:
+    """The z split's halo time over the x split's (strong scaling, two processes)."""
+    if ratio > 1.1:
+        return f"here the *z* split's halo took {ratio:.1f} times the *x* split's"
+    if ratio >= 0.9:
+        return (
+            f"here the two splits' halos took about the same time (ratio {ratio:.2f}), so the "
+            "gather cost did not show above the noise"
+        )
+    return (
+        f"here the *z* split's halo was even the faster one (ratio {ratio:.2f}): on a shared "
+        "machine the waiting hides the gather cost"
+    )
+
+
+def planes_in_cache_words(planes_bytes: float, llc_bytes: int) -> str:
+    """Does the layer condition (three planes in the last-level cache) hold on this machine?"""
+    if not llc_bytes:
+        return (
+            "fit any last-level cache of a few megabytes (this machine does not report its own), "
+            "so on most machines it does not happen"
+        )
+    llc = f"this machine's last-level cache ({llc_bytes / 1e6:.0f} MB)"
+    if planes_bytes <= llc_bytes / 2:
+        return f"fit {llc}, so it does not happen here"
+    if planes_bytes <= llc_bytes:
+        return f"fit {llc}, but fill more than half of it, so here it may happen in part"
+    return f"do not fit {llc}, so it happens here too"

@@ -118,6 +118,12 @@ def oversubscription_text(table, cores: int) -> str:
             f"that was descheduled, and the time per step jumps by a factor of "
             f"{factor:.0f}."
         )
+    if factor < 1.2:
+        return text + (
+            f" With more ranks than cores the time per step did not grow measurably in this "
+            f"run (factor {factor:.1f}): the ranks that wait yielded their core quickly; a "
+            "busier scheduler makes each step wait for a descheduled rank."
+        )
     return text + (
         f" With more ranks than cores the time per step grew by a factor of only "
         f"{factor:.1f} in this run: the ranks that wait yielded their core quickly; on "
@@ -137,7 +143,11 @@ def model_agreement_text(measured_t, model_t) -> str:
     span = f"{lo:.2f}" if abs(hi - lo) < 0.005 else f"{lo:.2f} to {hi:.2f}"
     if 0.8 <= lo and hi <= 1.25:
         return f"Here the model lands within 25 % of the measured rings (measured over model: {span})."
-    return f"The model lands in the range but not on the points (measured over model: {span})."
+    if lo > 1.25:
+        return f"The model lands below the measured rings, not on the points (measured over model: {span})."
+    if hi < 0.8:
+        return f"The model lands above the measured rings, not on the points (measured over model: {span})."
+    return f"The model lands on some rings but not on the points (measured over model: {span})."
 
 
 def size_agreement_text(n, measured_t, model_t) -> str:
@@ -158,4 +168,23 @@ def size_agreement_text(n, measured_t, model_t) -> str:
     return (
         f"At {bytes_text(n[k])} the measured ring is {r:.2f} times the model: on this machine "
         "the two transfers of a step do not cost what the ping-pong predicts."
+    )
+
+
+def nodes_step_text(boundary_P: int, measured_jump_us: float, model_jump_us: float, closeness: str) -> str:
+    """The step of the ring on two emulated nodes, measured against the link-class model.
+
+    closeness: the words of nodes.boundary.closeness(measured / model)."""
+    where = f"The ring crosses a node at *P* = {boundary_P}, where the placement says it must,"
+    if measured_jump_us > 0.5 * model_jump_us > 0:
+        return (
+            f"{where} and the time per step jumps there by {measured_jump_us:.1f} µs. The model, "
+            f"with the λ and *b* just measured, predicts a jump of {model_jump_us:.1f} µs: "
+            f"the measured step is {closeness}. As on ORFEO, the position of the step is geometry "
+            "and comes out right;"
+        )
+    return (
+        f"{where} but in this run the time per step changes there by only {measured_jump_us:.1f} µs, "
+        f"against the {model_jump_us:.1f} µs the model predicts with the λ and *b* just "
+        "measured: here the step is lost in the run's noise, and one run cannot place it;"
     )

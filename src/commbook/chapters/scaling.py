@@ -117,18 +117,24 @@ def local_verdict(speedup: float, weak_efficiency: float, load: str) -> str:
     busy = f"the 1-minute load average was {load} on this machine's cores"
     if speedup < 1:
         return (
-            f"the second process made the sweep *slower*. {busy[0].upper() + busy[1:]}: "
-            "with other work on the cores a rank waits for a core at every halo exchange, "
-            "and its partner waits for it. On machines of their own the processes of a Jacobi solver "
-            "speed it up (the ORFEO runs above)."
+            f"the second process made the sweep *slower*. {busy[0].upper() + busy[1:]}: where "
+            "other work holds a core, a rank waits for it at every halo exchange, and its partner "
+            "waits in turn. On machines of their own the processes of a Jacobi solver speed it up "
+            "(the ORFEO runs above)."
         )
-    if speedup < 1.6:
+    if speedup < 1.8:
+        far = "far from twice" if speedup < 1.6 else "less than twice"
         return (
-            f"a second process helps, but far from twice. {busy[0].upper() + busy[1:]}, and "
-            "the two processes share one memory bus: a stencil limited by memory bandwidth "
+            f"a second process helps, but {far}. {busy[0].upper() + busy[1:]}, and "
+            "the two processes share one memory system: a stencil limited by memory bandwidth "
             "gains less from a second core than from a second node."
         )
+    if speedup <= 2.2:
+        return (
+            "close to the ideal of two: the grid is large enough for the computation to outweigh "
+            f"the halo exchange ({busy})."
+        )
     return (
-        "close to the ideal of two: the grid is large enough for the computation to outweigh "
-        f"the halo exchange ({busy})."
+        "more than the ideal of two, which a fixed amount of work split in two reaches only when "
+        f"each half uses the caches better than the whole did ({busy})."
     )

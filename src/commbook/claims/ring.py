@@ -259,3 +259,16 @@ def _():
 )
 def _():
     return seed_value("hardware_seed", "cores_per_socket", node_type="EPYC")
+
+
+@claim(
+    "ring-levels-from",
+    page="ring",
+    unit="",
+    source=RINGS + ": the last P before the second student's non-blocking µs per step first jumps by half",
+)
+def _():
+    g = _ring("francesc0rtu/ring", "nonblocking").sort_values("np")
+    per_step = (g["t_us"] / g["np"]).to_numpy()
+    P = g["np"].to_numpy()
+    return int(next(P[i - 1] for i in range(1, len(P)) if P[i] > 25 and per_step[i] > 1.5 * per_step[i - 1]))
