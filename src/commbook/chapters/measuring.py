@@ -115,7 +115,7 @@ def compare(a, b, name_a: str, name_b: str, level: float = 0.95) -> str:
         faster, slower = (name_a, name_b) if sa.median < sb.median else (name_b, name_a)
         ratio = max(sa.median, sb.median) / min(sa.median, sb.median)
         return (
-            f"{faster} is faster: its median is {ratio:.2f} times smaller than that of "
+            f"{faster} is faster: its median is {ratio:.3g} times smaller than that of "
             f"{slower}, and the {level:.0%} intervals of the two medians do not overlap"
         )
     return f"the {level:.0%} intervals of the two medians overlap: this run cannot tell {name_a} from {name_b}"
