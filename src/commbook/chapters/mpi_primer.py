@@ -27,10 +27,14 @@ def show(out: kernels.KernelOutput, library: bool = False) -> None:
 def send_modes_table(out: kernels.KernelOutput):
     """The send_modes table with a computed column: did the send call wait for the receiver
     (return time above half the receiver's delay)?"""
-    delay = float(out.meta["delay_ms"])
     t = out.table.copy()
-    t["waited_for_receiver"] = t.return_ms > delay / 2
+    t["waited_for_receiver"] = waited_for_receiver(t.return_ms, float(out.meta["delay_ms"]))
     return t
+
+
+def waited_for_receiver(return_ms, delay_ms: float):
+    """A send waited for the receiver when it took more than half the receiver's delay."""
+    return return_ms > delay_ms / 2
 
 
 def waited(out: kernels.KernelOutput, mode: str, large: bool) -> bool:

@@ -265,10 +265,12 @@ def _():
     "ring-levels-from",
     page="ring",
     unit="",
-    source=RINGS + ": the last P before the second student's non-blocking µs per step first jumps by half",
+    source=RINGS + ": the last P before the second student's non-blocking µs per step first jumps by half, once "
+    "the ring has crossed into the second THIN node (the step at the crossing itself is the bump)",
 )
 def _():
     g = _ring("francesc0rtu/ring", "nonblocking").sort_values("np")
     per_step = (g["t_us"] / g["np"]).to_numpy()
     P = g["np"].to_numpy()
-    return int(next(P[i - 1] for i in range(1, len(P)) if P[i] > 25 and per_step[i] > 1.5 * per_step[i - 1]))
+    node = seed_value("hardware_seed", "cores_per_node", node_type="THIN (Xeon Gold 6126)")
+    return int(next(P[i - 1] for i in range(1, len(P)) if P[i - 1] > node and per_step[i] > 1.5 * per_step[i - 1]))

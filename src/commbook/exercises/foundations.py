@@ -55,7 +55,9 @@ def _prim_standard(standard_ms, delay_ms):
     Method: a send that returned in less than half the receiver's delay did not wait for it (the library buffered the
     message: eager); one that took about the delay waited (rendezvous).
     """
-    return "yes" if float(standard_ms) > float(delay_ms) / 2 else "no"
+    from ..chapters.mpi_primer import waited_for_receiver
+
+    return "yes" if waited_for_receiver(float(standard_ms), float(delay_ms)) else "no"
 
 
 # ---- book/measuring.md
