@@ -40,6 +40,19 @@ def text(name: str, markdown: str) -> None:
     glue(name, Markdown(markdown), display=False)
 
 
+def verdict(name: str, v) -> None:
+    """Glue a :class:`commbook.verdict.Verdict`: its case for the page's ``{verdict}`` directive
+    and each number as ``<name>_<number>`` (shown with {glue:text}`name_number:.2f`)."""
+    from myst_nb import glue
+
+    glue(name, v, display=False)
+    for key, value in v.numbers.items():
+        if isinstance(value, str):
+            text(f"{name}_{key}", value)
+        else:
+            number(f"{name}_{key}", value)
+
+
 def choose(condition: bool, if_true: str, if_false: str) -> str:
     """The verdict the measurement supports (both wordings live in the page's code)."""
     return if_true if condition else if_false
