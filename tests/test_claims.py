@@ -35,19 +35,21 @@ def test_every_claim_computes(book):
 
 
 @pytest.mark.parametrize(
-    "text, value, half",
+    "text, rounded, value, half",
     [
-        ("12 060", 12060, 5),
-        ("0.20", 0.2, 0.005),
-        ("200", 200, 50),
-        ("4096", 4096, 0.5),
-        ("12,060", 12060, 5),
-        ("1.5e3", 1500, 50),
-        ("0", 0, 0.5),
+        ("12 060", False, 12060, 0.5),
+        ("12 060", True, 12060, 5),
+        ("0.20", False, 0.2, 0.005),
+        ("200", False, 200, 0.5),
+        ("200", True, 200, 50),
+        ("4096", True, 4096, 0.5),
+        ("12,060", False, 12060, 0.5),
+        ("1.5e3", False, 1500, 50),
+        ("0", False, 0, 0.5),
     ],
 )
-def test_number_and_its_digits(text, value, half):
-    v, h = parse_number(text)
+def test_number_and_its_digits(text, rounded, value, half):
+    v, h = parse_number(text, rounded)
     assert v == pytest.approx(value) and h == pytest.approx(half)
 
 
@@ -60,7 +62,15 @@ def test_units_convert_and_refuse_other_dimensions():
     with pytest.raises(StatedError):
         parse_stated("12 GB/s").in_unit("us")
     with pytest.raises(StatedError):
-        parse_stated("about 12 GB/s")
+        parse_stated("nearly 12 GB/s")
+
+
+def test_a_round_number_claims_its_digits_unless_the_prose_says_about():
+    # "40 %" passed for 43.46 when trailing zeros counted as rounding
+    assert not agrees(parse_stated("40 %"), 43.46, "%", None)[0]
+    assert agrees(parse_stated("40 %"), 39.76, "%", None)[0]
+    assert agrees(parse_stated("about 40 %"), 43.46, "%", None)[0]
+    assert not agrees(parse_stated("about 40 %"), 46, "%", None)[0]
 
 
 def _one_stated_claim(book):

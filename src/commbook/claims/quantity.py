@@ -29,7 +29,7 @@ UNITS: dict[str, tuple[str, float]] = {u: (dim, f) for dim, units in _BY_DIMENSI
 _UNIT_ALTERNATION = "|".join(re.escape(u) for u in sorted(UNITS, key=len, reverse=True) if u)
 # digits with thousands separators (space, thin space, narrow no-break space, comma) and decimals
 NUMBER = r"[-−+]?\d{1,3}(?:[ \u2009\u202f,]\d{3})+(?:\.\d+)?|[-−+]?\d+(?:\.\d+)?(?:[eE][-+]?\d+)?"
-_STATED = re.compile(rf"^\s*(?P<times>[×x]\s*)?(?P<number>{NUMBER})\s*(?P<unit>{_UNIT_ALTERNATION})?\s*$")
+_STATED = re.compile(rf"^\s*(?P<about>(?:about|around|roughly|~|≈)\s*)?(?P<times>[×x]\s*)?(?P<number>{NUMBER})\s*(?P<unit>{_UNIT_ALTERNATION})?\s*$")
 
 
 class StatedError(ValueError):
@@ -55,9 +55,10 @@ class Stated:
         return self.value * scale, self.half_ulp * scale
 
 
-def parse_number(text: str) -> tuple[float, float]:
+def parse_number(text: str, rounded: bool = False) -> tuple[float, float]:
     """(value, half a unit of its last digit): '12 060' -> (12060, 0.5); '0.20' -> (0.2, 0.005);
-    '200' -> (200, 5): trailing zeros of an integer count as rounding."""
+    '200' -> (200, 0.5): a number claims every digit it shows. With `rounded` (the prose says
+    'about 200'), trailing zeros of an integer count as rounding: (200, 5)."""
     clean = re.sub(r"[ \u2009\u202f,]", "", text).replace("−", "-")
     value = float(clean)
     mantissa = re.split(r"[eE]", clean)[0].lstrip("+-")
@@ -66,16 +67,17 @@ def parse_number(text: str) -> tuple[float, float]:
         ulp = 10.0 ** -len(mantissa.split(".")[1])
     else:
         digits = mantissa.rstrip("0")
-        ulp = 10.0 ** (len(mantissa) - len(digits)) if digits else 1.0
+        ulp = 10.0 ** (len(mantissa) - len(digits)) if digits and rounded else 1.0
     return value, 0.5 * ulp * 10.0**exponent
 
 
 def parse_stated(text: str) -> Stated:
-    """'0.20 µs' -> Stated(0.2, 'µs', 0.005); a text without a number raises StatedError."""
+    """'0.20 µs' -> Stated(0.2, 'µs', 0.005); 'about 40 %' -> Stated(40, '%', 5) (a round number
+    is only rounding when the text says so); a text without a number raises StatedError."""
     m = _STATED.match(text)
     if not m:
         raise StatedError(f"{text!r} is not a number with an optional unit (e.g. '0.20 µs', '97 %', '×1.5', '3 times')")
-    value, half = parse_number(m.group("number"))
+    value, half = parse_number(m.group("number"), rounded=bool(m.group("about")))
     unit = m.group("unit") or ("×" if m.group("times") else "")
     return Stated(text.strip(), value, unit, half)
 
