@@ -29,7 +29,9 @@ UNITS: dict[str, tuple[str, float]] = {u: (dim, f) for dim, units in _BY_DIMENSI
 _UNIT_ALTERNATION = "|".join(re.escape(u) for u in sorted(UNITS, key=len, reverse=True) if u)
 # digits with thousands separators (space, thin space, narrow no-break space, comma) and decimals
 NUMBER = r"[-−+]?\d{1,3}(?:[ \u2009\u202f,]\d{3})+(?:\.\d+)?|[-−+]?\d+(?:\.\d+)?(?:[eE][-+]?\d+)?"
-_STATED = re.compile(rf"^\s*(?P<about>(?:about|around|roughly|~|≈)\s*)?(?P<times>[×x]\s*)?(?P<number>{NUMBER})\s*(?P<unit>{_UNIT_ALTERNATION})?\s*$")
+_STATED = re.compile(
+    rf"^\s*(?P<about>(?:about|around|roughly|~|≈)\s*)?(?P<times>[×x]\s*)?(?P<number>{NUMBER})\s*(?P<unit>{_UNIT_ALTERNATION})?\s*$"
+)
 
 
 class StatedError(ValueError):
