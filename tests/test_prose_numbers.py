@@ -70,3 +70,44 @@ def test_the_scan_skips_code_math_and_directive_options():
     )
     found = prose.scan_text(text, "p")
     assert [(line, q) for line, q, _ in found] == [(13, "8 KiB")]
+
+
+@pytest.fixture(scope="module")
+def math_allowed(repo):
+    from commbook.claims import math_numbers
+
+    return math_numbers.load_allowed(repo / "data" / "math_numbers.toml")
+
+
+@pytest.mark.parametrize("page", PAGES)
+def test_no_unchecked_number_in_the_math(repo, math_allowed, page):
+    from commbook.claims import math_numbers
+
+    text = (repo / "book" / f"{page}.md").read_text(encoding="utf-8")
+    found = math_numbers.unchecked_math(text, page, math_numbers.claim_values(page), math_allowed.get(page, set()))
+    assert not found, (
+        "numbers in the math that nothing checks (a claim, plain arithmetic, data/math_numbers.toml):\n"
+        + "\n".join(map(str, found))
+    )
+
+
+def test_a_changed_number_in_a_solutions_math_fails(repo, math_allowed):
+    from commbook.claims import math_numbers
+
+    text = (repo / "book" / "ring.md").read_text(encoding="utf-8")
+    assert "(0.99 + 4/12090)" in text
+    values, allowed = math_numbers.claim_values("ring"), math_allowed.get("ring", set())
+    assert not math_numbers.unchecked_math(text, "ring", values, allowed)
+    # an input that is no claim of the page: 0.77 (the step that follows no longer holds either)
+    broken = math_numbers.unchecked_math(text.replace("(0.99 + 4/12090)", "(0.77 + 4/99999)"), "ring", values, allowed)
+    assert {f.text for f in broken} >= {"0.77", "99999"}
+    # the inputs right, the result of a step wrong
+    wrong_step = text.replace("50 \\cdot 0.9903", "50 \\cdot 0.9703")
+    assert any("is not" in f.why for f in math_numbers.unchecked_math(wrong_step, "ring", values, allowed))
+
+
+def test_every_allowed_math_number_is_on_its_page(repo, math_allowed):
+    for page, numbers in math_allowed.items():
+        text = re.sub(r"(\d)\\,(?=\d{3})", r"\1", (repo / "book" / f"{page}.md").read_text(encoding="utf-8"))
+        for n in numbers:
+            assert n in text, f"data/math_numbers.toml: {n!r} is not on {page}.md any more: remove it"
