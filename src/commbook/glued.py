@@ -2,7 +2,7 @@
 
 glued.number("pp_lat_us", 0.42)          -> {glue:text}`pp_lat_us:.2f` µs
 glued.text("pp_verdict", "is cheaper")   -> {glue:md}`pp_verdict`  (a verdict chosen by code)
-glued.measured_by("pp")                  -> {glue:md}`pp_measured_by` ("Measured with ...")
+glued.measured_by("pp")                  -> the MPI, machine, cores and load its sentence quotes
 """
 
 from __future__ import annotations
@@ -59,12 +59,15 @@ def choose(condition: bool, if_true: str, if_false: str) -> str:
 
 
 def measured_by(prefix: str) -> None:
-    """Glue `<prefix>_measured_by`: which MPI (library and version) and machine measured the page."""
+    """Glue which MPI (library and version) and machine measured the page, for its sentence
+    (the words stay in the page)::
+
+        *Measured while this page was built, with **{glue:md}`p_measured_by`** on
+        {glue:md}`p_machine` ({glue:text}`p_cores:.0f` cores, load average {glue:md}`p_load_average`).*
+    """
     from . import machine, mpi_env
 
-    info = mpi_env.detect()
-    line = (
-        f"*Measured while this page was built, with **{info.version}** on `{machine.name()}` "
-        f"({machine.describe()['cores']} cores, load average {machine.load_average()}).*"
-    )
-    text(f"{prefix}_measured_by", line)
+    text(f"{prefix}_measured_by", mpi_env.detect().version)
+    text(f"{prefix}_machine", f"`{machine.name()}`")
+    number(f"{prefix}_cores", machine.describe()["cores"])
+    text(f"{prefix}_load_average", str(machine.load_average()))
