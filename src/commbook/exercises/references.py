@@ -77,7 +77,8 @@ def _pp_tcp():
 @_exercise("data-gather", "data", kind="choice")
 def _data_gather():
     """Which operation the files labelled "gather" measured: the one whose medians at 16, 32
-    and 48 processes they are closest to (mean |log ratio|), from the raw ORFEO files.
+    and 48 processes they are closest to (mean |log ratio|), from the derived tables of the
+    ORFEO files (data/orfeo/derived).
 
     Hint: A gather of 1 byte stays below about 1 µs up to 48 processes on THIN.
 

@@ -98,14 +98,20 @@ def overview(directory=None) -> pd.DataFrame:
                 "model": model,
                 "split": "processes (small P -> larger P)",
                 "method": "per-algorithm models",
-                "cases": f"{len(g)} datasets, {g.cases.sum()} (P, n)",
+                "cases": f"{len(g)} dataset{'s' * (len(g) != 1)}, {g.cases.sum()} (P, n)",
                 "median error": f"{g.median_error.median():.1%}",
-                "within band": f"{g.share_within.min():.0%} to {g.share_within.max():.0%}",
+                "within band": _share_range(g.share_within.min(), g.share_within.max()),
                 "goal": "≥ 80% each",
                 "met": f"{(g.met == 'yes').sum()} of {len(g)}",
             },
         )
     return pd.DataFrame(rows)
+
+
+def _share_range(low: float, high: float) -> str:
+    """'61% to 96%', or '96%' when both ends print the same."""
+    a, b = f"{low:.0%}", f"{high:.0%}"
+    return a if a == b else f"{a} to {b}"
 
 
 def headline(name: str, directory=None) -> str:
@@ -126,8 +132,8 @@ def headline(name: str, directory=None) -> str:
         met = int((r.met == "yes").sum())
         return (
             f"Fitted on small process counts, the per-algorithm models pick the fastest "
-            f"algorithm or one within 10 % of it in {r.share_within.min():.0%} to "
-            f"{r.share_within.max():.0%} of the larger-P cases, depending on the dataset "
+            f"algorithm or one within 10 % of it in {_share_range(r.share_within.min(), r.share_within.max())} "
+            f"of the larger-P cases, depending on the dataset "
             f"(≥ 80 % in {met} of {len(r)} ORFEO datasets and mappings)."
         )
     if name == "jacobi":
