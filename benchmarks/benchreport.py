@@ -45,11 +45,9 @@ def toc_pages(toc: Path) -> list[str]:
     """The pages of a table of contents, in its order (an older commit's too)."""
     import yaml
 
-    data = yaml.safe_load(toc.read_text())
-    pages = [data["root"]]
-    for part in data.get("parts", [{"chapters": data.get("chapters", [])}]):
-        pages += [c["file"] for c in part["chapters"]]
-    return pages
+    from commbook.pages import toc_files
+
+    return toc_files(yaml.safe_load(toc.read_text()))
 
 
 def run(main, name: str) -> None:

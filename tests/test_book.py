@@ -20,11 +20,9 @@ pytestmark = [pytest.mark.book, pytest.mark.mpi, pytest.mark.timeout(3600)]
 
 
 def toc_pages() -> list[str]:
-    toc = yaml.safe_load((REPO / "_toc.yml").read_text())
-    pages = [toc["root"]]
-    for part in toc.get("parts", []):
-        pages += [c["file"] for c in part["chapters"]]
-    return pages
+    from commbook.pages import toc_files
+
+    return toc_files(yaml.safe_load((REPO / "_toc.yml").read_text()))
 
 
 @pytest.fixture(scope="session")
@@ -65,6 +63,27 @@ def test_no_page_over_the_prose_word_limit(built_book, page):
 
     words = prose_words((built_book / f"{page}.html").read_text())
     assert 0 < words <= PROSE_WORD_LIMIT, f"{page}: {words} words of prose (limit {PROSE_WORD_LIMIT})"
+
+
+def lesson_pages() -> list[str]:
+    """The chapters with a lab page (book/<page>_lab.md in the table of contents)."""
+    pages = toc_pages()
+    return [p for p in pages if f"{p}_lab" in pages]
+
+
+@pytest.mark.parametrize("page", lesson_pages())
+def test_a_lesson_is_at_most_2500_words(built_book, page):
+    from commbook.prose_words import LESSON_WORD_LIMIT, prose_words
+
+    words = prose_words((built_book / f"{page}.html").read_text())
+    assert words <= LESSON_WORD_LIMIT, f"{page}: {words} words of prose in the lesson (limit {LESSON_WORD_LIMIT})"
+
+
+def test_the_book_is_shorter_than_before_the_lessons(built_book):
+    from commbook.prose_words import BOOK_WORDS_BEFORE_LESSONS, prose_words
+
+    total = sum(prose_words((built_book / f"{page}.html").read_text()) for page in toc_pages())
+    assert total < BOOK_WORDS_BEFORE_LESSONS, f"{total} words of prose in the book"
 
 
 @pytest.mark.parametrize(

@@ -42,6 +42,20 @@ def split_solutions(text: str) -> tuple[str, list[str]]:
     return "".join(kept), removed
 
 
+def toc_files(toc: dict) -> list[str]:
+    """The files of a parsed _toc.yml in reading order: the root, every part's chapters (or the
+    chapters of a book without parts), each followed by its sections (a chapter's lab page)."""
+
+    def walk(entries):
+        for entry in entries:
+            if "file" in entry:
+                yield entry["file"]
+            yield from walk(entry.get("sections", []))
+
+    parts = toc.get("parts") or [{"chapters": toc.get("chapters", [])}]
+    return [toc["root"]] + [f for part in parts for f in walk(part.get("chapters", []))]
+
+
 def chapter_files(root: Path, student: bool = False) -> list[Path]:
     """The book's pages in table-of-contents order (student=True: those of the student edition)."""
     import yaml
@@ -49,8 +63,7 @@ def chapter_files(root: Path, student: bool = False) -> list[Path]:
     toc = yaml.safe_load((root / "_toc.yml").read_text())
     if student:
         toc = student_toc(toc)
-    pages = [toc["root"]] + [c["file"] for part in toc.get("parts", []) for c in part["chapters"]]
-    return [root / f"{p}.md" for p in pages]
+    return [root / f"{p}.md" for p in toc_files(toc)]
 
 
 INSTRUCTOR_PAGES = ("book/instructor",)  # for teachers only: left out of the student edition

@@ -12,6 +12,10 @@ import re
 from pathlib import Path
 
 PROSE_WORD_LIMIT = 4000
+# a chapter's lesson (the page before its lab), and the whole book when chapters became lesson and
+# lab (benchmarks/results/chapter_words.txt, 2026-11-27): it may only shrink from there
+LESSON_WORD_LIMIT = 2500
+BOOK_WORDS_BEFORE_LESSONS = 35155
 
 # what is not prose: code cells (input and output), code blocks, mathematics, and machinery
 _NOT_PROSE = (

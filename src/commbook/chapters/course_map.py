@@ -62,7 +62,6 @@ def toc_pages(toc: Path) -> list[str]:
     """The pages of _toc.yml in order (root first), as names under book/."""
     import yaml
 
-    t = yaml.safe_load(Path(toc).read_text())
-    files = [t["root"]] + [c["file"] for part in t.get("parts", []) for c in part.get("chapters", [])]
-    files += [c["file"] for c in t.get("chapters", [])]
-    return [Path(f).name for f in files]
+    from ..pages import toc_files
+
+    return [Path(f).name for f in toc_files(yaml.safe_load(Path(toc).read_text()))]
