@@ -560,6 +560,12 @@ static int cc_check_library_label(cb_ctx *ctx, const char *op, const char *label
         cb_printf(ctx, "# result: ERROR: algorithm %s: extra parameters are for Open MPI only\n", label);
         return CB_BAD_OPTIONS;
     }
+#elif defined(CB_SIMULATED)
+    (void)var;
+    (void)up;
+    cb_printf(ctx, "# result: ERROR: algorithm %s: in a simulated run SMPI's collective is chosen by "
+              "smpirun --cfg=smpi/%s:NAME (or smpi/coll-selector), not by library:ID\n", label, op);
+    return CB_BAD_OPTIONS;
 #else
     (void)var;
     (void)up;
