@@ -26,59 +26,22 @@ static const cb_optspec CB_OPTIONS[] = {
     CC_BENCH_OPTIONS,
     {NULL, NULL, NULL}};
 
-/* Each algorithm on the kernel's buffer (cc_algo_fn), for the table below. */
-static void linear(cb_ctx *ctx, void *s, long long size, cc_trace *tr)
-{
-    bstate *st = s;
-    cc_bcast_linear(st->buf, (int)size, st->root, ctx->comm, tr);
-}
-
-static void chain(cb_ctx *ctx, void *s, long long size, cc_trace *tr)
-{
-    bstate *st = s;
-    cc_bcast_chain(st->buf, (int)size, st->root, ctx->comm, tr);
-}
-
-static void pipeline(cb_ctx *ctx, void *s, long long size, cc_trace *tr)
-{
-    bstate *st = s;
-    cc_bcast_pipeline(st->buf, (int)size, st->segment, st->root, ctx->comm, tr);
-}
-
-static void binary(cb_ctx *ctx, void *s, long long size, cc_trace *tr)
-{
-    bstate *st = s;
-    cc_bcast_binary(st->buf, (int)size, st->root, ctx->comm, tr);
-}
-
-static void binomial(cb_ctx *ctx, void *s, long long size, cc_trace *tr)
-{
-    bstate *st = s;
-    cc_bcast_binomial(st->buf, (int)size, st->root, ctx->comm, tr);
-}
-
-static void scatter_allgather(cb_ctx *ctx, void *s, long long size, cc_trace *tr)
-{
-    bstate *st = s;
-    cc_bcast_scatter_allgather(st->buf, (int)size, st->root, ctx->comm, tr);
-}
-
-static void library(cb_ctx *ctx, void *s, long long size, cc_trace *tr)
-{
-    bstate *st = s;
-    (void)tr; /* the library's sends are not ours to note */
-    MPI_Bcast(st->buf, (int)size, MPI_CHAR, st->root, ctx->comm);
-}
-
-static const cc_algo ALGOS[] = {
-    {"linear", "root sends to every rank in turn with MPI_Send (repeated point-to-point)", linear},
-    {"chain", "each rank receives the whole message from rank-1 and sends it to rank+1", chain},
-    {"pipeline", "chain in segments of --segment bytes, so all links work at once", pipeline},
-    {"binary", "binary tree: rank v receives from (v-1)/2, sends to 2v+1 and 2v+2", binary},
-    {"binomial", "binomial tree: the ranks holding the data double every step", binomial},
-    {"scatter-allgather", "van de Geijn: binomial scatter of P blocks, then ring allgather",
-     scatter_allgather},
-    {NULL, NULL, NULL}};
+/* Each algorithm on the kernel's buffer, as the table below calls it (cc_algo_fn). */
+static void linear(cb_ctx *ctx, void *s, long long n, cc_trace *tr)
+{ bstate *st = s; cc_bcast_linear(st->buf, (int)n, st->root, ctx->comm, tr); }
+static void chain(cb_ctx *ctx, void *s, long long n, cc_trace *tr)
+{ bstate *st = s; cc_bcast_chain(st->buf, (int)n, st->root, ctx->comm, tr); }
+static void pipeline(cb_ctx *ctx, void *s, long long n, cc_trace *tr)
+{ bstate *st = s; cc_bcast_pipeline(st->buf, (int)n, st->segment, st->root, ctx->comm, tr); }
+static void binary(cb_ctx *ctx, void *s, long long n, cc_trace *tr)
+{ bstate *st = s; cc_bcast_binary(st->buf, (int)n, st->root, ctx->comm, tr); }
+static void binomial(cb_ctx *ctx, void *s, long long n, cc_trace *tr)
+{ bstate *st = s; cc_bcast_binomial(st->buf, (int)n, st->root, ctx->comm, tr); }
+static void scatter_allgather(cb_ctx *ctx, void *s, long long n, cc_trace *tr)
+{ bstate *st = s; cc_bcast_scatter_allgather(st->buf, (int)n, st->root, ctx->comm, tr); }
+/* the library's sends are not ours to note */
+static void library(cb_ctx *ctx, void *s, long long n, cc_trace *tr)
+{ bstate *st = s; (void)tr; MPI_Bcast(st->buf, (int)n, MPI_CHAR, st->root, ctx->comm); }
 
 static int check(cb_ctx *ctx, void *s, cc_algo_fn run, long long size, int inject, char *why,
                  size_t cap)
@@ -97,6 +60,16 @@ static int check(cb_ctx *ctx, void *s, cc_algo_fn run, long long size, int injec
         }
     return 1;
 }
+
+static const cc_algo ALGOS[] = {
+    {"linear", "root sends to every rank in turn with MPI_Send (repeated point-to-point)", linear},
+    {"chain", "each rank receives the whole message from rank-1 and sends it to rank+1", chain},
+    {"pipeline", "chain in segments of --segment bytes, so all links work at once", pipeline},
+    {"binary", "binary tree: rank v receives from (v-1)/2, sends to 2v+1 and 2v+2", binary},
+    {"binomial", "binomial tree: the ranks holding the data double every step", binomial},
+    {"scatter-allgather", "van de Geijn: binomial scatter of P blocks, then ring allgather",
+     scatter_allgather},
+    {NULL, NULL, NULL}};
 
 static int cb_kernel(MPI_Comm comm, cb_ctx *ctx)
 {

@@ -26,30 +26,17 @@ static unsigned char pattern(int rank, long long j, long long size)
     return (unsigned char)((rank * 31 + j * 7 + size * 3 + 5) & 0xff);
 }
 
-/* Each algorithm on the kernel's buffers (cc_algo_fn), for the table below. */
-static void linear(cb_ctx *ctx, void *s, long long size, cc_trace *tr)
-{
-    gstate *st = s;
-    cc_gather_linear(st->sbuf, st->rbuf, (int)size, st->root, ctx->comm, tr);
-}
-
-static void binomial(cb_ctx *ctx, void *s, long long size, cc_trace *tr)
-{
-    gstate *st = s;
-    cc_gather_binomial(st->sbuf, st->rbuf, st->tmp, (int)size, st->root, ctx->comm, tr);
-}
-
-static void library(cb_ctx *ctx, void *s, long long size, cc_trace *tr)
+/* Each algorithm on the kernel's buffers, as the table below calls it (cc_algo_fn). */
+static void linear(cb_ctx *ctx, void *s, long long n, cc_trace *tr)
+{ gstate *st = s; cc_gather_linear(st->sbuf, st->rbuf, (int)n, st->root, ctx->comm, tr); }
+static void binomial(cb_ctx *ctx, void *s, long long n, cc_trace *tr)
+{ gstate *st = s; cc_gather_binomial(st->sbuf, st->rbuf, st->tmp, (int)n, st->root, ctx->comm, tr); }
+static void library(cb_ctx *ctx, void *s, long long n, cc_trace *tr)
 {
     gstate *st = s;
     (void)tr; /* the library's sends are not ours to note */
-    MPI_Gather(st->sbuf, (int)size, MPI_CHAR, st->rbuf, (int)size, MPI_CHAR, st->root, ctx->comm);
+    MPI_Gather(st->sbuf, (int)n, MPI_CHAR, st->rbuf, (int)n, MPI_CHAR, st->root, ctx->comm);
 }
-
-static const cc_algo ALGOS[] = {
-    {"linear", "every rank sends its block to the root, which receives them in rank order", linear},
-    {"binomial", "binomial tree: in step s ranks with lowest bit 2^(s-1) send all they hold", binomial},
-    {NULL, NULL, NULL}};
 
 static int check(cb_ctx *ctx, void *s, cc_algo_fn run, long long size, int inject, char *why,
                  size_t cap)
@@ -74,6 +61,11 @@ static int check(cb_ctx *ctx, void *s, cc_algo_fn run, long long size, int injec
         }
     return 1;
 }
+
+static const cc_algo ALGOS[] = {
+    {"linear", "every rank sends its block to the root, which receives them in rank order", linear},
+    {"binomial", "binomial tree: in step s ranks with lowest bit 2^(s-1) send all they hold", binomial},
+    {NULL, NULL, NULL}};
 
 static int cb_kernel(MPI_Comm comm, cb_ctx *ctx)
 {
