@@ -145,3 +145,11 @@ def test_the_libraries_algorithm_is_not_forced_by_label_under_smpi(smpi):
     proc = smpirun(smpi, build(smpi, "gather"), {**COLLECTIVE, "algorithm": "library:2"})
     assert proc.returncode == 1
     assert "--cfg=smpi/gather:NAME" in output(proc).result
+
+
+def test_a_deadlock_is_reported_by_simgrid(smpi):
+    """No alarm() watchdog in a simulated run: SimGrid finds the deadlock itself, says so on
+    stderr and ends the run without the kernel's result line (smpirun 3.32 still exits 0)."""
+    proc = smpirun(smpi, build(smpi, "examples/deadlock"), {"order": "recv-first", "size": 4})
+    assert output(proc).result == "", proc.stdout
+    assert "Deadlock detected" in proc.stderr
