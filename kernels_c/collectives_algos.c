@@ -447,7 +447,7 @@ void cc_bcast_scatter_allgather(char *buf, int n, int root, MPI_Comm comm, cc_tr
 }
 
 
-/* ---- options shared by the three kernels --------------------------------------------- */
+/* ---- the options every collective kernel shares --------------------------------------- */
 
 /* --sizes: "MIN:MAX" (MIN, then doubling up to MAX; 0 is followed by `unit`) or a list
  * "0,1,7,1M".  Every size must be a multiple of `unit` (8 for doubles). */
