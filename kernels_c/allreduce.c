@@ -6,7 +6,7 @@
  * Every algorithm is checked at every size on every rank against MPI_Allreduce; the values
  * are whole numbers so the sums are exact whatever the order of additions.  --trace 1 prints
  * the communication diagram ("# trace: butterfly-lh step 1: 0 -> 1 ...").  The code lives
- * in collectives_algos.h, shared with the exercise kernels_c/exercises/butterfly_skeleton.c.
+ * in collectives_algos.c, shared with the exercise kernels_c/exercises/butterfly_skeleton.c.
  */
 #include "collectives_algos.h"
 

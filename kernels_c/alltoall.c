@@ -11,11 +11,7 @@
 static const cb_optspec CB_OPTIONS[] = {
     {"sizes", "1:64K", "bytes each rank sends to each rank: MIN:MAX (doubling) or a list a,b,c"},
     {"algorithm", "library", "library or library:ID (the library's algorithm, forced)"},
-    {"iterations", "200", "calls per repetition for small messages (fewer for large)"},
-    {"repetitions", "5", "timed repetitions per size and algorithm"},
-    {"trace", "0", "1: print each hand-written algorithm's messages (# trace: lines)"},
-    {"monitor", "0", "1: print the messages the library counted (Open MPI pml monitoring)"},
-    {"inject-error", "0", "testing only: 1 corrupts one result to prove the check fails"},
+    CC_BENCH_OPTIONS,
     {NULL, NULL, NULL}};
 
 /* Byte j of the block rank `from` sends to rank `to`. */

@@ -2,7 +2,7 @@
  * butterfly_harness.h -- the rules of the butterfly allreduce exercise
  * (kernels_c/exercises/butterfly_skeleton.c).
  *
- * The reader writes my_allreduce; the allreduce kernel's harness (collectives_algos.h) checks
+ * The reader writes my_allreduce; the allreduce kernel's harness (collectives_algos.c) checks
  * its result against MPI_Allreduce on every rank. This header adds what makes it a butterfly:
  *
  *   - the library's collectives and the package's own allreduce algorithms do not build

@@ -23,11 +23,25 @@
  *     # result: ok | VALIDATION FAILED: <why> | ERROR: <why>
  *
  * Return codes: 0 ok, 1 bad options or setup error, 2 validation failed.
+ *
+ * Simulated runs: compiled with SimGrid's smpicc (detected from its mpi.h, or forced with
+ * -DCB_SIMULATED) every kernel runs under smpirun, its ranks threads of one process and
+ * MPI_Wtime the simulated clock.  What SMPI lacks is left out there: the MPI tool interface
+ * (MPI_T) and the alarm() watchdog (SimGrid reports a deadlock itself); hosts are the
+ * simulated ones.
+ *
+ * A shared source compiled beside the kernels (collectives_algos.c) defines CB_HELPERS_ONLY
+ * before including this header: the helpers without the entry points, which are each kernel's.
  */
 #ifndef COMMBENCH_H
 #define COMMBENCH_H
 
 #include <mpi.h>
+/* SMPI's mpi.h defines SMPI_SAMPLE_FLOPS (its compute-sampling macros): a plain smpicc build is
+ * a simulated one. */
+#if !defined(CB_SIMULATED) && defined(SMPI_SAMPLE_FLOPS)
+#define CB_SIMULATED 1
+#endif
 #include <signal.h>
 #include <stdarg.h>
 #include <stdint.h>
@@ -368,7 +382,7 @@ CB_API void cb_placement(cb_ctx *ctx, const char *host)
 {
     enum { W = 64 };
     char mine[W] = {0};
-    strncpy(mine, host, W - 1);
+    snprintf(mine, sizeof mine, "%.*s", W - 1, host);
     char *all = ctx->rank == 0 ? malloc((size_t)ctx->size * W) : NULL;
     MPI_Gather(mine, W, MPI_CHAR, all, W, MPI_CHAR, 0, ctx->comm);
     if (ctx->rank != 0) return;
@@ -397,16 +411,58 @@ CB_API void cb_header(cb_ctx *ctx, const char *kernel)
     MPI_Get_library_version(lib, &len);
     for (int i = 0; i < len; i++)
         if (lib[i] == '\n' || lib[i] == '\r') { lib[i] = '\0'; break; }
-    char host[256] = "unknown";
+    char host[MPI_MAX_PROCESSOR_NAME > 256 ? MPI_MAX_PROCESSOR_NAME : 256] = "unknown";
+#ifdef CB_SIMULATED
+    int hlen = 0; /* the simulated host; gethostname would name the machine running smpirun */
+    MPI_Get_processor_name(host, &hlen);
+#else
     gethostname(host, sizeof host - 1);
+#endif
     cb_printf(ctx, "# commbook-kernel: %s\n", kernel);
     cb_printf(ctx, "# mpi_library: %s\n", lib);
+#ifdef CB_SIMULATED
+    cb_printf(ctx, "# simulated: yes (SimGrid SMPI: times are simulated, not measured)\n");
+#endif
     cb_printf(ctx, "# np: %d\n", ctx->size);
     cb_printf(ctx, "# host: %s\n", host);
     cb_placement(ctx, host);
 }
 
+/* ---- watchdog: a hang made a loud failure (standalone programs only: it ends the process) ---- */
+
+#ifdef CB_SIMULATED
+/* One process holds every simulated rank and SimGrid ends a deadlocked simulation itself (with
+ * its own report), so there is no watchdog to arm. */
+CB_API void cb_arm(int rank, int seconds, const char *what) { (void)rank; (void)seconds; (void)what; }
+CB_API void cb_disarm(void) {}
+#else
+static char cb_stuck_msg[256];
+
+CB_API void cb_on_alarm(int sig)
+{
+    (void)sig;
+    ssize_t w = write(2, cb_stuck_msg, strlen(cb_stuck_msg));
+    (void)w;
+    _exit(3);
+}
+
+/* A rank still inside `what` `seconds` after this call prints a DEADLOCK line on stderr and
+ * exits with code 3 (mpiexec then ends the job); cb_disarm() when `what` returned. */
+CB_API void cb_arm(int rank, int seconds, const char *what)
+{
+    snprintf(cb_stuck_msg, sizeof cb_stuck_msg,
+             "commbook kernel: rank %d: DEADLOCK: still inside %s after %d s "
+             "(every rank waiting for another)\n", rank, what, seconds);
+    signal(SIGALRM, cb_on_alarm);
+    alarm((unsigned)seconds);
+}
+
+CB_API void cb_disarm(void) { alarm(0); }
+#endif
+
 /* ---- entry points -------------------------------------------------------------------- */
+
+#ifndef CB_HELPERS_ONLY
 
 static int cb_kernel(MPI_Comm comm, cb_ctx *ctx);
 
@@ -431,31 +487,6 @@ int cb_entry(MPI_Comm comm, int argc, char **argv, char *out, size_t outcap)
     return rc;
 }
 
-/* ---- watchdog: a hang made a loud failure (standalone programs only: it ends the process) ---- */
-
-static char cb_stuck_msg[256];
-
-CB_API void cb_on_alarm(int sig)
-{
-    (void)sig;
-    ssize_t w = write(2, cb_stuck_msg, strlen(cb_stuck_msg));
-    (void)w;
-    _exit(3);
-}
-
-/* A rank still inside `what` `seconds` after this call prints a DEADLOCK line on stderr and
- * exits with code 3 (mpiexec then ends the job); cb_disarm() when `what` returned. */
-CB_API void cb_arm(int rank, int seconds, const char *what)
-{
-    snprintf(cb_stuck_msg, sizeof cb_stuck_msg,
-             "commbook kernel: rank %d: DEADLOCK: still inside %s after %d s "
-             "(every rank waiting for another)\n", rank, what, seconds);
-    signal(SIGALRM, cb_on_alarm);
-    alarm((unsigned)seconds);
-}
-
-CB_API void cb_disarm(void) { alarm(0); }
-
 #ifdef CB_STANDALONE
 int main(int argc, char **argv)
 {
@@ -465,5 +496,6 @@ int main(int argc, char **argv)
     return rc;
 }
 #endif
+#endif /* CB_HELPERS_ONLY */
 
 #endif /* COMMBENCH_H */

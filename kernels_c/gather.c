@@ -8,7 +8,7 @@
  */
 #include "collectives_algos.h"
 
-/* What call() and check() need besides the context. */
+/* What the algorithms and check() need besides the context. */
 typedef struct {
     char *sbuf, *rbuf, *tmp, *ref;
     int root;
@@ -18,11 +18,7 @@ static const cb_optspec CB_OPTIONS[] = {
     {"sizes", "0:256K", "bytes each rank contributes: MIN:MAX (doubling) or a list a,b,c"},
     {"algorithm", "linear,binomial,library", "comma list of: linear binomial library library:ID"},
     {"root", "0", "rank that gathers"},
-    {"iterations", "200", "calls per repetition for small messages (fewer for large)"},
-    {"repetitions", "5", "timed repetitions per size and algorithm"},
-    {"trace", "0", "1: print each hand-written algorithm's messages (# trace: lines)"},
-    {"monitor", "0", "1: print the messages the library counted (Open MPI pml monitoring)"},
-    {"inject-error", "0", "testing only: 1 corrupts one result to prove the check fails"},
+    CC_BENCH_OPTIONS,
     {NULL, NULL, NULL}};
 
 static unsigned char pattern(int rank, long long j, long long size)
@@ -30,19 +26,20 @@ static unsigned char pattern(int rank, long long j, long long size)
     return (unsigned char)((rank * 31 + j * 7 + size * 3 + 5) & 0xff);
 }
 
-static void call(cb_ctx *ctx, void *s, int alg, long long size, cc_trace *tr)
+/* Each algorithm on the kernel's buffers, as the table below calls it (cc_algo_fn). */
+static void linear(cb_ctx *ctx, void *s, long long n, cc_trace *tr)
+{ gstate *st = s; cc_gather_linear(st->sbuf, st->rbuf, (int)n, st->root, ctx->comm, tr); }
+static void binomial(cb_ctx *ctx, void *s, long long n, cc_trace *tr)
+{ gstate *st = s; cc_gather_binomial(st->sbuf, st->rbuf, st->tmp, (int)n, st->root, ctx->comm, tr); }
+static void library(cb_ctx *ctx, void *s, long long n, cc_trace *tr)
 {
     gstate *st = s;
-    switch (alg) {
-    case 0: cc_gather_linear(st->sbuf, st->rbuf, (int)size, st->root, ctx->comm, tr); break;
-    case 1: cc_gather_binomial(st->sbuf, st->rbuf, st->tmp, (int)size, st->root, ctx->comm, tr); break;
-    default:
-        MPI_Gather(st->sbuf, (int)size, MPI_CHAR, st->rbuf, (int)size, MPI_CHAR, st->root, ctx->comm);
-        break;
-    }
+    (void)tr; /* the library's sends are not ours to note */
+    MPI_Gather(st->sbuf, (int)n, MPI_CHAR, st->rbuf, (int)n, MPI_CHAR, st->root, ctx->comm);
 }
 
-static int check(cb_ctx *ctx, void *s, int alg, long long size, int inject, char *why, size_t cap)
+static int check(cb_ctx *ctx, void *s, cc_algo_fn run, long long size, int inject, char *why,
+                 size_t cap)
 {
     gstate *st = s;
     size_t total = (size_t)size * (size_t)ctx->size;
@@ -52,7 +49,7 @@ static int check(cb_ctx *ctx, void *s, int alg, long long size, int inject, char
         memset(st->ref, 0x11, total);
     }
     MPI_Gather(st->sbuf, (int)size, MPI_CHAR, st->ref, (int)size, MPI_CHAR, st->root, ctx->comm);
-    call(ctx, s, alg, size, NULL);
+    run(ctx, s, size, NULL);
     if (ctx->rank != st->root) return 1; /* only the root holds a result */
     if (inject && total) st->rbuf[total - 1] ^= 0x5a;
     for (size_t k = 0; k < total; k++)
@@ -65,11 +62,10 @@ static int check(cb_ctx *ctx, void *s, int alg, long long size, int inject, char
     return 1;
 }
 
-/* The hand-written algorithms, in the order of call()'s cases. */
 static const cc_algo ALGOS[] = {
-    {"linear", "every rank sends its block to the root, which receives them in rank order"},
-    {"binomial", "binomial tree: in step s ranks with lowest bit 2^(s-1) send all they hold"},
-    {NULL, NULL}};
+    {"linear", "every rank sends its block to the root, which receives them in rank order", linear},
+    {"binomial", "binomial tree: in step s ranks with lowest bit 2^(s-1) send all they hold", binomial},
+    {NULL, NULL, NULL}};
 
 static int cb_kernel(MPI_Comm comm, cb_ctx *ctx)
 {
@@ -77,14 +73,14 @@ static int cb_kernel(MPI_Comm comm, cb_ctx *ctx)
     long long root;
     cc_bench b;
     if (cb_parse(ctx, "gather", CB_OPTIONS) ||
-        cc_parse_bench(ctx, CB_OPTIONS, "gather", ALGOS, 1, &b) ||
+        cc_parse_bench(ctx, CB_OPTIONS, "gather", ALGOS, library, 1, &b) ||
         cb_opt_int(ctx, CB_OPTIONS, "root", 0, ctx->size - 1, &root))
         return CB_BAD_OPTIONS;
     long long smax = b.smax;
     if (!cc_blocks_fit(ctx, smax, "from")) return CB_BAD_OPTIONS;
 
     gstate st = {NULL, NULL, NULL, NULL, (int)root};
-    cc_begin(ctx, "gather", &b, ALGOS, (int)root, &st, call, check);
+    cc_begin(ctx, "gather", &b, (int)root, &st, check);
     int vr = (ctx->rank - (int)root + ctx->size) % ctx->size;
     size_t total = (size_t)smax * (size_t)ctx->size;
     st.sbuf = cb_alloc((size_t)smax + 1, 0);

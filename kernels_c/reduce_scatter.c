@@ -12,11 +12,7 @@
 static const cb_optspec CB_OPTIONS[] = {
     {"sizes", "8:64K", "whole vector in bytes, multiples of 8 (doubles): MIN:MAX or a,b,c"},
     {"algorithm", "library", "library or library:ID (the library's algorithm, forced)"},
-    {"iterations", "200", "calls per repetition for small vectors (fewer for large)"},
-    {"repetitions", "5", "timed repetitions per size and algorithm"},
-    {"trace", "0", "1: print each hand-written algorithm's messages (# trace: lines)"},
-    {"monitor", "0", "1: print the messages the library counted (Open MPI pml monitoring)"},
-    {"inject-error", "0", "testing only: 1 corrupts one result to prove the check fails"},
+    CC_BENCH_OPTIONS,
     {NULL, NULL, NULL}};
 
 /* Rank i's share of `count` elements: count / P, the first count % P ranks one more. */

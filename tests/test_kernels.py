@@ -1,5 +1,7 @@
 """Compiling and running kernels under mpiexec: results, validation, errors, timeouts."""
 
+import shutil
+
 import pytest
 
 from commbook import kernels
@@ -39,6 +41,25 @@ def test_bad_option_is_one_clear_error():
 def test_unknown_kernel_lists_the_known_ones():
     with pytest.raises(kernels.KernelError, match="known: .*pingpong"):
         kernels.source_path("no_such_kernel")
+
+
+@pytest.mark.pure
+def test_a_kernel_is_built_from_its_source_and_the_shared_ones(tmp_path, monkeypatch):
+    """c_sources: the kernel, then the .c beside each header it includes (collectives_algos.c);
+    the build cache's key changes when that shared source changes."""
+    assert [p.name for p in kernels.c_sources("pingpong")] == ["pingpong.c"]
+    assert [p.name for p in kernels.c_sources("bcast")] == ["bcast.c", "collectives_algos.c"]
+    butterfly = kernels.c_sources("exercises/butterfly_solution")  # through butterfly_harness.h
+    assert [p.name for p in butterfly] == ["butterfly_solution.c", "collectives_algos.c"]
+    with pytest.raises(kernels.KernelError, match="no kernel named 'collectives_algos'"):
+        kernels.source_path("collectives_algos")  # shared code, not a kernel
+    copy = tmp_path / "kernels_c"
+    shutil.copytree(kernels.source_path("bcast").parent, copy, ignore=shutil.ignore_patterns("*.so", "*.o"))
+    monkeypatch.setenv("COMMBOOK_KERNELS", str(copy))
+    before = kernels._fingerprint(kernels.c_sources("bcast"), [], "mpicc")
+    shared = copy / "collectives_algos.c"
+    shared.write_text(shared.read_text() + "\n/* changed */\n")
+    assert kernels._fingerprint(kernels.c_sources("bcast"), [], "mpicc") != before
 
 
 def test_compile_error_carries_compiler_message(tmp_path):

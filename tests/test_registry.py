@@ -58,7 +58,7 @@ def test_registry_matches_what_the_compiled_kernel_prints(name):
     table = {
         r.name: r.default
         for r in registry.c_option_table(
-            config.kernels_dir() / ("collectives_algos.h" if name == "allreduce" else f"{spec.source}.c"),
+            config.kernels_dir() / ("collectives_algos.c" if name == "allreduce" else f"{spec.source}.c"),
             "CC_ALLREDUCE_OPTIONS" if name == "allreduce" else "CB_OPTIONS",
         )
     }

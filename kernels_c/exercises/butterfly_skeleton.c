@@ -8,7 +8,7 @@
  *     commbook.exercises.check_exercise("kernels_c/exercises/butterfly_skeleton.c")
  * which compiles this file and runs it for P = 1 .. 8, or by hand:
  *     mpicc -DCB_STANDALONE -I kernels_c -I kernels_c/exercises \
- *           kernels_c/exercises/butterfly_skeleton.c -o bfly
+ *           kernels_c/exercises/butterfly_skeleton.c kernels_c/collectives_algos.c -o bfly
  *     mpiexec -n 6 ./bfly --algorithm mine --sizes 0,8,56,1M
  *
  * The idea (F. Rappl's homework): with P = 2^k ranks, in each of k steps every rank exchanges

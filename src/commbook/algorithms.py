@@ -47,7 +47,7 @@ OMPI_PARAMETERS = {
 KERNEL_TABLES = {
     "bcast": ("bcast.c", "ALGOS"),
     "gather": ("gather.c", "ALGOS"),
-    "allreduce": ("collectives_algos.h", "CC_ALLREDUCE_ALGOS"),
+    "allreduce": ("collectives_algos.c", "CC_ALLREDUCE_ALGOS"),
 }
 
 

