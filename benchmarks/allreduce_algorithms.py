@@ -1,4 +1,4 @@
-"""Ring and Rabenseifner allreduce (kernels_c/collectives_algos.h) against MPI_Allreduce.
+"""Ring and Rabenseifner allreduce (kernels_c/collectives_algos.c) against MPI_Allreduce.
 
 One run of the allreduce kernel per P times ring, rabenseifner, the butterfly and the library's
 MPI_Allreduce at 8 B and 1 MiB with the repetitions interleaved (ring, rabenseifner, butterfly,
