@@ -9,8 +9,9 @@ from pathlib import Path
 import pytest
 
 from commbook import data
+from commbook import panel_specs as specs
 from commbook.cluster import MPICluster, RunStopped
-from commbook.panels import chapters, specs
+from commbook.panels import chapters
 from commbook.panels import explorers as with_your_runs
 from commbook.panels.runner import Session, error_line
 from commbook.panels.widget import RunPanel

@@ -10,9 +10,9 @@ from . import claim
     "course-c-time-limit",
     page="instructor",
     unit="s",
-    source="commbook/course/grading.py: DEFAULT_TIME_LIMIT, the time limit of one C check",
+    source="commbook/exercises/c_checks.py: DEFAULT_TIME_LIMIT, the time limit of one graded C check",
 )
 def _():
-    from ..course.grading import DEFAULT_TIME_LIMIT
+    from ..exercises.c_checks import DEFAULT_TIME_LIMIT
 
     return DEFAULT_TIME_LIMIT

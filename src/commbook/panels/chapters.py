@@ -4,7 +4,7 @@ and how "your run" enters the chapter's explorer."""
 from __future__ import annotations
 
 from .. import collective_runs as collectives
-from .specs import MAX_SIZE, Control, PanelInputError, PanelSpec, max_processes, placements, size_range
+from ..panel_specs import MAX_SIZE, Control, PanelInputError, PanelSpec, max_processes, placements, size_range
 
 MATRIX_SHAPES = ("100x100x100", "120x100x81")  # shapes the matrix explorer also offers
 

@@ -1,6 +1,6 @@
 """Execute the chapters with this MPI without rendering them, and check what they glued.
 
-    python -m commbook.claims.executed [PAGE ...]       (make claims, make claims MPI=mpich)
+    python -m commbook.execution.chapters [PAGE ...]       (make claims, make claims MPI=mpich)
 
 Each page is read and executed as `make book` executes it: MyST-NB's reader, jupyter-cache, the
 execution cache of this MPI family (_build/.jupyter_cache-<family>), the build's environment. So
@@ -27,8 +27,8 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from .census import GLUE_ROLE
-from .prose import prose_lines
+from ..claims.census import GLUE_ROLE
+from ..claims.prose import prose_lines
 
 # code that starts MPI ranks (a cluster, a kernel run, a chapter's measurement)
 RUNS_MPI = re.compile(r"MPICluster|\.measure\(|run_example\(|\bM\.run\(|local_runs\(|cluster\.run\(|mpi_env\.detect")
@@ -161,8 +161,8 @@ def run(root: Path, wanted: list[str], timeout: int = 900, out=print) -> int:
 
     from .. import mpi_env
     from ..booktools import execution_environment
-    from .check import check_book
-    from .mpi_cache import select
+    from ..claims.check import check_book
+    from .cache import select
 
     info = mpi_env.detect()
     cache = get_cache(str(select(root / "_build", info.flavour)))
@@ -196,7 +196,7 @@ def main(argv=None) -> int:
     from .. import config
 
     p = argparse.ArgumentParser(
-        prog="python -m commbook.claims.executed",
+        prog="python -m commbook.execution.chapters",
         description="execute the chapters with this MPI (no rendering) and check their glue and claims",
     )
     p.add_argument("pages", nargs="*", help="page names (pingpong, ring, ...); default: every page with code")

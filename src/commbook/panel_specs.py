@@ -16,7 +16,7 @@ import shlex
 from dataclasses import dataclass
 from typing import Callable
 
-from .. import machine, mpi_env
+from . import machine, mpi_env
 
 MAX_SIZE = 64 * 2**20  # the ping-pong kernel's largest message
 MAX_POINTS = 40  # runs of one Run click
