@@ -225,3 +225,29 @@ def map_by(placement: str) -> str | None:
 
 def max_processes() -> int:
     return min(MAX_PROCESSES, max(2, 4 * mpi_env.cores()))
+
+
+# controls several chapters' panels share
+
+
+def placement_control() -> Control:
+    return Control(
+        "placement",
+        "placement (mpiexec --map-by)",
+        "choice",
+        "core",
+        choices=placements(),
+        help="where the ranks sit: cores, sockets, nodes",
+    )
+
+
+def repetitions_control(default: int = 3) -> Control:
+    return Control("repetitions", "repetitions (timed runs per point)", "int", default, 1, 20)
+
+
+def processes_list_control(default: str, lo: int = 1) -> Control:
+    return Control("processes", "processes (MPI ranks, list)", "ints", default, lo, max_processes())
+
+
+def with_processes(values: dict, P: int) -> dict:
+    return {**values, "processes": P}
