@@ -59,9 +59,9 @@ book: $(STAMP)
 	$(PY) -m commbook.booktools build $(if $(filter student,$(EDITION)),--student)
 
 # Every chapter executed with this MPI but not rendered (the book's execution cache, so a later
-# `make book` reuses the runs), then its glue and claims checked: python -m commbook.claims.executed
+# `make book` reuses the runs), then its glue and claims checked: python -m commbook.execution.chapters
 claims: $(STAMP)
-	$(PY) -m commbook.claims.executed $(PAGES)
+	$(PY) -m commbook.execution.chapters $(PAGES)
 
 # The built pages printed in Chromium into one PDF (contents, page numbers): _build/pdf/commbook.pdf;
 # EDITION=student: _build/pdf/commbook-student.pdf from _build/student/html. Run `make book` first.

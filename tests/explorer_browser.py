@@ -1,7 +1,6 @@
 """Helpers to drive live explorers in a real browser (used by test_explorers_browser.py and
 test_book.py): read the model the browser computed, move every control."""
 
-import importlib
 import math
 
 # Rows of every dataset of an explorer's Vega view that carry the browser-computed model field,
@@ -29,7 +28,9 @@ def wait_for_explorers(tab, expected: int, timeout_ms: int = 20000) -> list[str]
 
 def module_of(tab, div_id: str):
     name = tab.evaluate("id => document.getElementById(id).dataset.explorer", div_id)
-    return importlib.import_module(f"commbook.explorers.{name}")
+    from commbook import explorers
+
+    return explorers.module(name)
 
 
 def compare_models(tab, div_id: str, rel: float = 1e-9) -> int:

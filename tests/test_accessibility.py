@@ -3,7 +3,6 @@ description (its alt text), colours come from colour-blind-safe palettes, and co
 only difference between series. The browser audit (axe-core) is in test_book.py."""
 
 import base64
-import importlib
 import io
 
 import matplotlib
@@ -11,7 +10,11 @@ import pytest
 
 matplotlib.use("Agg")
 
-from commbook import figure_alt, plotting  # noqa: E402
+from commbook import (  # noqa: E402
+    explorers,  # noqa: E402
+    figure_alt,
+    plotting,
+)
 from commbook.explorers import ALL, layout  # noqa: E402
 
 
@@ -76,7 +79,7 @@ def test_series_differ_by_more_than_colour():
 
 @pytest.mark.parametrize("name", ALL)
 def test_explorer_colours_have_a_second_carrier(name):
-    spec = importlib.import_module(f"commbook.explorers.{name}").explorer().spec()
+    spec = explorers.module(name).explorer().spec()
     assert spec["config"]["range"]["category"] == layout.OKABE_ITO
     assert spec["description"]
     for view in layout._walk(spec):

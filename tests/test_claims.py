@@ -149,7 +149,7 @@ def test_a_cached_source_is_read_again_from_another_tables_folder(tmp_path, monk
 
 
 def test_each_mpi_family_has_its_own_execution_cache(tmp_path):
-    from commbook.claims.mpi_cache import select
+    from commbook.execution.cache import select
 
     build = tmp_path / "_build"
     (build / ".jupyter_cache").mkdir(parents=True)  # an older build's cache: family unknown

@@ -483,7 +483,7 @@ def test_cli_measure_trace_and_validation(tmp_path, capsys):
 
 
 def test_exchange_verdicts_are_computed_from_their_tables():
-    from commbook.chapters import collectives_exchange as ex
+    from commbook.chapters.collectives import exchange as ex
 
     assert ex.model_messages("allgather", "recursive_doubling", 6) == 3  # Open MPI's Bruck fallback
     assert ex.model_messages("alltoall", "pairwise", 5) == 4

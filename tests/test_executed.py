@@ -1,4 +1,4 @@
-"""The claims-only check of executed chapters (commbook.claims.executed) and the census of
+"""The claims-only check of executed chapters (commbook.execution.chapters) and the census of
 checked numbers: a glue role nothing glued, a NaN, an empty verdict and a page that runs MPI
 without naming it fail; a page executes once, then comes from the per-MPI cache."""
 
@@ -10,7 +10,8 @@ import os
 import nbformat
 import pytest
 
-from commbook.claims import census, executed
+from commbook.claims import census
+from commbook.execution import chapters as executed
 
 PAGE = """---
 kernelspec:
@@ -159,7 +160,7 @@ def test_pages_execute_as_the_book_build_runs_them(tmp_path, monkeypatch):
 
     from commbook import mpi_env
     from commbook.booktools import execution_environment
-    from commbook.claims.mpi_cache import select
+    from commbook.execution.cache import select
     from commbook.explorers.render import ENV_STATIC
 
     for key in execution_environment({}):  # run() sets them in os.environ: undone after the test

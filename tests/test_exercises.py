@@ -130,9 +130,10 @@ def test_check_prints_a_verdict_without_the_reference_when_wrong(capsys):
 def test_ring_exercise_expects_the_slowest_link():
     """The 1 ms ring: at tens of kB the dearest class is the socket link (lowest b), not the
     node link the old exercise used; the reference puts the model ring at 1 ms."""
+    from commbook.chapters.ring.exercises import _thin_ring
     from commbook.models.ring import ring_time
 
-    links, thin = E._thin_ring()
+    links, thin = _thin_ring()
     n = E.expected("ring-1ms")
     assert ring_time([48], n, links, thin)[0] == pytest.approx(1000, rel=1e-6)
     assert ring_time([48], (1000 / 96 - 0.99) * 12090, links, thin)[0] > 1500

@@ -2,18 +2,17 @@
 page weight stays small, and the static figures refuse impossible values. The browser side is
 in test_explorers_browser.py (the model the browser computes equals these Python models)."""
 
-import importlib
-
 import matplotlib
 import pytest
 
 matplotlib.use("Agg")
 
+from commbook import explorers  # noqa: E402
 from commbook.explorers import ALL, render  # noqa: E402
 
 
 def _explorer(name):
-    return importlib.import_module(f"commbook.explorers.{name}").explorer()
+    return explorers.module(name).explorer()
 
 
 def _params(spec):
@@ -40,7 +39,7 @@ def test_every_control_is_bounded_and_labelled(name):
 
 @pytest.mark.parametrize("name", ALL)
 def test_test_points_are_values_the_controls_allow(name):
-    mod = importlib.import_module(f"commbook.explorers.{name}")
+    mod = explorers.module(name)
     params = _params(mod.explorer().spec())
     for point in mod.TEST_POINTS:
         assert set(point) <= set(params), f"{set(point) - set(params)} are not controls"
@@ -94,7 +93,7 @@ def test_controls_refuse_defaults_outside_their_bounds():
 
 
 def test_collectives_explorer_offers_every_algorithm_of_the_models():
-    from commbook.explorers import collectives
+    from commbook.chapters.collectives import explorer as collectives
     from commbook.models import collective_schedules as schedules
 
     rows = collectives._coefficients()
@@ -103,7 +102,7 @@ def test_collectives_explorer_offers_every_algorithm_of_the_models():
 
 
 def test_ring_classes_come_from_the_placement():
-    from commbook.explorers import ring
+    from commbook.chapters.ring import explorer as ring
 
     rows = ring._classes_used().set_index(["cps", "spn", "P"])
     # ORFEO THIN by core: a socket is crossed from P = 13, a node from P = 25

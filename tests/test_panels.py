@@ -9,8 +9,9 @@ from pathlib import Path
 import pytest
 
 from commbook import data
+from commbook import panel_specs as specs
 from commbook.cluster import MPICluster, RunStopped
-from commbook.panels import chapters, specs
+from commbook.panels import chapters
 from commbook.panels import explorers as with_your_runs
 from commbook.panels.runner import Session, error_line
 from commbook.panels.widget import RunPanel
@@ -191,10 +192,10 @@ SMALL = {
 @pytest.mark.mpi
 @pytest.mark.parametrize("chapter", sorted(SMALL))
 def test_each_chapter_panel_runs_on_the_chapters_cluster_and_feeds_its_explorer(chapter, mpi_cluster):
-    from commbook.explorers import collectives as ce
-    from commbook.explorers import jacobi as je
-    from commbook.explorers import matrix as me
-    from commbook.explorers import ring as re_
+    from commbook.chapters.collectives import explorer as ce
+    from commbook.chapters.jacobi import explorer as je
+    from commbook.chapters.matrix_add import explorer as me
+    from commbook.chapters.ring import explorer as re_
 
     change, rows = SMALL[chapter]
     spec = chapters.spec(chapter)

@@ -72,7 +72,7 @@ def fetch_orfeo(root: Path) -> None:
 def select_execution_cache(root: Path) -> Path:
     """Point _build/.jupyter_cache (where MyST-NB caches executed notebooks) at this MPI
     family's cache, so one family's measurements are never shown as another's."""
-    from .claims.mpi_cache import select
+    from .execution.cache import select
 
     return select(root / "_build", mpi_env.detect().flavour)
 

@@ -1,7 +1,7 @@
 """Checked claims: numbers the book states about its shipped data, models and code.
 
 A claim is a function computing one number (or a word) from the source it is about, registered
-with :func:`claim` in ``commbook/claims/<page>.py``::
+with :func:`claim` in ``commbook/chapters/<page>/claims.py``::
 
     @claim("pp-ucx-node-latency", page="pingpong", unit="us",
            source="data/orfeo/pingpong_seed.csv (Scorcia report, sec. 2)")
@@ -17,8 +17,6 @@ A claim quoting an exercise's reference is registered with :func:`reference_clai
 
 from __future__ import annotations
 
-import importlib
-import pkgutil
 import sys
 from dataclasses import dataclass, field
 from typing import Callable
@@ -43,8 +41,6 @@ class Claim:
 
 
 REGISTRY: dict[str, Claim] = {}
-# modules of this package that hold no claims
-_NOT_PAGES = {"quantity", "check", "prose", "sphinx", "mpi_cache", "sources", "census", "executed"}
 
 
 def claim(name: str, page: str | tuple[str, ...], unit: str = "", rel_tol: float | None = None, source: str = ""):
@@ -81,10 +77,10 @@ def reference_claim(
 
 
 def load_all() -> dict[str, Claim]:
-    """Import every page module of the package (registering its claims); the registry."""
-    for info in pkgutil.iter_modules(__path__):
-        if info.name not in _NOT_PAGES and not info.name.startswith("_"):
-            importlib.import_module(f"{__name__}.{info.name}")
+    """Import every chapter's claims module (registering its claims); the registry."""
+    from .. import chapters
+
+    chapters.modules("claims")
     return REGISTRY
 
 

@@ -28,9 +28,9 @@ import sys
 from pathlib import Path
 
 from .. import config
+from ..exercises.c_checks import DEFAULT_TIME_LIMIT
 
 INPUTS_FILE = "exercise_inputs.json"
-DEFAULT_TIME_LIMIT = 180.0  # seconds per C exercise
 # the outcomes a feedback line names (tests/test_course.py and the class summary read them)
 OUTCOMES = (
     "correct",

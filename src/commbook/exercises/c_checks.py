@@ -85,6 +85,8 @@ def _check_each_P(tag: str, src: Path, nps, options: dict, timeout: float, judge
 # seconds one ring step or one gather may take before it is a deadlock: a step of 1 MiB takes
 # milliseconds, even with 5 ranks sharing 2 cores; a hang then costs the reader 5 s, not 20
 WATCHDOG_S = 5
+# seconds one C exercise may take when a course grades it (commbook.course.grading)
+DEFAULT_TIME_LIMIT = 180.0
 
 
 def check_ring(

@@ -11,9 +11,8 @@ the call that computes it. A few exercises depend on what the page measured on t
 their checks take that measurement as a named input (``check("jac-ts", ts_answer,
 copy_MBps=b_copy)``), never the answer.
 
-This module is the registry and the check; the references are in ``references`` (the chapters),
-``foundations`` (the primer, measuring, scaling) and ``collectives`` (what the library runs,
-ORFEO against the models), the C exercises in ``c_checks``.
+This module is the registry and the check; the references are in each chapter's package
+(``commbook/chapters/<page>/exercises.py``), the C exercises in ``c_checks``.
 """
 
 from __future__ import annotations

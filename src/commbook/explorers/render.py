@@ -82,11 +82,11 @@ class Explorer:
     def description(self) -> str:
         """What a screen reader announces for the chart: the first sentence of the module's
         docstring ("Ping-pong explorer: the Hockney model ...")."""
-        import importlib
+        from . import module
 
         try:
-            doc = importlib.import_module(f"{__package__}.{self.name}").__doc__ or ""
-        except ImportError:
+            doc = module(self.name).__doc__ or ""
+        except (ImportError, KeyError):
             doc = ""
         first = " ".join(doc.split()).split(". ")[0].rstrip(".")
         return first or f"Interactive chart: {self.name}"

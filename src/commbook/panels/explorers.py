@@ -6,9 +6,9 @@ from __future__ import annotations
 import pandas as pd
 
 from .. import data
-from ..explorers import collectives as collectives_explorer
-from ..explorers import jacobi as jacobi_explorer
-from ..explorers import matrix as matrix_explorer
+from ..chapters.collectives import explorer as collectives_explorer
+from ..chapters.jacobi import explorer as jacobi_explorer
+from ..chapters.matrix_add import explorer as matrix_explorer
 
 
 def _param(table: pd.DataFrame, key: str) -> str:

@@ -12,7 +12,7 @@ import pandas as pd
 
 from .. import data, kernels, machine, registry
 from ..cluster import MPICluster, RunStopped
-from .specs import PanelSpec, map_by
+from ..panel_specs import PanelSpec, map_by
 
 RUN_TIMEOUT_S = 300.0
 

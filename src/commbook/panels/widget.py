@@ -15,9 +15,9 @@ import threading
 from typing import Callable
 
 from ..explorers.render import ENV_STATIC
+from ..panel_specs import PanelInputError, check, command
 from . import chapters as chapter_specs
 from .runner import Session, column, error_line
-from .specs import PanelInputError, check, command
 
 STATIC_NOTE = (
     "In a live notebook (JupyterLab, a JupyterHub with the book's kernel) a run panel "

@@ -1,0 +1,1 @@
+"""The cluster page (book/cluster.md): its exercises."""

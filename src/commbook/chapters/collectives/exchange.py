@@ -1,0 +1,133 @@
+"""Allgather, alltoall and reduce-scatter on this machine (book/collectives_library.md): the
+library's collectives timed OSU-style next to their models, and each modelled library algorithm
+forced, read back through MPI_T and its messages counted (Open MPI), against its schedule."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+
+from ... import algorithms, machine, mpi_env
+from ...models import collective_costs, collective_schedules
+from . import common as chapter
+
+EXCHANGE_OPS = ("allgather", "alltoall", "reduce_scatter")
+TIMING_SIZES = "8,1K,64K"  # n: one rank's block (allgather), one block per pair (alltoall), the vector (reduce_scatter)
+PATTERN_NP = 4  # processes of the message-pattern runs (oversubscribed: messages, not times)
+PATTERN_SIZE = "4K"
+PAGE = "book/collectives_library.md"
+
+
+def measure_times(cluster, sizes: str = TIMING_SIZES, repetitions: int = 5, iterations: int = 100) -> pd.DataFrame:
+    """The library's own allgather, alltoall and reduce-scatter on the cluster's engines: one
+    tidy table with an `op` column."""
+    labels = dict(machine=machine.name(), mapping=machine.local_mapping(cluster.n), source=PAGE)
+    frames = []
+    for op in EXCHANGE_OPS:
+        out = chapter.measure(
+            op, "library", np=cluster.n, sizes=sizes, cluster=cluster, repetitions=repetitions, iterations=iterations
+        )
+        frames.append(chapter.tidy(out, **labels).assign(op=op))
+    return pd.concat(frames, ignore_index=True)
+
+
+def model_table(times: pd.DataFrame, lam: float, b: float) -> pd.DataFrame:
+    """Measured medians next to the cheapest modelled algorithm's Hockney time at the same P
+    and n (gamma = 0: the additions are left out, a lower estimate for reduce-scatter)."""
+    rows = []
+    for r in times[times.size_bytes > 0].itertuples():
+        model = min(
+            collective_costs.predict(r.op, alg, int(r.np), float(r.size_bytes), lam, b)
+            for alg in collective_schedules.ALGORITHMS[r.op]
+        )
+        rows.append((r.op, int(r.np), int(r.size_bytes), r.t_us, model, r.t_us / model))
+    return pd.DataFrame(rows, columns=["op", "np", "size_bytes", "measured_us", "model_us", "measured/model"])
+
+
+def model_words(table: pd.DataFrame) -> str:
+    """A sentence about how far the measurements are from the model, computed from the table."""
+    ratio = table["measured/model"]
+    lo, hi = float(ratio.min()), float(ratio.max())
+    worst = table.loc[ratio.idxmax()]
+    if hi <= 2 and lo >= 0.5:
+        head = f"the model is within a factor 2 of every measurement (measured/model {lo:.2f} to {hi:.2f})"
+    else:
+        head = f"measured/model runs from {lo:.2f} to {hi:.2f}: the model is off by more than a factor 2 somewhere"
+    why = (
+        ", and the model leaves its additions out"
+        if worst.op == "reduce_scatter" and worst.size_bytes > 1024
+        else ", where a fixed cost per call, which the model does not have, would weigh most"
+        if worst.size_bytes <= 1024
+        else ""
+    )
+    return f"{head}; the largest ratio is the {worst.op.replace('_', '-')} of {int(worst.size_bytes):,} B{why}"
+
+
+def model_messages(op: str, model: str, P: int) -> int:
+    """The most messages one rank sends in the model's schedule."""
+    sent = np.zeros(P, dtype=int)
+    for step in collective_schedules.schedule(op, model, P):
+        for m in step:
+            sent[m.src] += 1
+    return int(sent.max())
+
+
+def forced_records(flavour: str) -> list[algorithms.Algorithm]:
+    """The library algorithms of the three operations that commbook models and `flavour` can force."""
+    return [
+        a
+        for op in EXCHANGE_OPS
+        for a in algorithms.of(op)
+        if a.model and (a.ompi_id if flavour == "openmpi" else a.mpich)
+    ]
+
+
+def forced_patterns(np: int = PATTERN_NP, size: str = PATTERN_SIZE) -> pd.DataFrame:
+    """Each modelled library algorithm forced, read back (MPI_T) and, on Open MPI, its messages
+    counted by the library for one call: op, forced, library reports, model, messages per rank
+    (counted, the most any rank sent; NaN without counters) and in the model."""
+    from ...collective_runs import check_selection, parse_algorithms, parse_messages
+
+    flavour = mpi_env.detect().flavour
+    rows = []
+    for a in forced_records(flavour):
+        label = f"library:{a.ompi_id if flavour == 'openmpi' else a.mpich}"
+        out = chapter.measure(
+            a.operation, label, np=np, sizes=size, repetitions=1, iterations=1, monitor=flavour == "openmpi"
+        )
+        said = check_selection(out, a.operation, parse_algorithms(a.operation, label)[1])
+        counted = float("nan")
+        if flavour == "openmpi":
+            msgs = parse_messages(out)
+            per_rank = msgs[msgs["count"] > 0].groupby("src")["count"].sum()
+            counted = float(per_rank.max()) if len(per_rank) else 0.0
+        rows.append(
+            (
+                a.operation,
+                label,
+                said.split(" = ", 1)[-1],  # the value the library holds, e.g. 2 (bruck)
+                a.model,
+                counted,
+                model_messages(a.operation, a.model, np),
+            )
+        )
+    return pd.DataFrame(rows, columns=["op", "forced", "library reports", "model", "messages per rank", "in the model"])
+
+
+def pattern_words(table: pd.DataFrame) -> str:
+    """Whether the counted messages agree with the schedules, computed; or why not counted."""
+    counted = table.dropna(subset=["messages per rank"])
+    if counted.empty:
+        return (
+            "this MPI library does not count messages per peer (Open MPI's pml monitoring does), so "
+            "here only the read-back confirms the selection"
+        )
+    same = counted["messages per rank"] == counted["in the model"]
+    if same.all():
+        return f"in all {len(counted)} runs the busiest rank sent exactly as many messages as the model's schedule"
+    off = counted[~same]
+    which = ", ".join(f"{r.forced} ({r.op.replace('_', '-')})" for r in off.itertuples())
+    return (
+        f"in {int(same.sum())} of {len(counted)} runs the busiest rank sent as many messages as the model's "
+        f"schedule; {which} sent a different number, so there the library's algorithm is not the textbook's"
+    )

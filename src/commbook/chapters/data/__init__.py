@@ -1,0 +1,1 @@
+"""The data page (book/data.md): its claims and exercises."""

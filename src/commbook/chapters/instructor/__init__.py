@@ -1,0 +1,1 @@
+"""The instructor page (book/instructor.md): its claims."""

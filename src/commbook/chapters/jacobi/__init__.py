@@ -1,0 +1,3 @@
+"""The jacobi page (book/jacobi.md). Its cells call what `figures` holds, re-exported here."""
+
+from .figures import *  # noqa: F403

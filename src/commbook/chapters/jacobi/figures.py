@@ -1,0 +1,365 @@
+"""Jacobi chapter (book/jacobi.md): convergence, roofline, time split, scaling, the report check."""
+
+from __future__ import annotations
+
+import matplotlib.pyplot as plt
+import numpy as np
+
+from ...plotting import SERIES_COLORS, measured, model_line, new_axes
+
+
+# --- jacobi --------------------------------------------------------------------------------
+def plot_jacobi_convergence(runs, title="Jacobi: distance to the known solution, sweep by sweep"):
+    """runs: [(label, error_rms_history, residual_rms_history)]; both on a log axis."""
+    fig, axes = plt.subplots(1, 2, figsize=(10, 3.6))
+    for i, (label, err, res) in enumerate(runs):
+        style = dict(
+            marker="o", ms=3, lw=1, color=SERIES_COLORS[i % len(SERIES_COLORS)], ls=["-", "--", ":", "-."][i % 4]
+        )
+        axes[0].plot(np.arange(len(err)), err, label=label, **style)
+        axes[1].plot(np.arange(len(res)), res, label=label, **style)
+    for ax, what in zip(axes, ["RMS error against the exact solution", "RMS residual"]):
+        ax.set_yscale("log")
+        ax.set_xlabel("sweep")
+        ax.set_title(what, fontsize=10)
+        ax.grid(True, which="both", alpha=0.3)
+    axes[0].legend(fontsize=8)
+    fig.suptitle(title, fontsize=11)
+    fig.tight_layout()
+    return fig
+
+
+JACOBI_BALANCES = [
+    (16, "16 B/LUP (layer cond., no write-alloc.)"),
+    (24, "24 B/LUP (layer cond. + write-alloc.)"),
+    (40, "40 B/LUP (no layer cond.)"),
+]
+
+
+def plot_jacobi_roofline(
+    L,
+    mlups,
+    bandwidth_MBps,
+    mlups_min=None,
+    mlups_max=None,
+    caches=(),
+    title="One process: measured MLUP/s against the roofline",
+):
+    """MLUP/s of single-process sweeps against the grid edge L, with the memory roofline
+    bandwidth / code balance for each balance, and where two grids outgrow each cache.
+
+    caches: [(name, bytes)] e.g. [("L2", 512 KiB), ("L3", 32 MiB)].
+    """
+    fig, ax = new_axes(title, "grid edge L (L^3 points, 2 arrays of doubles)", "MLUP/s", logx=True)
+    L = np.asarray(L, float)
+    measured(
+        ax, L, mlups, mlups_min, mlups_max, label="measured, 1 process (median sweep)", color="C0", ms=6, elinewidth=1
+    )
+    for (balance, label), ls in zip(JACOBI_BALANCES, ["--", "-", ":"]):
+        model_line(
+            ax,
+            [L.min() / 1.3, L.max() * 1.3],
+            [bandwidth_MBps / balance] * 2,
+            label=f"roofline model, {label}",
+            color="k",
+            ls=ls,
+            lw=1.2,
+        )
+    for name, size in caches:
+        edge = (size / 16) ** (1 / 3)  # two arrays of L^3 doubles
+        if L.min() / 1.3 < edge < L.max() * 1.3:
+            ax.axvline(edge, color="0.5", ls=":", lw=1)
+            ax.annotate(
+                f"2 grids > {name}",
+                (edge, 0.0),
+                xycoords=("data", "axes fraction"),
+                xytext=(3, 6),
+                textcoords="offset points",
+                fontsize=8,
+                rotation=90,
+                va="bottom",
+                color="0.4",
+            )
+    ax.set_ylim(bottom=0)
+    ax.legend(fontsize=7.5, loc="upper center", bbox_to_anchor=(0.5, -0.16), ncol=2)
+    fig.set_size_inches(7.0, 5.0)
+    fig.tight_layout()
+    return fig
+
+
+def plot_jacobi_time_split(labels, compute_us, halo_us, title="Where a sweep's time goes"):
+    """Stacked bars per run: compute and halo exchange (µs per sweep, slowest rank)."""
+    fig, ax = new_axes(title, "", "µs per sweep (slowest rank, median)", figsize=(6.4, 3.6))
+    x = np.arange(len(labels))
+    compute_us, halo_us = np.asarray(compute_us, float), np.asarray(halo_us, float)
+    ax.bar(x, compute_us, color="C2", label="compute (measured)")
+    ax.bar(x, halo_us, bottom=compute_us, color="C1", label="halo exchange (measured)")
+    for xi, c, h in zip(x, compute_us, halo_us):
+        ax.annotate(f"{h / (c + h):.0%}", (xi, c + h), ha="center", va="bottom", fontsize=8)
+    ax.set_xticks(x, labels, fontsize=8)
+    ax.legend(fontsize=8)
+    ax.grid(True, axis="x", alpha=0)
+    return fig
+
+
+def plot_jacobi_scaling(
+    series=(),
+    models=(),
+    title="Jacobi: MLUP/s against processes",
+    ax=None,
+    logy=False,
+    legend_loc="upper left",
+):
+    """MLUP/s against N: series [(label, N, mlups)] as points, models [(label, N, mlups)] as
+    lines (labelled model)."""
+    if ax is None:
+        fig, ax = new_axes(title, "processes N", "MLUP/s", logy=logy)
+    else:
+        fig = ax.figure
+    markers = ["o", "s", "^", "D", "v", "P"]
+    for i, (label, N, p) in enumerate(series):
+        measured(
+            ax, N, p, label=label, color=SERIES_COLORS[i % len(SERIES_COLORS)], marker=markers[i % len(markers)], ms=6
+        )
+    styles = ["-", "--", "-.", ":"]
+    for i, (label, N, p) in enumerate(models):
+        model_line(ax, N, p, label=label, color=["k", "C3", "C7", "C4"][i % 4], ls=styles[i % len(styles)])
+    ax.set_xlim(left=0)
+    ax.set_ylim(bottom=0)
+    ax.legend(fontsize=8, loc=legend_loc)
+    return fig
+
+
+def plot_jacobi_report_check(
+    labels,
+    measured_mlups,
+    report_mlups,
+    consistent_mlups,
+    title="Model / measured for the report's ORFEO runs (L = 1200)",
+):
+    """For each run, prediction / measurement of the report's arithmetic and of the same
+    formula in consistent units (1 = perfect; below 1 the model underestimates)."""
+    fig, ax = new_axes(title, "", "model / measured", figsize=(9, 3.8))
+    x = np.arange(len(labels))
+    m = np.asarray(measured_mlups, float)
+    ax.bar(x - 0.2, np.asarray(report_mlups, float) / m, 0.4, color="C7", label="the report's numbers (model)")
+    ax.bar(
+        x + 0.2,
+        np.asarray(consistent_mlups, float) / m,
+        0.4,
+        color="C0",
+        label="same formula, consistent units (model)",
+    )
+    ax.axhline(1.0, color="k", lw=1)
+    ax.set_xticks(x, labels, fontsize=8, rotation=30, ha="right")
+    ax.set_ylim(0.6, 1.45)
+    ax.legend(fontsize=8, loc="upper left")
+    ax.grid(True, axis="x", alpha=0)
+    fig.tight_layout()
+    return fig
+
+
+def plot_jacobi_noncompute(
+    labels, noncompute_s, imbalance_s, model_tc_s, title="Per sweep: time outside the stencil against the model's T_c"
+):
+    """Measured time per sweep outside the slowest rank's stencil, the compute imbalance
+    between ranks, and the model's communication time, per run (log scale)."""
+    fig, ax = new_axes(title, "", "seconds per sweep", logy=True, figsize=(9, 3.8))
+    x = np.arange(len(labels))
+
+    def shown(v):  # nothing to draw for zero (one process has no imbalance and no T_c)
+        v = np.asarray(v, float)
+        return np.where(v > 0, v, np.nan)
+
+    noncompute_s, imbalance_s, model_tc_s = shown(noncompute_s), shown(imbalance_s), shown(model_tc_s)
+    ax.bar(x - 0.27, noncompute_s, 0.27, color="C1", label="sweep - slowest compute (measured)")
+    ax.bar(x, imbalance_s, 0.27, color="C4", label="slowest - fastest compute (measured)")
+    ax.bar(x + 0.27, model_tc_s, 0.27, color="0.6", label="T_c = c/B + k T_l (model)")
+    ax.set_xticks(x, labels, fontsize=8, rotation=30, ha="right")
+    ax.legend(fontsize=8, loc="upper right")
+    ax.grid(True, axis="x", alpha=0)
+    fig.tight_layout()
+    return fig
+
+
+# --- what the page's prose takes from its runs and from the ORFEO runs ----------------------------
+def percent_range(values) -> tuple[float, float]:
+    """(lowest, highest) of fractions, in per cent."""
+    v = 100 * np.asarray(values, float)
+    return float(v.min()), float(v.max())
+
+
+def report_check_facts(report_runs) -> dict:
+    """The Scorcia runs against the report's numbers and the consistent-unit formula: the
+    worst point (largest model / measured) set apart, the ranges of the others in per cent."""
+    over = report_runs.model_mlups / report_runs.measured_mlups
+    worst = over.idxmax()
+    rest = report_runs.drop(index=worst)
+    under = 1 - rest.report_mlups / rest.measured_mlups
+    return dict(
+        worst_np=int(report_runs.np[worst]),
+        worst_machine=report_runs.machine[worst],
+        report_under=percent_range(under),
+        consistent_over=percent_range(rest.model_mlups / rest.measured_mlups - 1),
+    )
+
+
+def noncompute_facts(split_runs) -> dict:
+    """Time outside the stencil per sweep (ms), with several processes and with one, its ratio
+    to the model's T_c, and the largest imbalance."""
+    many = split_runs[split_runs.np > 1]
+    one = split_runs[split_runs.np == 1]
+    worst = split_runs.imbalance_s.idxmax()
+    return dict(
+        many_ms=(1e3 * many.noncompute_s.min(), 1e3 * many.noncompute_s.max()),
+        over_tc=((many.noncompute_s / many.model_Tc_s).min(), (many.noncompute_s / many.model_Tc_s).max()),
+        one_ms=(1e3 * one.noncompute_s.min(), 1e3 * one.noncompute_s.max()),
+        imbalance_s=float(split_runs.imbalance_s[worst]),
+        imbalance_np=int(split_runs.np[worst]),
+        imbalance_machine=str(split_runs.machine[worst]),
+    )
+
+
+def optimism(cmp, machine: str, nps, scaling: str = "strong") -> tuple[float, float]:
+    """How optimistic the consistent model is (model / measured - 1, per cent) over the runs
+    of `machine` with np in `nps`."""
+    rows = cmp[(cmp.machine == machine) & (cmp.scaling == scaling) & cmp.np.isin(list(nps))]
+    return percent_range(rows.model_mlups / rows.measured_mlups - 1)
+
+
+PLAIN_LOOP_FLAGS = ("-fno-tree-loop-distribute-patterns",)  # keep `c = a` a loop, not memcpy
+
+
+def stream_variants(size: str = "96M", repetitions: int = 6, rounds: int = 2):
+    """STREAM copy and triad on one process, built as usual (GCC turns the copy loop into a
+    memcpy call) and with PLAIN_LOOP_FLAGS, alternating `rounds` times; the best of each:
+    a table variant, kernel, bandwidth_MBps (bytes counted by STREAM), bandwidth_wa_MBps
+    (with the write-allocate read of the target)."""
+    import pandas as pd
+
+    from ... import kernels
+
+    rows = []
+    for _ in range(rounds):
+        for variant, flags in (("memcpy (default build)", ()), ("plain loop", PLAIN_LOOP_FLAGS)):
+            out = kernels.run_mpiexec(
+                "stream",
+                1,
+                {"size": size, "repetitions": repetitions, "kernels": "copy,triad"},
+                timeout=300,
+                extra_flags=flags,
+            )
+            for r in out.table.itertuples():
+                rows.append((variant, r.algorithm, r.bandwidth_MBps, r.bandwidth_wa_MBps))
+    t = pd.DataFrame(rows, columns=["variant", "kernel", "bandwidth_MBps", "bandwidth_wa_MBps"])
+    return t.groupby(["variant", "kernel"], sort=False).max()
+
+
+def write_allocate_verdict(variants, band: float = 0.15) -> str:
+    """What the two copies say about memcpy's stores: does memcpy's bandwidth counted at 16 B
+    per element, or at 24 B, match the plain loop's (which does write-allocate)?"""
+    loop = variants.loc[("plain loop", "copy"), "bandwidth_wa_MBps"]
+    mc_counted = variants.loc[("memcpy (default build)", "copy"), "bandwidth_MBps"]
+    mc_wa = variants.loc[("memcpy (default build)", "copy"), "bandwidth_wa_MBps"]
+    r16, r24 = mc_counted / loop, mc_wa / loop
+    if abs(r16 - 1) <= band and abs(r16 - 1) < abs(r24 - 1):
+        return (
+            f"memcpy's bandwidth counted at 16 B per element is {r16:.2f} times the plain "
+            "loop's with write-allocate: memcpy's stores skipped the write-allocate read "
+            "(non-temporal stores), and the ×1.5 would have inflated the roofline"
+        )
+    if abs(r24 - 1) <= band:
+        return (
+            f"memcpy's bandwidth counted at 24 B per element is {r24:.2f} times the plain "
+            "loop's: in this run memcpy did pay the write-allocate read, and the ×1.5 holds"
+        )
+    return (
+        f"neither count of memcpy matches the plain loop within {band:.0%} (16 B: "
+        f"{r16:.2f}, 24 B: {r24:.2f} times the loop's): this run cannot tell (a busy machine, or "
+        "a memcpy that differs from the loop in more than its stores); the plain loop is what "
+        "the sweep's stores do, so the roofline uses it"
+    )
+
+
+def cache_bytes(level: int) -> int:
+    """This machine's data cache size at a level, from sysfs (0 when unknown)."""
+    from pathlib import Path
+
+    for index in Path("/sys/devices/system/cpu/cpu0/cache").glob("index*"):
+        try:
+            if (index / "level").read_text().strip() == str(level) and (
+                index / "type"
+            ).read_text().strip() != "Instruction":
+                size = (index / "size").read_text().strip()
+                return int(size.rstrip("KMG")) * {"K": 1024, "M": 1 << 20, "G": 1 << 30}.get(size[-1], 1)
+        except (OSError, ValueError):
+            return 0
+    return 0
+
+
+def grids_vs_cache_words(grids_bytes: float, llc_bytes: int) -> str:
+    """How the sweep's two grids compare with this machine's last-level cache, in words that
+    follow the sizes (0: the machine does not report its cache)."""
+    if not llc_bytes:
+        return "for a last-level cache this machine does not report"
+    llc = f"the last-level cache of {llc_bytes / 1e6:.0f} MB this machine reports"
+    if grids_bytes > 4 * llc_bytes:
+        return f"far beyond {llc}"
+    if grids_bytes > llc_bytes:
+        return f"beyond {llc}, but not far"
+    return (
+        f"together smaller than {llc}; on a virtual machine that may be the whole host's cache, "
+        "shared with other guests, and the largest grid may still run partly from it"
+    )
+
+
+def sweep_roof_words(at_roof: float, grids_bytes: float, llc_bytes: int, load: str) -> str:
+    """The 256^3 sweep against the copy's roofline (at_roof = sweep / roofline), in words that
+    follow the ratio and whether the two grids fit this machine's last-level cache."""
+    if 0.7 <= at_roof <= 1.1:
+        return "close to it"
+    if at_roof > 1.1:
+        if llc_bytes and grids_bytes <= llc_bytes:
+            return (
+                "above it: the two grids fit in this machine's last-level cache, so here the sweep "
+                "is not bound by memory"
+            )
+        return (
+            "above it, which a memory-bound sweep cannot be: the copy got less of the memory "
+            "system in its run than the sweep did in its own"
+        )
+    return (
+        f"well below it: either other jobs (load average {load}) took the memory system from the "
+        "sweep, timed after the copy, or on this core the sweep is limited by more than memory; "
+        "one pair of runs cannot tell which"
+    )
+
+
+def direction_words(ratio: float) -> str:
+    """The z split's halo time over the x split's (strong scaling, two processes)."""
+    if ratio > 1.1:
+        return f"here the *z* split's halo took {ratio:.1f} times the *x* split's"
+    if ratio >= 0.9:
+        return (
+            f"here the two splits' halos took about the same time (ratio {ratio:.2f}), so the "
+            "gather cost did not show above the noise"
+        )
+    return (
+        f"here the *z* split's halo was even the faster one (ratio {ratio:.2f}): on a shared "
+        "machine the waiting hides the gather cost"
+    )
+
+
+def planes_in_cache_words(planes_bytes: float, llc_bytes: int) -> str:
+    """Does the layer condition (three planes in the last-level cache) hold on this machine?"""
+    if not llc_bytes:
+        return (
+            "fit any last-level cache of a few megabytes (this machine does not report its own), "
+            "so on most machines it does not happen"
+        )
+    llc = f"this machine's last-level cache ({llc_bytes / 1e6:.0f} MB)"
+    if planes_bytes <= llc_bytes / 2:
+        return f"fit {llc}, so it does not happen here"
+    if planes_bytes <= llc_bytes:
+        return f"fit {llc}, but fill more than half of it, so here it may happen in part"
+    return f"do not fit {llc}, so it happens here too"

@@ -1,0 +1,3 @@
+"""The measuring page (book/measuring.md). Its cells call what `figures` holds, re-exported here."""
+
+from .figures import *  # noqa: F403

@@ -1,0 +1,1 @@
+"""The validation page (book/validation.md): its claims and exercises."""

@@ -1,0 +1,209 @@
+"""Execute the chapters with this MPI without rendering them, and check what they glued.
+
+    python -m commbook.execution.chapters [PAGE ...]       (make claims, make claims MPI=mpich)
+
+Each page is read and executed as `make book` executes it: MyST-NB's reader, jupyter-cache, the
+execution cache of this MPI family (_build/.jupyter_cache-<family>), the build's environment. So
+a page `make book` already executed is not run again, and a `make book` afterwards renders from
+these runs. Then, per page:
+
+* it ran without an error;
+* every {glue:...} role of its prose names a value the run glued (what MyST-NB warns about, and
+  `make book`'s -W turns into a failure);
+* every glued number is finite and every glued verdict says something;
+* a page that runs MPI says which MPI measured it: its outputs name this MPI's version;
+
+and every {claim} of those pages holds (commbook.claims.check). Exit 1 if anything fails.
+"""
+
+from __future__ import annotations
+
+import argparse
+import math
+import os
+import re
+import sys
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from ..claims.census import GLUE_ROLE
+from ..claims.prose import prose_lines
+
+# code that starts MPI ranks (a cluster, a kernel run, a chapter's measurement)
+RUNS_MPI = re.compile(r"MPICluster|\.measure\(|run_example\(|\bM\.run\(|local_runs\(|cluster\.run\(|mpi_env\.detect")
+SCRAPBOOK_MIME = "application/papermill.record/"
+
+
+@dataclass
+class PageReport:
+    page: str
+    executed: bool = False  # False: taken from the cache
+    seconds: float = 0.0
+    glued: int = 0
+    roles: int = 0
+    problems: list[str] = field(default_factory=list)
+
+    def __str__(self) -> str:
+        how = f"executed in {self.seconds:.0f} s" if self.executed else "from the cache"
+        head = f"{'FAIL' if self.problems else 'ok  '} {self.page}: {how}, {self.roles} glue roles, {self.glued} glued"
+        return "\n".join([head] + [f"     {self.page}.md:{p}" for p in self.problems])
+
+
+def read_page(path: Path):
+    """The page as MyST-NB reads it for execution (same cells, same metadata: same cache key)."""
+    from myst_nb.core.read import read_myst_markdown_notebook
+    from myst_parser.config.main import MdParserConfig
+
+    config = MdParserConfig(enable_extensions={"dollarmath", "amsmath", "colon_fence", "deflist", "substitution"})
+    return read_myst_markdown_notebook(path.read_text(encoding="utf-8"), config, add_source_map=True, path=str(path))
+
+
+def glued_values(nb) -> dict[str, object]:
+    """name -> the value's richest representation, for every myst_nb.glue in the executed notebook."""
+    values = {}
+    for cell in nb.cells:
+        for out in cell.get("outputs", []):
+            meta = out.get("metadata", {}).get("scrapbook")
+            if not meta or "data" not in out:
+                continue
+            data = {k.replace(SCRAPBOOK_MIME, ""): v for k, v in out["data"].items()}
+            values[meta["name"]] = data.get("text/markdown", data.get("text/plain", ""))
+    return values
+
+
+def glue_roles(text: str) -> list[tuple[int, str, str]]:
+    """(line, kind, name) of every glue role in the page's prose."""
+    found = []
+    for lineno, line in prose_lines(text):
+        for m in GLUE_ROLE.finditer(line):
+            found.append((lineno, m.group("kind") or "", m.group("name").strip()))
+    return found
+
+
+def output_text(nb) -> str:
+    """Everything the executed page shows as text: streams, plain text and Markdown outputs."""
+    parts = []
+    for cell in nb.cells:
+        for out in cell.get("outputs", []):
+            if out.get("output_type") == "stream":
+                parts.append(out.get("text", ""))
+            for mime in ("text/plain", "text/markdown", "text/html"):
+                for key in (mime, SCRAPBOOK_MIME + mime):
+                    value = out.get("data", {}).get(key)
+                    if value:
+                        parts.append(value if isinstance(value, str) else "".join(value))
+    return "\n".join(parts)
+
+
+def check_outputs(text: str, nb, mpi_version: str) -> list[str]:
+    """What is wrong between a page's prose and its executed notebook (empty: nothing)."""
+    problems = []
+    values = glued_values(nb)
+    for lineno, kind, name in glue_roles(text):
+        if name not in values:
+            problems.append(f"{lineno}: {{glue:{kind}}}`{name}` names nothing the run glued")
+            continue
+        value = str(values[name]).strip()
+        if not value:
+            problems.append(f"{lineno}: {{glue:{kind}}}`{name}` was glued empty")
+        elif kind == "text" or kind == "":
+            try:
+                number = float(value)
+            except ValueError:
+                continue  # a glued word or name
+            if not math.isfinite(number):
+                problems.append(f"{lineno}: {{glue:{kind}}}`{name}` is {value}")
+    code = "\n".join(c.source for c in nb.cells if c.cell_type == "code")
+    if RUNS_MPI.search(code) and mpi_version not in output_text(nb):
+        problems.append(f"0: the page runs MPI but no output names {mpi_version!r} (say which MPI measured it)")
+    return problems
+
+
+def execute_page(path: Path, cache, timeout: int):
+    """The executed notebook of a page and whether it ran now (else it came from the cache).
+    Raises RuntimeError naming the page when a cell fails."""
+    from jupyter_cache.base import CacheBundleIn
+    from jupyter_cache.executors.utils import single_nb_execution
+
+    nb = read_page(path)
+    try:
+        cache.match_cache_notebook(nb)
+        _, merged = cache.merge_match_into_notebook(nb)
+        return merged, False, 0.0
+    except KeyError:
+        pass
+    record = cache.add_nb_to_project(str(path), read_data={"type": "plugin", "name": "myst_nb_md"})
+    result = single_nb_execution(nb, cwd=str(path.parent), allow_errors=False, timeout=timeout, meta_override=True)
+    if result.err is not None:
+        raise RuntimeError(f"{path.stem}: executing failed: {type(result.err).__name__}\n{result.exc_string[-3000:]}")
+    cache.cache_notebook_bundle(
+        CacheBundleIn(nb, record.uri, data={"execution_seconds": result.time}), check_validity=False, overwrite=True
+    )
+    return nb, True, result.time
+
+
+def pages_to_run(root: Path, wanted: list[str]) -> list[Path]:
+    """The pages of _toc.yml that have code cells (or the wanted ones), in book order."""
+    from ..pages import chapter_files
+
+    pages = [p for p in chapter_files(root) if p.suffix == ".md" and "```{code-cell}" in p.read_text(encoding="utf-8")]
+    if wanted:
+        unknown = sorted(set(wanted) - {p.stem for p in chapter_files(root)})
+        if unknown:
+            raise SystemExit(f"no such page in _toc.yml: {', '.join(unknown)}")
+        pages = [p for p in pages if p.stem in wanted]
+    return pages
+
+
+def run(root: Path, wanted: list[str], timeout: int = 900, out=print) -> int:
+    from jupyter_cache import get_cache
+
+    from .. import mpi_env
+    from ..booktools import execution_environment
+    from ..claims.check import check_book
+    from .cache import select
+
+    info = mpi_env.detect()
+    cache = get_cache(str(select(root / "_build", info.flavour)))
+    # the environment make book gives its kernels: the cached pages must be what it would render
+    os.environ.update(execution_environment(os.environ))
+    reports, t0 = [], time.perf_counter()
+    for path in pages_to_run(root, wanted):
+        report = PageReport(path.stem)
+        try:
+            nb, report.executed, report.seconds = execute_page(path, cache, timeout)
+        except RuntimeError as e:
+            report.problems.append(f"0: {e}")
+        else:
+            text = path.read_text(encoding="utf-8")
+            report.glued, report.roles = len(glued_values(nb)), len(glue_roles(text))
+            report.problems += check_outputs(text, nb, info.version)
+        out(str(report))
+        reports.append(report)
+    claims = [r for r in check_book(root / "book", [r.page for r in reports]) if not r.ok]
+    for c in claims:
+        out(f"FAIL claim {c}")
+    bad = [r for r in reports if r.problems]
+    out(
+        f"executed: {len(reports)} pages with {info.version} in {time.perf_counter() - t0:.0f} s "
+        f"({sum(r.executed for r in reports)} run now), {len(bad)} with problems, {len(claims)} claims wrong"
+    )
+    return 1 if bad or claims else 0
+
+
+def main(argv=None) -> int:
+    from .. import config
+
+    p = argparse.ArgumentParser(
+        prog="python -m commbook.execution.chapters",
+        description="execute the chapters with this MPI (no rendering) and check their glue and claims",
+    )
+    p.add_argument("pages", nargs="*", help="page names (pingpong, ring, ...); default: every page with code")
+    p.add_argument("--timeout", type=int, default=900, help="seconds a cell may run (the book's limit)")
+    args = p.parse_args(argv)
+    return run(config.checkout() or Path.cwd(), args.pages, args.timeout)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,27 @@
+"""The intro page (commbook.chapters.intro): the course map read from the pages."""
+
+from commbook.chapters import intro as course
+
+
+def test_course_map_reads_exercises_and_which_run_code(repo):
+    ex = {e["label"]: e["runs_code"] for e in course.exercises_of(repo / "book" / "mpi_primer.md")}
+    assert ex == {"prim-dims": True, "prim-edges": False, "prim-standard": True}
+    pages = course.toc_pages(repo / "_toc.yml")
+    assert pages[0] == "intro" and {"mpi_primer", "measuring", "scaling", "glossary"} <= set(pages)
+    assert pages.index("mpi_primer") < pages.index("pingpong")
+    assert pages.index("scaling") < pages.index("jacobi")
+
+
+def test_every_chapter_has_three_exercises_one_running_code(repo):
+    """Every page of _toc.yml except the intro and the appendix/instructor pages has at least three
+    exercises, and at least one of them runs code (its cell calls more than the self-check)."""
+    pages = course.toc_pages(repo / "_toc.yml")[1:]
+    without = {"how_it_works", "glossary", "references", "instructor"}
+    short = []
+    for page in pages:
+        if page in without:
+            continue
+        found = course.exercises_of(repo / "book" / f"{page}.md")
+        if len(found) < 3 or not any(e["runs_code"] for e in found):
+            short.append(f"{page}: {len(found)} exercises, {sum(e['runs_code'] for e in found)} running code")
+    assert not short, "pages short of exercises:\n" + "\n".join(short)
