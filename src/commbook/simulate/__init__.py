@@ -1,0 +1,1 @@
+"""The book's kernels on simulated clusters: SimGrid's SMPI (see simulate/*.py)."""
