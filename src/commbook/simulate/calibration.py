@@ -157,9 +157,7 @@ def calibrate_transport(transport: str) -> dict:
     starts = [0, *bounds]
     return {
         "links": {c: {"latency_us": lat[c], "bandwidth_MBps": bw[c]} for c in CLASSES},
-        "segments": [
-            {"from_bytes": int(s), "lat_factor": f[i], "bw_factor": g[i]} for i, s in enumerate(starts)
-        ],
+        "segments": [{"from_bytes": int(s), "lat_factor": f[i], "bw_factor": g[i]} for i, s in enumerate(starts)],
         "eager_bytes": int(eager),
         "error_on_pingpong": _errors(sel, lat, bw, bounds, f, g),
         "datasets": sorted(set(sel.dataset)),

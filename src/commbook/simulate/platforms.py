@@ -99,7 +99,9 @@ def _route(src: str, dst: str, links: list[tuple[str, str]]) -> str:
     return f'  <route src="{src}" dst="{dst}" symmetrical="NO">{ctn}</route>\n'
 
 
-def orfeo_platform(name: str = "orfeo-thin", nodes: int = 2, transport: str | None = None, cal: dict | None = None) -> Platform:
+def orfeo_platform(
+    name: str = "orfeo-thin", nodes: int = 2, transport: str | None = None, cal: dict | None = None
+) -> Platform:
     """ORFEO nodes of one machine, generated from the hardware table and the calibration."""
     from .. import orfeo
 

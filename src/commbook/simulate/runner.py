@@ -137,7 +137,9 @@ class SimulatedRun:
         from ..data import dict_to_params, params_to_dict
 
         self.output.meta["mpi_library"] = self.library
-        src = f"simulated with {self.library}: {self.command}" + (f" (shipped reference {self.reference})" if self.reference else "")
+        src = f"simulated with {self.library}: {self.command}" + (
+            f" (shipped reference {self.reference})" if self.reference else ""
+        )
         df = self.output.to_tidy(machine=self.machine, mapping=self.map_by, transport=self.transport, source=src)
         tags = {"simulated": "1", "platform": f"{self.platform}:{self.nodes}", "calibration": self.calibration}
         df["params"] = [dict_to_params({**params_to_dict(p), **tags}) for p in df.params]
@@ -149,6 +151,12 @@ def calibration_id(path: Path | None = None) -> str:
     digest = hashlib.sha256(path.read_bytes()).hexdigest()[:12]
     rel = path.relative_to(config.data_dir().parent) if path.is_relative_to(config.data_dir().parent) else path
     return f"{rel}@{digest}"
+
+
+def _kernel_lines(stdout: str, exe: Path) -> str:
+    """The kernel's output without what smpirun adds on a failure (its command line, its verdict)."""
+    said = (str(exe), "Execution failed with code")
+    return "".join(line for line in stdout.splitlines(keepends=True) if not line.startswith(said))
 
 
 def _kill_group(proc: subprocess.Popen) -> None:
@@ -179,7 +187,9 @@ def run(
     cfg = BASE_OPTIONS + calibration.smpi_options(cal) + list(smpi_options)
     args = kernels.kernel_args(options)
     name = Path(str(kernel)).stem
-    shown = f"smpirun -np {np} -platform {platform.name}.xml -hostfile ({map_by}) {' '.join(cfg)} {name} {' '.join(args)}"
+    shown = (
+        f"smpirun -np {np} -platform {platform.name}.xml -hostfile ({map_by}) {' '.join(cfg)} {name} {' '.join(args)}"
+    )
     key = hashlib.sha256("\0".join([exe.name, platform.xml, hostfile, *cfg, *args, str(np)]).encode()).hexdigest()[:24]
     cached = cache_dir() / "results" / f"{name}-{key}.out"
     meta = dict(
@@ -200,9 +210,11 @@ def run(
         xml, hosts = Path(tmp) / f"{platform.name}.xml", Path(tmp) / "hostfile"
         xml.write_text(platform.xml)
         hosts.write_text(hostfile)
-        cmd = [st.smpirun, "-np", str(np), "-platform", str(xml), "-hostfile", str(hosts), *cfg]
-        cmd += [f"--cfg=smpi/tmpdir:{tmp}", str(exe), *args]
-        proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True, cwd=tmp)
+        cmd = [st.smpirun, "-np", str(np), "-platform", str(xml), "-hostfile", str(hosts), *cfg, str(exe), *args]
+        env = {**os.environ, "TMPDIR": tmp}  # smpirun's privatised copies of the program go there
+        proc = subprocess.Popen(
+            cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True, cwd=tmp, env=env
+        )
         try:
             text, stderr = proc.communicate(timeout=timeout)
         except subprocess.TimeoutExpired:
@@ -213,6 +225,7 @@ def run(
         except BaseException:
             _kill_group(proc)
             raise
+    text = _kernel_lines(text, exe)
     try:
         out = kernels.parse_output(text)
     except kernels.KernelError as e:
