@@ -127,7 +127,7 @@ def test_reference_simulation_answers_without_smpi(monkeypatch):
     monkeypatch.setattr(runner, "status", lambda: runner.SMPIStatus(None, None, ""))
     sim = cluster.SimulatedCluster("orfeo-thin", 2)
     assert not sim.live
-    run = sim.run("ring", {"iterations": 20, "repetitions": 3}, np=25, map_by="core")
+    run = sim.run("ring", {"iterations": 10, "repetitions": 1}, np=25, map_by="core")
     assert run.reference == "data/reference/simulated/ring-orfeo-thin-2n-core.csv"
     tidy = run.tidy()
     assert tidy.machine.iloc[0] == "simulated orfeo-thin 2 nodes" and tidy.mpi_library.iloc[0].startswith("SMPI")

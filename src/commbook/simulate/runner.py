@@ -24,6 +24,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from .. import config, kernels
+from ..process_tree import ProcessTree, install_signal_handlers
 from . import calibration
 from .platforms import Platform
 
@@ -211,20 +212,33 @@ def run(
         xml.write_text(platform.xml)
         hosts.write_text(hostfile)
         cmd = [st.smpirun, "-np", str(np), "-platform", str(xml), "-hostfile", str(hosts), *cfg, str(exe), *args]
-        env = {**os.environ, "TMPDIR": tmp}  # smpirun's privatised copies of the program go there
+        tree = ProcessTree(exe.name)  # smpirun and smpimain, killed however this run ends
+        install_signal_handlers()
+        env = {**os.environ, "TMPDIR": tmp, **tree.env()}  # TMPDIR: smpirun's privatised copies
         proc = subprocess.Popen(
             cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True, cwd=tmp, env=env
         )
+        deadline = time.monotonic() + timeout
         try:
-            text, stderr = proc.communicate(timeout=timeout)
-        except subprocess.TimeoutExpired:
-            _kill_group(proc)
-            raise kernels.KernelTimeout(
-                f"simulated {name} with {np} ranks on {platform.label()} did not finish in {timeout:g} s and was killed"
-            ) from None
-        except BaseException:
-            _kill_group(proc)
-            raise
+            tree.adopt(proc.pid)
+            while True:
+                try:
+                    text, stderr = proc.communicate(timeout=max(0.01, min(0.5, deadline - time.monotonic())))
+                    break
+                except subprocess.TimeoutExpired:
+                    if time.monotonic() >= deadline:
+                        tree.kill()
+                        proc.kill()
+                        proc.communicate()
+                        raise kernels.KernelTimeout(
+                            f"simulated {name} with {np} ranks on {platform.label()} did not finish in "
+                            f"{timeout:g} s and was killed"
+                        ) from None
+                    tree.snapshot()
+        finally:
+            tree.close()
+            if proc.poll() is None:
+                _kill_group(proc)
     text = _kernel_lines(text, exe)
     try:
         out = kernels.parse_output(text)
