@@ -111,6 +111,13 @@ class SimulatedCluster:
         )
 
 
+def _number(text: str):
+    try:
+        return float(text)
+    except ValueError:
+        return text
+
+
 def _table_from_tidy(rows):
     """A kernel output table rebuilt from tidy rows (the columns to_tidy reads back)."""
     import pandas as pd
@@ -120,7 +127,7 @@ def _table_from_tidy(rows):
     tags = ("simulated", "platform", "calibration")
     records = []
     for r in rows.itertuples():
-        extra = {k: pd.to_numeric(v, errors="ignore") for k, v in params_to_dict(r.params).items() if k not in tags}
+        extra = {k: _number(v) for k, v in params_to_dict(r.params).items() if k not in tags}
         records.append(
             {
                 "np": r.np,

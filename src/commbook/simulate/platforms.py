@@ -126,7 +126,7 @@ def orfeo_platform(
     hosts = [(n, s) for n in range(nodes) for s in range(node.sockets)]
     out = [DOCTYPE, '<platform version="4.1">\n', f'<zone id="{name}" routing="Full">\n']
     out.append(
-        f'  <prop id="commbook" value={quoteattr(f"{node.node_type}: {nodes} nodes x {node.sockets} sockets x {node.cores_per_socket} cores; {transport} calibration; nominal {network} {nominal} Gb/s")}/>\n'
+        f'  <prop id="commbook" value={quoteattr(f"{node.node_type}: {nodes} nodes x {node.sockets} sockets x {node.cores_per_socket} cores; {transport} calibration; nominal {network} {nominal:g} Gb/s")}/>\n'
     )
     for n, s in hosts:
         out.append(f'  <host id="n{n}-s{s}" speed="1Gf" core="{node.cores_per_socket}"/>\n')

@@ -138,8 +138,8 @@ class SimulatedRun:
         from ..data import dict_to_params, params_to_dict
 
         self.output.meta["mpi_library"] = self.library
-        src = f"simulated with {self.library}: {self.command}" + (
-            f" (shipped reference {self.reference})" if self.reference else ""
+        src = f"simulated with {self.library}, map-by {self.map_by}, {self.transport} calibration" + (
+            f" (shipped reference {self.reference})" if self.reference else " (commbook.simulate)"
         )
         df = self.output.to_tidy(machine=self.machine, mapping=self.map_by, transport=self.transport, source=src)
         tags = {"simulated": "1", "platform": f"{self.platform}:{self.nodes}", "calibration": self.calibration}
