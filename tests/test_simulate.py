@@ -10,7 +10,7 @@ import pytest
 
 from commbook import config, kernels, orfeo
 from commbook.cli import main
-from commbook.simulate import calibration, cluster, platforms, runner
+from commbook.simulate import calibration, cluster, platforms, runner, validation
 
 RING = {"iterations": 5, "repetitions": 1}
 
@@ -152,7 +152,7 @@ def test_ring_steps_at_the_second_socket_and_the_second_node(smpi):
 
 def test_done_when_cli_ring_48(smpi, capsys):
     argv = ["simulate", "ring", "--platform", "orfeo-thin", "--nodes", "2", "--np", "48", "--map-by", "core"]
-    assert main([*argv, "--iterations", "5", "--repetitions", "1"]) == 0
+    assert main(argv) == 0  # the command as written (simulate's defaults: 10 rings, 1 repetition)
     out = capsys.readouterr().out
     assert re.search(r"# simulated: SMPI \d+\.\d+ on THIN", out)
     assert "# result: ok (simulated" in out
@@ -203,3 +203,33 @@ def test_a_kernel_smpi_cannot_build_shows_the_compiler(smpi, tmp_path, monkeypat
 def test_a_hung_simulation_is_killed(smpi):
     with pytest.raises(kernels.KernelTimeout, match="did not finish in 0.5 s"):
         runner.run("ring", thin(), 48, "core", {"iterations": 100000, "repetitions": 5}, timeout=0.5, use_cache=False)
+
+
+# ------------------------------------------------------------------ out of sample
+def _shipped_ring_table():
+    import pandas as pd
+
+    path = validation.table_path()
+    header = [l[2:] for l in path.read_text().splitlines() if l.startswith("# ")]
+    return pd.read_csv(path, comment="#"), header
+
+
+def test_shipped_ring_validation_says_what_its_points_say():
+    points, header = _shipped_ring_table()
+    assert set(points.np) == set(range(2, 49)) and len(points) == 3 * 47
+    s = validation.summary(points)
+    overall = s[s.dataset == "all"].iloc[0]
+    line = next(h for h in header if h.startswith("overall:"))
+    assert f"median |error| {overall.median_abs_error:.3f}" in line
+    assert f"within 25 % {overall.within_25pct:.3f}" in line
+    assert any("calibration data/simulated/calibration.json@" in h for h in header)
+    measured, _ = validation.measured_ring()
+    m = measured[(measured.dataset == "matteoscorcia/ring") & (measured.np == 25)].t_us.iloc[0]
+    assert points[(points.dataset == "matteoscorcia/ring") & (points.np == 25)].measured_us.iloc[0] == m
+
+
+def test_ring_validation_points_are_reproduced_by_a_new_simulation(smpi):
+    points, _ = _shipped_ring_table()
+    fresh = validation.ring_points(nps=[2, 25])
+    old = points[points.np.isin([2, 25])].reset_index(drop=True)
+    assert list(fresh.simulated_us) == pytest.approx(list(old.simulated_us), rel=1e-4)
