@@ -152,7 +152,8 @@ def orfeo_platform(
         node.cores_per_socket,
         "".join(out),
         transport,
-        f"{node.node_type}, {nodes} node(s) x {node.sockets} sockets x {node.cores_per_socket} cores, {network}",
+        f"{node.node_type}, {nodes} node(s) x {node.sockets} sockets x {node.cores_per_socket} cores, {network}"
+        + ("" if name == calibration.MACHINE else f" (links calibrated on {calibration.MACHINE}'s ping-pong)"),
     )
 
 
