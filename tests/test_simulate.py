@@ -233,3 +233,10 @@ def test_ring_validation_points_are_reproduced_by_a_new_simulation(smpi):
     fresh = validation.ring_points(nps=[2, 25])
     old = points[points.np.isin([2, 25])].reset_index(drop=True)
     assert list(fresh.simulated_us) == pytest.approx(list(old.simulated_us), rel=1e-4)
+
+
+@pytest.mark.parametrize("topology", platforms.INTERCONNECTS)
+def test_the_ring_runs_on_each_interconnect(smpi, topology):
+    run = cluster.SimulatedCluster(topology, 16).run("ring", RING, np=16, map_by="node")
+    assert run.output.ok and run.machine == f"simulated {topology} 16 nodes"
+    assert run.output.table.t_step_us.iloc[0] > 0
