@@ -8,7 +8,7 @@ import xml.etree.ElementTree as ET
 
 import pytest
 
-from commbook import config, kernels, orfeo
+from commbook import config, data, kernels, orfeo
 from commbook.cli import main
 from commbook.simulate import calibration, cluster, platforms, runner, validation
 
@@ -150,13 +150,19 @@ def test_ring_steps_at_the_second_socket_and_the_second_node(smpi):
     assert all("simulated=1" in p and "calibration=data/simulated/calibration.json@" in p for p in tidy.params)
 
 
-def test_done_when_cli_ring_48(smpi, capsys):
+def test_done_when_cli_ring_48(smpi, capsys, tmp_path):
     argv = ["simulate", "ring", "--platform", "orfeo-thin", "--nodes", "2", "--np", "48", "--map-by", "core"]
     assert main(argv) == 0  # the command as written (simulate's defaults: 10 rings, 1 repetition)
     out = capsys.readouterr().out
     assert re.search(r"# simulated: SMPI \d+\.\d+ on THIN", out)
     assert "# result: ok (simulated" in out
     assert re.search(r"^\s*48\s+4\s", out, re.M)
+    csv = tmp_path / "ring.csv"
+    assert main([*argv, "--out", str(csv)]) == 0  # the same run, from the cache
+    assert "(simulated, cached)" in capsys.readouterr().out
+    m = data.read_measurements(csv)
+    assert m.meta["machine"] == "simulated orfeo-thin 2 nodes" and m.meta["mpi_library"] == f"SMPI {smpi.version}"
+    assert list(m.table.machine) == ["simulated orfeo-thin 2 nodes"] and m.table.np.iloc[0] == 48
 
 
 def test_simulated_pingpong_reproduces_the_calibration(smpi):
