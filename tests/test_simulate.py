@@ -228,6 +228,8 @@ def test_shipped_ring_validation_says_what_its_points_say():
     line = next(h for h in header if h.startswith("overall:"))
     assert f"median |error| {overall.median_abs_error:.3f}" in line
     assert f"within 25 % {overall.within_25pct:.3f}" in line
+    formula = next(h for h in header if h.startswith("formula:"))
+    assert f"median |error| {overall.formula_median_abs_error:.3f}" in formula
     assert any("calibration data/simulated/calibration.json@" in h for h in header)
     measured, _ = validation.measured_ring()
     m = measured[(measured.dataset == "matteoscorcia/ring") & (measured.np == 25)].t_us.iloc[0]
