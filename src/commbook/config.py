@@ -54,6 +54,7 @@ VARIABLES = {
             "COMMBOOK_LAB_CHAPTERS", "", "tests: the chapters the JupyterLab test runs (comma list; default every page)"
         ),
         Variable("COMMBOOK_REQUIRE_SLURM", "", "tests: fail instead of skip without Slurm or root"),
+        Variable("COMMBOOK_REQUIRE_SMPI", "", "tests: fail instead of skip without SimGrid's smpirun"),
     ]
 }
 if __doc__:  # None under python -OO

@@ -14,12 +14,12 @@ from .common import CLIError
 
 def build_parser() -> argparse.ArgumentParser:
     # Command groups, one module each; every module defines register(subparsers).
-    from . import course, data, doctor, fit, kernel, measure, nodes, notebooks, predict, validate
+    from . import course, data, doctor, fit, kernel, measure, nodes, notebooks, predict, simulate, validate
 
     parser = argparse.ArgumentParser(prog="commbook", description="Measure MPI communication and fit models to it.")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     sub.required = True
-    for module in (measure, fit, predict, data, doctor, validate, course, nodes, kernel, notebooks):
+    for module in (measure, fit, predict, data, doctor, validate, course, nodes, kernel, notebooks, simulate):
         module.register(sub)
     return parser
 

@@ -72,6 +72,9 @@ def run(args) -> int:
         ok &= _failed("kernel under mpiexec", e, "see the message above; `mpiexec -n 2 hostname` should work first")
     ok &= _scheduler()
     _jupyter_kernel()
+    from ..simulate.runner import status as smpi_status  # here: it imports numpy
+
+    print(f"[{'ok' if smpi_status().ok else '--'}] SMPI (simulated clusters): {smpi_status().line()}")
     if not args.no_cluster:
         try:
             from ..cluster import MPICluster

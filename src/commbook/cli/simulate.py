@@ -1,0 +1,152 @@
+"""`commbook simulate KERNEL --platform P --nodes N --np P --map-by core|socket|node [options]`:
+the book's kernel on a simulated cluster (SimGrid SMPI); `commbook simulate calibrate` rebuilds
+the calibration from ORFEO's ping-pong; `commbook simulate reference` writes the shipped runs
+used where SMPI is absent."""
+
+from __future__ import annotations
+
+import shlex
+import sys
+
+from .. import kernels, registry
+from .common import CLIError, command_group
+
+PLATFORMS = ("orfeo-thin", "orfeo-fat", "orfeo-epyc", "torus", "fat-tree", "dragonfly")  # simulate.platforms'
+# what `commbook simulate reference` ships: (kernel, platform, nodes, map-by, nps, options)
+REFERENCE_RUNS = [
+    ("ring", "orfeo-thin", 2, "core", list(range(2, 49)), {"iterations": 10, "repetitions": 1}),
+    ("ring", "orfeo-thin", 2, "node", list(range(2, 49)), {"iterations": 10, "repetitions": 1}),
+]
+
+
+# A simulation is deterministic: one repetition says all there is, and a few rings amortise the
+# timer; the measured defaults (200 rings x 10 repetitions) would cost minutes here for nothing.
+SIMULATED_DEFAULTS = {"*": {"repetitions": "1"}, "ring": {"iterations": "10"}}
+
+
+def _default(kernel: str, option: str) -> str | None:
+    return {**SIMULATED_DEFAULTS["*"], **SIMULATED_DEFAULTS.get(kernel, {})}.get(option)
+
+
+def register(sub):
+    words = command_group(
+        sub,
+        "simulate",
+        "run a kernel on a simulated cluster (SimGrid SMPI), calibrated on ORFEO",
+        dest="kernel",
+        metavar="KERNEL",
+    )
+    c = words.add_parser(
+        "calibrate", help="fit SMPI's network parameters to ORFEO's ping-pong (data/simulated/calibration.json)"
+    )
+    c.add_argument("--out", default=None, help="file to write (default: the shipped calibration)")
+    c.set_defaults(func=run_calibrate)
+    v = words.add_parser(
+        "validate", help="simulated ring against ORFEO's measured rings (data/validation/simulated_ring.csv)"
+    )
+    v.add_argument("--out", default=None, help="file to write (default: the shipped table)")
+    v.set_defaults(func=run_validate)
+    r = words.add_parser("reference", help="write the shipped simulations of data/reference/simulated/")
+    r.set_defaults(func=run_reference)
+    for spec in registry.KERNELS.values():
+        b = words.add_parser(spec.name, help=f"simulated: {spec.help}", description=spec.help)
+        b.add_argument("--platform", default="orfeo-thin", help=f"one of {', '.join(PLATFORMS)} (default %(default)s)")
+        b.add_argument("--nodes", type=int, default=2, help="nodes of the platform (default %(default)s)")
+        b.add_argument("--np", type=int, default=None, help="MPI processes (default: every core)")
+        b.add_argument(
+            "--map-by", default="core", help="core, socket or node, as mpiexec's --map-by (default %(default)s)"
+        )
+        b.add_argument("--transport", default=None, help="calibration to use: ucx (InfiniBand, default) or ob1-tcp")
+        b.add_argument("--timeout", type=float, default=300.0, help="kill the simulation after this many seconds")
+        b.add_argument("--out", help="tidy CSV to write (labelled simulated)")
+        for opt in spec.options:
+            dest = "k_" + opt.kernel_name
+            if opt.flag_only:
+                b.add_argument(
+                    opt.flag, dest=dest, action="store_const", const=opt.set_value, default=None, help=opt.help
+                )
+            else:
+                default = _default(spec.name, opt.kernel_name)
+                b.add_argument(
+                    opt.flag,
+                    dest=dest,
+                    default=default,
+                    help=opt.help + (f" (simulated: {default})" if default else ""),
+                )
+        b.set_defaults(func=run, spec=spec)
+
+
+def run(args) -> int:
+    from ..simulate import platforms, runner
+
+    spec: registry.KernelSpec = args.spec
+    try:
+        plat = platforms.platform(args.platform, args.nodes, args.transport)
+        np = args.np if args.np is not None else plat.cores
+        plat.hostfile(np, args.map_by)  # refuse bad placements before building anything
+        if not runner.status().ok:
+            raise CLIError(runner.status().line())
+        options = {name[2:]: v for name, v in vars(args).items() if name.startswith("k_") and v is not None}
+        print(f"commbook: simulating {spec.name} on {np} ranks of {plat.label()} ...", file=sys.stderr, flush=True)
+        result = runner.run(spec.source, plat, np, args.map_by, options, args.timeout)
+    except platforms.PlatformError as e:
+        raise CLIError(str(e)) from None
+    except kernels.CompileError as e:
+        lines = str(e).splitlines()
+        first = next((l for l in lines[1:] if "error" in l), lines[-1] if lines else "")
+        raise CLIError(f"{lines[0] if lines else e} {first.strip()}") from None
+    except kernels.ValidationFailed as e:
+        said = e.output.result if e.output and e.output.result else f"VALIDATION FAILED: {e}"
+        print(f"commbook: {spec.name}: {said}", file=sys.stderr)
+        return 3
+    print(
+        f"# simulated: {result.library} on {plat.description}, map-by {args.map_by}, {plat.transport} calibration {result.calibration}"
+    )
+    print(kernels.output_text(result.output))
+    if spec.summary:
+        print(spec.summary(result.output))
+    print(f"# result: {result.output.result} (simulated{', cached' if result.cached else ''})")
+    if args.out:
+        from ..data import write_measurements
+
+        meta = {
+            "machine": result.machine,
+            "mpi_library": result.library,
+            "calibration": result.calibration,
+            "command": "commbook " + " ".join(shlex.quote(a) for a in args.argv),
+        }
+        write_measurements(args.out, result.tidy(), meta)
+        print(f"commbook: wrote {args.out}", file=sys.stderr)
+    return 0
+
+
+def run_calibrate(args) -> int:
+    from ..simulate import calibration
+
+    path = calibration.write(args.out)
+    content = calibration.load(path)
+    for name, t in content["transports"].items():
+        e = t["error_on_pingpong"]["all"]
+        print(f"{name}: median error {e['median_pct']} % on {e['points']} ping-pong points, eager {t['eager_bytes']} B")
+    print(f"commbook: wrote {path}", file=sys.stderr)
+    return 0
+
+
+def run_reference(args) -> int:
+    from ..simulate import cluster
+
+    for kernel, plat, nodes, map_by, nps, options in REFERENCE_RUNS:
+        path = cluster.write_reference(kernel, plat, nodes, map_by, nps, options, "commbook simulate reference")
+        print(f"commbook: wrote {path}", file=sys.stderr)
+    return 0
+
+
+def run_validate(args) -> int:
+    from ..simulate import runner, validation
+
+    if not runner.status().ok:
+        raise CLIError(runner.status().line())
+    points = validation.ring_points()
+    print(validation.summary(points).to_string(index=False))
+    print(f"commbook: wrote {validation.write_table(args.out, points)}", file=sys.stderr)
+    return 0
