@@ -88,7 +88,8 @@ def test_the_grids_against_the_cache_follow_the_sizes():
     from commbook.chapters import jacobi
 
     grids = 2 * 256**3 * 8  # 268 MB
-    assert jacobi.grids_vs_cache_words(grids, 0).startswith("for a last-level cache")
-    assert jacobi.grids_vs_cache_words(grids, 32 << 20).startswith("far beyond")
-    assert jacobi.grids_vs_cache_words(grids, 128 << 20).startswith("beyond")
-    assert jacobi.grids_vs_cache_words(grids, 503_000_000).startswith("together smaller")
+    assert jacobi.grids_vs_cache(grids, 0).case == "unknown"
+    assert jacobi.grids_vs_cache(grids, 32 << 20).case == "far"
+    assert jacobi.grids_vs_cache(grids, 128 << 20).case == "beyond"
+    v = jacobi.grids_vs_cache(grids, 503_000_000)
+    assert v.case == "inside" and v.numbers == {"grids_MB": grids / 1e6, "llc_MB": 503.0}

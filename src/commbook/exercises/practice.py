@@ -141,7 +141,7 @@ def face_bytes(L: int, grid: tuple) -> int:
     return max(8 * block[(d + 1) % 3] * block[(d + 2) % 3] for d in range(3) if grid[d] > 1)
 
 
-@_exercise("jac-face", "jacobi", rel_tol=0, unit="B", giveaways=("face_bytes(",))
+@_exercise("jac-face", "jacobi_lab", rel_tol=0, unit="B", giveaways=("face_bytes(",))
 def _jac_face():
     """Hint: A face normal to x of a block nx*ny*nz holds ny*nz doubles of 8 bytes.
 

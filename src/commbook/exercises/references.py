@@ -280,7 +280,7 @@ def _jac_decomp_grid():
     return "x".join(map(str, best_decomposition(240, 8)[0]))
 
 
-@_exercise("jac-ts", "jacobi", rel_tol=0.05, unit="s", giveaways=("ts_from_roofline(256",))
+@_exercise("jac-ts", "jacobi_lab", rel_tol=0.05, unit="s", giveaways=("ts_from_roofline(256",))
 def _jac_ts(copy_MBps):
     """Hint: T_s = L^3 x (bytes per lattice update) / bandwidth, with MB/s = 1e6 B/s.
 
