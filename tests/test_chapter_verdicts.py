@@ -89,8 +89,8 @@ def test_write_allocate_verdict_both_ways():
     idx = pd.MultiIndex.from_tuples([("memcpy (default build)", "copy"), ("plain loop", "copy")])
     nt = pd.DataFrame({"bandwidth_MBps": [10000, 7000], "bandwidth_wa_MBps": [15000, 10000]}, index=idx)
     wa = pd.DataFrame({"bandwidth_MBps": [7000, 7000], "bandwidth_wa_MBps": [10500, 10000]}, index=idx)
-    assert "skipped the write-allocate" in jac.write_allocate_verdict(nt)
-    assert "did pay the write-allocate" in jac.write_allocate_verdict(wa)
+    assert jac.write_allocate(nt).case == "skipped" and jac.write_allocate(wa).case == "paid"
+    assert jac.write_allocate(nt).numbers["r16"] == pytest.approx(1.0)
 
 
 def test_report_check_facts_sets_the_worst_point_apart():

@@ -215,6 +215,7 @@ def noncompute_facts(split_runs) -> dict:
     return dict(
         many_ms=(1e3 * many.noncompute_s.min(), 1e3 * many.noncompute_s.max()),
         share=percent_range(share),
+        imbalance_over_tc=((many.imbalance_s / many.model_Tc_s).min(), (many.imbalance_s / many.model_Tc_s).max()),
         over_tc=((many.noncompute_s / many.model_Tc_s).min(), (many.noncompute_s / many.model_Tc_s).max()),
         one_ms=(1e3 * one.noncompute_s.min(), 1e3 * one.noncompute_s.max()),
         imbalance_s=float(split_runs.imbalance_s[worst]),
