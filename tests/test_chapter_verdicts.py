@@ -361,3 +361,21 @@ def test_scaling_local_verdict_names_each_range_of_the_speedup():
     slower = S.local_verdict(0.8, 0.7, "0.2")
     assert "*slower*" in slower and "where other work holds a core" in slower
     assert S.serial_fraction(44.7, 48) == pytest.approx(0.00157, abs=1e-5)
+
+
+def test_noncompute_facts_read_every_multiprocess_run():
+    runs = pd.DataFrame(
+        {
+            "np": [1, 4, 48],
+            "machine": ["orfeo-thin", "orfeo-thin", "orfeo-gpu"],
+            "measured_mlups": [100.0, 1728.0, 3456.0],  # sweeps of 1200^3 in 17.28 s, 1 s, 0.5 s
+            "noncompute_s": [0.2, 0.03, 0.02],
+            "imbalance_s": [0.0, 0.01, 0.1],
+            "model_Tc_s": [0.0, 0.005, 0.001],
+        }
+    )
+    f = jac.noncompute_facts(runs)
+    assert f["many_ms"] == pytest.approx((20.0, 30.0)) and f["one_ms"] == pytest.approx((200.0, 200.0))
+    assert f["share"] == pytest.approx((3.0, 4.0))  # 30 ms of 1 s, 20 ms of 0.5 s
+    assert f["imbalance_over_tc"] == pytest.approx((2.0, 100.0))
+    assert (f["imbalance_np"], f["imbalance_machine"]) == (48, "orfeo-gpu")
