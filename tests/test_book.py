@@ -10,7 +10,6 @@ from pathlib import Path
 
 import chromium
 import pytest
-import yaml
 
 REPO = Path(__file__).resolve().parents[1]
 HTML = REPO / "_build" / "html"
@@ -20,11 +19,9 @@ pytestmark = [pytest.mark.book, pytest.mark.mpi, pytest.mark.timeout(3600)]
 
 
 def toc_pages() -> list[str]:
-    toc = yaml.safe_load((REPO / "_toc.yml").read_text())
-    pages = [toc["root"]]
-    for part in toc.get("parts", []):
-        pages += [c["file"] for c in part["chapters"]]
-    return pages
+    from commbook.pages import chapter_files
+
+    return [md.relative_to(REPO).with_suffix("").as_posix() for md in chapter_files(REPO)]
 
 
 @pytest.fixture(scope="session")

@@ -171,12 +171,11 @@ def write_notebooks(root: Path, out: Path, kernel: str) -> list[Path]:
     """Every page of the book's table of contents as an .ipynb in `out`, excerpts as code,
     asking for `kernel`."""
     import jupytext
-    import yaml
 
-    toc = yaml.safe_load((root / "_toc.yml").read_text())
-    names = [toc["root"]] + [c["file"] for part in toc.get("parts", []) for c in part["chapters"]]
+    from .pages import chapter_files
+
     written = []
-    for md in (root / f"{name}.md" for name in names):
+    for md in chapter_files(root):
         if not md.is_file():
             continue
         nb = expand_notebook(jupytext.reads(md.read_text(), fmt="md:myst"), md.parent, md.name)

@@ -60,9 +60,6 @@ def exercise_table(book_dir: Path, pages: list[str]):
 
 def toc_pages(toc: Path) -> list[str]:
     """The pages of _toc.yml in order (root first), as names under book/."""
-    import yaml
+    from ..pages import chapter_files
 
-    t = yaml.safe_load(Path(toc).read_text())
-    files = [t["root"]] + [c["file"] for part in t.get("parts", []) for c in part.get("chapters", [])]
-    files += [c["file"] for c in t.get("chapters", [])]
-    return [Path(f).name for f in files]
+    return [md.stem for md in chapter_files(Path(toc).parent)]
