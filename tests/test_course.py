@@ -255,7 +255,7 @@ def course(repo, tmp_path_factory):
                 "--chapter",
                 "topology",
                 "--chapter",
-                "jacobi",
+                "jacobi_lab",
                 "--time-limit",
                 f"{TIME_LIMIT:g}",
             ]
@@ -281,7 +281,7 @@ def course(repo, tmp_path_factory):
         assert proc.returncode == 0 and "ERROR" not in out, f"nbgrader {' '.join(args)}:\n{out[-4000:]}"
         return out
 
-    for chapter in ("ring", "topology", "jacobi"):
+    for chapter in ("ring", "topology", "jacobi_lab"):
         nbgrader("generate_assignment", chapter)
     nbgrader("release_assignment", "ring", f"--Exchange.root={top / 'exchange'}")
     released = top / "exchange" / "commbook" / "outbound" / "ring" / "ring.ipynb"
@@ -291,7 +291,7 @@ def course(repo, tmp_path_factory):
 
 @pytest.mark.slow
 def test_released_notebooks_hold_no_solution_and_no_reference(repo, course):
-    for chapter in ("ring", "topology", "jacobi"):
+    for chapter in ("ring", "topology", "jacobi_lab"):
         folder = course["dir"] / "release" / chapter
         text = " ".join((folder / f"{chapter}.ipynb").read_text().split())
         assert "BEGIN SOLUTION" not in text and "reference_answer" not in text
@@ -383,19 +383,19 @@ def test_autograde_grades_on_the_students_saved_measurement(course, monkeypatch)
     """jac-ts depends on the copy bandwidth the student measured: graded against the value the
     notebook saved on the student's machine (here 7777 MB/s, saved with the notebook's own
     save_inputs), not the grader's, and the feedback says so."""
-    folder, mine = course["dir"] / "release" / "jacobi", 7777.0
-    student = course["dir"] / "submitted" / "measured" / "jacobi"
-    fill(folder / "jacobi.ipynb", student, {"jac-ts": E.expected("jac-ts", copy_MBps=mine)})
-    assert "save_inputs('jac-ts', copy_MBps=b_copy)" in (folder / "jacobi.ipynb").read_text()
+    folder, mine = course["dir"] / "release" / "jacobi_lab", 7777.0
+    student = course["dir"] / "submitted" / "measured" / "jacobi_lab"
+    fill(folder / "jacobi_lab.ipynb", student, {"jac-ts": E.expected("jac-ts", copy_MBps=mine)})
+    assert "save_inputs('jac-ts', copy_MBps=b_copy)" in (folder / "jacobi_lab.ipynb").read_text()
     monkeypatch.setenv("COMMBOOK_MEASUREMENTS", str(student / "measurements"))
     grading.save_inputs("jac-ts", copy_MBps=mine)  # what that cell did when the student ran it
-    course["nbgrader"]("autograde", "jacobi")
-    scores = _gradebook_scores(course["dir"], "jacobi")
+    course["nbgrader"]("autograde", "jacobi_lab")
+    scores = _gradebook_scores(course["dir"], "jacobi_lab")
     assert scores[("measured", "test-jac-ts")] == (1, 1)
-    assert scores[("measured", "test-jac-orfeo")][0] == 0  # left unanswered
-    said = _sources_outputs(course["dir"] / "autograded" / "measured" / "jacobi" / "jacobi.ipynb")
+    assert scores[("measured", "test-jac-face")][0] == 0  # left unanswered
+    said = _sources_outputs(course["dir"] / "autograded" / "measured" / "jacobi_lab" / "jacobi_lab.ipynb")
     assert "correct; graded against your own measurement (copy_MBps = 7777" in said["test-jac-ts"]
-    assert "0 points: not answered" in said["test-jac-orfeo"]
+    assert "0 points: not answered" in said["test-jac-face"]
 
 
 def _sources_outputs(nb_path: Path) -> dict[str, str]:
@@ -455,7 +455,7 @@ def test_simulated_class_summary(repo, course):
             "--out",
             str(out),
             "--title",
-            f"SIMULATED class: {SIMULATED} topology, 2 ring, 1 jacobi submissions made by tests/test_course.py",
+            f"SIMULATED class: {SIMULATED} topology, 2 ring, 1 jacobi_lab submissions made by tests/test_course.py",
         ],
         capture_output=True,
         text=True,

@@ -1,4 +1,5 @@
-"""The Jacobi page (commbook.chapters.jacobi): its verdicts follow the numbers they are given, both ways."""
+"""The Jacobi pages (commbook.chapters.jacobi): its verdicts' cases and numbers follow the numbers
+they are given, both ways, and read every row the page shows."""
 
 from __future__ import annotations
 
@@ -12,8 +13,8 @@ def test_write_allocate_verdict_both_ways():
     idx = pd.MultiIndex.from_tuples([("memcpy (default build)", "copy"), ("plain loop", "copy")])
     nt = pd.DataFrame({"bandwidth_MBps": [10000, 7000], "bandwidth_wa_MBps": [15000, 10000]}, index=idx)
     wa = pd.DataFrame({"bandwidth_MBps": [7000, 7000], "bandwidth_wa_MBps": [10500, 10000]}, index=idx)
-    assert "skipped the write-allocate" in jac.write_allocate_verdict(nt)
-    assert "did pay the write-allocate" in jac.write_allocate_verdict(wa)
+    assert jac.write_allocate(nt).case == "skipped" and jac.write_allocate(wa).case == "paid"
+    assert jac.write_allocate(nt).numbers["r16"] == pytest.approx(1.0)
 
 
 def test_report_check_facts_sets_the_worst_point_apart():
@@ -32,33 +33,123 @@ def test_report_check_facts_sets_the_worst_point_apart():
     assert f["consistent_over"] == pytest.approx((1.0, 4.0))
 
 
-def test_jacobi_roof_direction_and_layer_words_follow_the_run():
+def test_jacobi_roof_direction_and_layer_cases_follow_the_run():
     grids, planes = 2 * 256**3 * 8, 3 * 256**2 * 8
-    assert jac.sweep_roof_words(0.9, grids, 32 << 20, "0.5") == "close to it"
-    assert "cannot tell which" in jac.sweep_roof_words(0.48, grids, 32 << 20, "0.9")
-    assert "not bound by memory" in jac.sweep_roof_words(1.5, grids, 1 << 30, "0.1")
-    assert "cannot be" in jac.sweep_roof_words(1.5, grids, 32 << 20, "0.1")
-    assert "2.5 times the *x*" in jac.direction_words(2.5)
-    assert "about the same" in jac.direction_words(1.0)
-    assert "even the faster" in jac.direction_words(0.5)
-    assert "does not happen here" in jac.planes_in_cache_words(planes, 32 << 20)
-    assert "may happen in part" in jac.planes_in_cache_words(planes, 2 << 20)
-    assert "happens here too" in jac.planes_in_cache_words(planes, 1 << 20)
-    assert "does not report" in jac.planes_in_cache_words(planes, 0)
-    variants = pd.DataFrame(
-        {"bandwidth_MBps": [10000.0, 12000.0], "bandwidth_wa_MBps": [15000.0, 18000.0]},
-        index=pd.MultiIndex.from_tuples([("memcpy (default build)", "copy"), ("plain loop", "copy")]),
+    assert jac.sweep_roof(0.9, grids, 32 << 20).case == "close"
+    assert jac.sweep_roof(0.48, grids, 32 << 20).numbers["ratio"] == 0.48
+    assert jac.sweep_roof(0.48, grids, 32 << 20).case == "below"
+    assert jac.sweep_roof(1.5, grids, 1 << 30).case == "above_in_cache"
+    assert jac.sweep_roof(1.5, grids, 32 << 20).case == "above"
+    assert jac.sweep_roof(1.5, grids, 0).case == "above"  # an unknown cache is no excuse
+    d = jac.direction(100.0, 250.0)
+    assert d.case == "slower" and d.numbers["ratio"] == pytest.approx(2.5)
+    assert jac.direction(100.0, 100.0).case == "same" and jac.direction(100.0, 50.0).case == "faster"
+    assert jac.planes_in_cache(planes, 32 << 20).case == "fits"
+    assert jac.planes_in_cache(planes, 2 << 20).case == "half"
+    assert jac.planes_in_cache(planes, 1 << 20).case == "exceeds"
+    assert jac.planes_in_cache(planes, 0).case == "unknown"
+    assert jac.planes_in_cache(planes, 0).numbers["planes_MB"] == pytest.approx(1.572864)
+
+
+def test_jacobi_write_allocate_case_reads_both_copies():
+    def variants(mc16, loop_wa):
+        return pd.DataFrame(
+            {"bandwidth_MBps": [mc16, loop_wa / 1.5], "bandwidth_wa_MBps": [1.5 * mc16, loop_wa]},
+            index=pd.MultiIndex.from_tuples([("memcpy (default build)", "copy"), ("plain loop", "copy")]),
+        )
+
+    v = jac.write_allocate(variants(10000.0, 18000.0))
+    assert v.case == "unclear" and v.numbers["r16"] == pytest.approx(10 / 18)
+    assert jac.write_allocate(variants(18000.0, 18500.0)).case == "skipped"
+    assert jac.write_allocate(variants(12000.0, 18000.0)).case == "paid"
+
+
+def test_jacobi_same_field_reads_every_row_of_the_table():
+    assert jac.same_field([7, 7, 7, 7, 7]).case == "same"
+    # the 3-rank run, the row that does not divide evenly, alone differs
+    v = jac.same_field([7, 7, 7, 7, 8])
+    assert v.case == "differ" and v.numbers == {"runs": 5, "distinct": 2}
+
+
+def test_jacobi_halo_verdict_reads_the_rows_with_both_bandwidths():
+    def row(grid, model, measured_share, model_share):
+        return {"grid": grid, "model": model, "measured halo share": measured_share, "model comm share": model_share}
+
+    # the B = 2b rows (all the old sentence read) are below the measurement, the B = b rows above:
+    rows = [
+        row("2x1x1", "B = b", 0.05, 0.08),
+        row("2x1x1", "B = 2b", 0.05, 0.04),
+        row("1x1x2", "B = b", 0.06, 0.08),
+        row("1x1x2", "B = 2b", 0.06, 0.04),
+    ]
+    v = jac.halo_vs_model(rows)
+    assert v.case == "some_above" and v.numbers["above"] == 2 and v.numbers["rows"] == 4
+    assert v.numbers["max_model_share"] == 0.08
+    assert jac.halo_vs_model([r | {"measured halo share": 0.01} for r in rows]).case == "none_above"
+    assert jac.halo_vs_model([r | {"measured halo share": 0.5} for r in rows]).case == "all_above"
+
+
+def _twelve(core, socket, node):
+    return pd.DataFrame(
+        {
+            "machine": "orfeo-thin",
+            "scaling": "strong",
+            "np": 12,
+            "mapping": ["core", "socket", "node"],
+            "measured_mlups": [core, socket, node],
+        }
     )
-    assert "cannot tell" in jac.write_allocate_verdict(variants) and "too busy" not in jac.write_allocate_verdict(
-        variants
+
+
+def test_jacobi_placement_reads_every_mapping_of_twelve_processes():
+    assert jac.placement12(_twelve(1324.0, 1336.0, 1334.0)).case == "flat"
+    assert jac.placement12(_twelve(1200.0, 1336.0, 1334.0)).case == "spread_faster"
+    assert jac.placement12(_twelve(1400.0, 1336.0, 1334.0)).case == "packed_faster"
+    # socket beats core (all the old sentence read), but map by node is far below: not "spreading helped"
+    v = jac.placement12(_twelve(1324.0, 1400.0, 1200.0))
+    assert v.case == "mixed" and v.numbers["spread_min"] == 1200.0 and v.numbers["spread_max"] == 1400.0
+
+
+def test_jacobi_placement_of_the_shipped_orfeo_runs_is_flat():
+    from commbook import orfeo
+    from commbook.models import jacobi as jm
+
+    seed = orfeo.summary_table("jacobi_seed")
+    v = jac.placement12(jm.orfeo_comparison(orfeo.load("jacobi")[0], seed))
+    assert v.case == "flat" and v.numbers["range"] < 2
+
+
+def test_jacobi_lab_scope_follows_the_cores():
+    assert jac.what_this_machine_shows(1, 4).case == "one_core"
+    v = jac.what_this_machine_shows(2, 4)
+    assert v.case == "some_oversubscribed" and v.numbers["oversubscribed_from"] == 3
+    assert jac.what_this_machine_shows(8, 4).case == "all_own_core"
+
+
+def test_noncompute_facts_read_every_multiprocess_run():
+    runs = pd.DataFrame(
+        {
+            "np": [1, 4, 48],
+            "machine": ["orfeo-thin", "orfeo-thin", "orfeo-gpu"],
+            "measured_mlups": [100.0, 1728.0, 3456.0],  # sweeps of 1200^3 in 17.28 s, 1 s, 0.5 s
+            "noncompute_s": [0.2, 0.03, 0.02],
+            "imbalance_s": [0.0, 0.01, 0.1],
+            "model_Tc_s": [0.0, 0.005, 0.001],
+        }
     )
+    f = jac.noncompute_facts(runs)
+    assert f["many_ms"] == pytest.approx((20.0, 30.0)) and f["one_ms"] == pytest.approx((200.0, 200.0))
+    assert f["share"] == pytest.approx((3.0, 4.0))  # 30 ms of 1 s, 20 ms of 0.5 s
+    assert f["imbalance_over_tc"] == pytest.approx((2.0, 100.0))
+    assert (f["imbalance_np"], f["imbalance_machine"]) == (48, "orfeo-gpu")
 
 
 def test_the_grids_against_the_cache_follow_the_sizes():
     from commbook.chapters import jacobi
 
     grids = 2 * 256**3 * 8  # 268 MB
-    assert jacobi.grids_vs_cache_words(grids, 0).startswith("for a last-level cache")
-    assert jacobi.grids_vs_cache_words(grids, 32 << 20).startswith("far beyond")
-    assert jacobi.grids_vs_cache_words(grids, 128 << 20).startswith("beyond")
-    assert jacobi.grids_vs_cache_words(grids, 503_000_000).startswith("together smaller")
+    assert jacobi.grids_vs_cache(grids, 0).case == "unknown"
+    assert jacobi.grids_vs_cache(grids, 32 << 20).case == "far"
+    assert jacobi.grids_vs_cache(grids, 128 << 20).case == "beyond"
+    v = jacobi.grids_vs_cache(grids, 503_000_000)
+    assert v.case == "inside" and v.numbers == {"grids_MB": grids / 1e6, "llc_MB": 503.0}

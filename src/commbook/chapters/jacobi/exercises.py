@@ -36,7 +36,7 @@ def _jac_decomp_grid():
     return "x".join(map(str, best_decomposition(240, 8)[0]))
 
 
-@_exercise("jac-ts", "jacobi", rel_tol=0.05, unit="s", giveaways=("ts_from_roofline(256",))
+@_exercise("jac-ts", "jacobi_lab", rel_tol=0.05, unit="s", giveaways=("ts_from_roofline(256",))
 def _jac_ts(copy_MBps):
     """Hint: T_s = L^3 x (bytes per lattice update) / bandwidth, with MB/s = 1e6 B/s.
 
@@ -66,7 +66,7 @@ def face_bytes(L: int, grid: tuple) -> int:
     return max(8 * block[(d + 1) % 3] * block[(d + 2) % 3] for d in range(3) if grid[d] > 1)
 
 
-@_exercise("jac-face", "jacobi", rel_tol=0, unit="B", giveaways=("face_bytes(",))
+@_exercise("jac-face", "jacobi_lab", rel_tol=0, unit="B", giveaways=("face_bytes(",))
 def _jac_face():
     """Hint: A face normal to x of a block nx*ny*nz holds ny*nz doubles of 8 bytes.
 

@@ -6,6 +6,7 @@ import matplotlib.pyplot as plt
 import numpy as np
 
 from ...plotting import SERIES_COLORS, measured, model_line, new_axes
+from ...verdict import Verdict, cases
 
 
 # --- jacobi --------------------------------------------------------------------------------
@@ -210,8 +211,11 @@ def noncompute_facts(split_runs) -> dict:
     many = split_runs[split_runs.np > 1]
     one = split_runs[split_runs.np == 1]
     worst = split_runs.imbalance_s.idxmax()
+    share = many.noncompute_s / (1200**3 / (many.measured_mlups * 1e6))  # of a sweep of 1200^3
     return dict(
         many_ms=(1e3 * many.noncompute_s.min(), 1e3 * many.noncompute_s.max()),
+        share=percent_range(share),
+        imbalance_over_tc=((many.imbalance_s / many.model_Tc_s).min(), (many.imbalance_s / many.model_Tc_s).max()),
         over_tc=((many.noncompute_s / many.model_Tc_s).min(), (many.noncompute_s / many.model_Tc_s).max()),
         one_ms=(1e3 * one.noncompute_s.min(), 1e3 * one.noncompute_s.max()),
         imbalance_s=float(split_runs.imbalance_s[worst]),
@@ -255,30 +259,22 @@ def stream_variants(size: str = "96M", repetitions: int = 6, rounds: int = 2):
     return t.groupby(["variant", "kernel"], sort=False).max()
 
 
-def write_allocate_verdict(variants, band: float = 0.15) -> str:
+@cases("skipped", "paid", "unclear")
+def write_allocate(variants, band: float = 0.15) -> Verdict:
     """What the two copies say about memcpy's stores: does memcpy's bandwidth counted at 16 B
-    per element, or at 24 B, match the plain loop's (which does write-allocate)?"""
+    per element (case skipped), or at 24 B (case paid), match the plain loop's (which does
+    write-allocate) within `band`? Reads both copies of the table (the triad rows are shown
+    as a second opinion only)."""
     loop = variants.loc[("plain loop", "copy"), "bandwidth_wa_MBps"]
     mc_counted = variants.loc[("memcpy (default build)", "copy"), "bandwidth_MBps"]
     mc_wa = variants.loc[("memcpy (default build)", "copy"), "bandwidth_wa_MBps"]
     r16, r24 = mc_counted / loop, mc_wa / loop
+    numbers = {"r16": r16, "r24": r24, "band": band}
     if abs(r16 - 1) <= band and abs(r16 - 1) < abs(r24 - 1):
-        return (
-            f"memcpy's bandwidth counted at 16 B per element is {r16:.2f} times the plain "
-            "loop's with write-allocate: memcpy's stores skipped the write-allocate read "
-            "(non-temporal stores), and the ×1.5 would have inflated the roofline"
-        )
+        return Verdict("skipped", numbers)
     if abs(r24 - 1) <= band:
-        return (
-            f"memcpy's bandwidth counted at 24 B per element is {r24:.2f} times the plain "
-            "loop's: in this run memcpy did pay the write-allocate read, and the ×1.5 holds"
-        )
-    return (
-        f"neither count of memcpy matches the plain loop within {band:.0%} (16 B: "
-        f"{r16:.2f}, 24 B: {r24:.2f} times the loop's): this run cannot tell (a busy machine, or "
-        "a memcpy that differs from the loop in more than its stores); the plain loop is what "
-        "the sweep's stores do, so the roofline uses it"
-    )
+        return Verdict("paid", numbers)
+    return Verdict("unclear", numbers)
 
 
 def cache_bytes(level: int) -> int:
@@ -297,69 +293,87 @@ def cache_bytes(level: int) -> int:
     return 0
 
 
-def grids_vs_cache_words(grids_bytes: float, llc_bytes: int) -> str:
-    """How the sweep's two grids compare with this machine's last-level cache, in words that
-    follow the sizes (0: the machine does not report its cache)."""
+@cases("unknown", "far", "beyond", "inside")
+def grids_vs_cache(grids_bytes: float, llc_bytes: int) -> Verdict:
+    """How the sweep's two grids compare with this machine's last-level cache (0: unknown)."""
+    numbers = {"grids_MB": grids_bytes / 1e6, "llc_MB": llc_bytes / 1e6}
     if not llc_bytes:
-        return "for a last-level cache this machine does not report"
-    llc = f"the last-level cache of {llc_bytes / 1e6:.0f} MB this machine reports"
+        return Verdict("unknown", numbers)
     if grids_bytes > 4 * llc_bytes:
-        return f"far beyond {llc}"
-    if grids_bytes > llc_bytes:
-        return f"beyond {llc}, but not far"
-    return (
-        f"together smaller than {llc}; on a virtual machine that may be the whole host's cache, "
-        "shared with other guests, and the largest grid may still run partly from it"
-    )
+        return Verdict("far", numbers)
+    return Verdict("beyond" if grids_bytes > llc_bytes else "inside", numbers)
 
 
-def sweep_roof_words(at_roof: float, grids_bytes: float, llc_bytes: int, load: str) -> str:
-    """The 256^3 sweep against the copy's roofline (at_roof = sweep / roofline), in words that
-    follow the ratio and whether the two grids fit this machine's last-level cache."""
+@cases("close", "above_in_cache", "above", "below")
+def sweep_roof(at_roof: float, grids_bytes: float, llc_bytes: int) -> Verdict:
+    """The largest sweep against the copy's roofline (at_roof = sweep / roofline): close (0.7 to
+    1.1), above with the grids in the last-level cache, above without, or below."""
+    numbers = {"ratio": at_roof}
     if 0.7 <= at_roof <= 1.1:
-        return "close to it"
+        return Verdict("close", numbers)
     if at_roof > 1.1:
-        if llc_bytes and grids_bytes <= llc_bytes:
-            return (
-                "above it: the two grids fit in this machine's last-level cache, so here the sweep "
-                "is not bound by memory"
-            )
-        return (
-            "above it, which a memory-bound sweep cannot be: the copy got less of the memory "
-            "system in its run than the sweep did in its own"
-        )
-    return (
-        f"well below it: either other jobs (load average {load}) took the memory system from the "
-        "sweep, timed after the copy, or on this core the sweep is limited by more than memory; "
-        "one pair of runs cannot tell which"
-    )
+        return Verdict("above_in_cache" if llc_bytes and grids_bytes <= llc_bytes else "above", numbers)
+    return Verdict("below", numbers)
 
 
-def direction_words(ratio: float) -> str:
-    """The z split's halo time over the x split's (strong scaling, two processes)."""
-    if ratio > 1.1:
-        return f"here the *z* split's halo took {ratio:.1f} times the *x* split's"
-    if ratio >= 0.9:
-        return (
-            f"here the two splits' halos took about the same time (ratio {ratio:.2f}), so the "
-            "gather cost did not show above the noise"
-        )
-    return (
-        f"here the *z* split's halo was even the faster one (ratio {ratio:.2f}): on a shared "
-        "machine the waiting hides the gather cost"
-    )
+@cases("slower", "same", "faster")
+def direction(x_halo_us: float, z_halo_us: float) -> Verdict:
+    """The z split's halo time against the x split's (strong scaling, two processes)."""
+    ratio = z_halo_us / x_halo_us
+    numbers = {"ratio": ratio, "x_us": x_halo_us, "z_us": z_halo_us}
+    return Verdict("slower" if ratio > 1.1 else "same" if ratio >= 0.9 else "faster", numbers)
 
 
-def planes_in_cache_words(planes_bytes: float, llc_bytes: int) -> str:
-    """Does the layer condition (three planes in the last-level cache) hold on this machine?"""
+@cases("unknown", "fits", "half", "exceeds")
+def planes_in_cache(planes_bytes: float, llc_bytes: int) -> Verdict:
+    """Does the layer condition (three planes in about half the last-level cache) hold here?"""
+    numbers = {"planes_MB": planes_bytes / 1e6, "llc_MB": llc_bytes / 1e6}
     if not llc_bytes:
-        return (
-            "fit any last-level cache of a few megabytes (this machine does not report its own), "
-            "so on most machines it does not happen"
-        )
-    llc = f"this machine's last-level cache ({llc_bytes / 1e6:.0f} MB)"
+        return Verdict("unknown", numbers)
     if planes_bytes <= llc_bytes / 2:
-        return f"fit {llc}, so it does not happen here"
-    if planes_bytes <= llc_bytes:
-        return f"fit {llc}, but fill more than half of it, so here it may happen in part"
-    return f"do not fit {llc}, so it happens here too"
+        return Verdict("fits", numbers)
+    return Verdict("half" if planes_bytes <= llc_bytes else "exceeds", numbers)
+
+
+@cases("same", "differ")
+def same_field(checksums) -> Verdict:
+    """Every decomposition's checksum of the field, as the page's table shows them (all rows)."""
+    distinct = len(set(checksums))
+    return Verdict("same" if distinct == 1 else "differ", {"runs": len(checksums), "distinct": distinct})
+
+
+@cases("none_above", "some_above", "all_above")
+def halo_vs_model(rows) -> Verdict:
+    """Measured halo share of a sweep against the model's communication share, over every row of
+    the page's table (each grid with B = b and with B = 2b)."""
+    above = sum(r["measured halo share"] > r["model comm share"] for r in rows)
+    numbers = {"above": above, "rows": len(rows), "max_model_share": max(r["model comm share"] for r in rows)}
+    return Verdict("none_above" if not above else "all_above" if above == len(rows) else "some_above", numbers)
+
+
+@cases("flat", "spread_faster", "packed_faster", "mixed")
+def placement12(cmp, band: float = 0.02) -> Verdict:
+    """Twelve processes on THIN (strong scaling), median MLUP/s per mapping, every mapping the
+    data hold (core: one socket; socket: two sockets; node: two nodes): within `band` of each
+    other (flat), or the spread ones (socket, node) all above / all below the packed one (core),
+    or on both sides of it (mixed)."""
+    rows = cmp[(cmp.machine == "orfeo-thin") & (cmp.scaling == "strong") & (cmp.np == 12)]
+    by = rows.groupby("mapping").measured_mlups.median()
+    spread = by.drop("core")
+    numbers = {"core": by["core"], "spread_min": spread.min(), "spread_max": spread.max()}
+    numbers["spread_gain"] = 100 * (spread.max() / by["core"] - 1)
+    numbers["range"] = 100 * (by.max() / by.min() - 1)
+    if by.max() / by.min() - 1 <= band:
+        return Verdict("flat", numbers)
+    if spread.min() > by["core"]:
+        return Verdict("spread_faster", numbers)
+    return Verdict("packed_faster" if spread.max() < by["core"] else "mixed", numbers)
+
+
+@cases("one_core", "some_oversubscribed", "all_own_core")
+def what_this_machine_shows(cores: int, largest_run: int) -> Verdict:
+    """What the lab's runs (up to `largest_run` ranks) can show on a machine with `cores` cores."""
+    numbers = {"cores": cores, "largest": largest_run, "oversubscribed_from": cores + 1}
+    if cores < 2:
+        return Verdict("one_core", numbers)
+    return Verdict("some_oversubscribed" if largest_run > cores else "all_own_core", numbers)
