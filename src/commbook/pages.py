@@ -49,8 +49,13 @@ def chapter_files(root: Path, student: bool = False) -> list[Path]:
     toc = yaml.safe_load((root / "_toc.yml").read_text())
     if student:
         toc = student_toc(toc)
-    pages = [toc["root"]] + [c["file"] for part in toc.get("parts", []) for c in part["chapters"]]
+    pages = [toc["root"]] + [f for part in toc.get("parts", []) for c in part["chapters"] for f in _with_sections(c)]
     return [root / f"{p}.md" for p in pages]
+
+
+def _with_sections(entry: dict) -> list[str]:
+    """An entry's file, then those of its sections (a chapter's lab page), depth first."""
+    return [entry["file"]] + [f for s in entry.get("sections", []) for f in _with_sections(s)]
 
 
 INSTRUCTOR_PAGES = ("book/instructor",)  # for teachers only: left out of the student edition

@@ -137,7 +137,7 @@ def crossover(model_bytes: float, measured: dict) -> Verdict:
 def cache_add(gamma_ratio: float, band: float = SAME_BAND) -> Verdict:
     """The add from the cache against the add from memory (gamma_ratio: memory γ / cache γ)."""
     key = "faster" if gamma_ratio > 1 + band else "same" if gamma_ratio >= 1 - band else "slower"
-    return Verdict(key, {"ratio": gamma_ratio, "inverse": 1 / gamma_ratio})
+    return Verdict(key, {"ratio": gamma_ratio, "inverse": 1 / gamma_ratio, "band_pct": 100 * band})
 
 
 @cases("oversubscribed", "own_cores")
