@@ -107,8 +107,8 @@ def p2_segment(per_segment: float, lam: float) -> Verdict:
 @cases("above", "within", "unknown")
 def segment_eager(eager: int | None, segment_bytes: int = SEGMENT_BYTES) -> Verdict:
     """A pipeline segment against the shared-memory eager limit (None: this MPI does not report it)."""
-    if eager is None:
-        return Verdict("unknown", {"segment_bytes": segment_bytes})
+    if eager is None:  # every case glues the same numbers (0: not known), as the page words all of them
+        return Verdict("unknown", {"segment_bytes": segment_bytes, "eager_bytes": 0})
     key = "above" if segment_bytes > eager else "within"
     return Verdict(key, {"segment_bytes": segment_bytes, "eager_bytes": eager})
 
@@ -120,8 +120,8 @@ def crossover(model_bytes: float, measured: dict) -> Verdict:
     r = {a: v / model_bytes for a, v in measured.items()}
     finite = [x for x in r.values() if math.isfinite(x)]
     numbers = {"model_bytes": float(model_bytes), "algorithms": len(r)}
-    if not finite:
-        return Verdict("never", numbers)
+    if not finite:  # 0: no ratio (every case glues the same numbers)
+        return Verdict("never", numbers | {"ratio_min": 0.0, "ratio_max": 0.0})
     numbers |= {"ratio_min": min(finite), "ratio_max": max(finite)}
     values = list(r.values())
     if all(x > NEAR for x in values):
@@ -150,8 +150,8 @@ def p4_setting(cores: int, P: int = 4) -> Verdict:
 def p4_crossover(measured_bytes: float, model_bytes: float) -> Verdict:
     """The P = 4 crossover butterfly -> Rabenseifner against the model with the P = 2 λ and b."""
     numbers = {"model_bytes": float(model_bytes)}
-    if not math.isfinite(measured_bytes):
-        return Verdict("never", numbers)
+    if not math.isfinite(measured_bytes):  # 0: no ratio (every case glues the same numbers)
+        return Verdict("never", numbers | {"ratio": 0.0, "inverse": 0.0})
     r = measured_bytes / model_bytes
     numbers |= {"ratio": r, "inverse": 1 / r}
     key = "above" if r > NEAR else "near" if r >= 1 / NEAR else "below"
@@ -258,5 +258,5 @@ def chain_heads(messages: pd.DataFrame | None, P: int = 6) -> Verdict:
     from ..collective_runs import message_matrix
 
     if messages is None:
-        return Verdict("uncounted", {})
+        return Verdict("uncounted", {"heads": 0})
     return Verdict("counted", {"heads": int((message_matrix(messages, "library:2", P)[0] > 0).sum())})
