@@ -138,3 +138,22 @@ def test_orfeo_linear_facts_say_the_latencies_overlap():
     # the lesson's sentence: in both link classes g < λ, and the model is closer at 1 MiB than at 1 B
     assert f["g_core"] < f["lambda_core"] and f["g_node"] < f["lambda_node"]
     assert abs(math.log(f[f"ratio_{1 << 20}"])) < abs(math.log(f["ratio_1"]))
+
+
+def test_the_lab_words_every_case_each_verdict_declares():
+    """Without a build: every glued.verdict(name, module.function(...)) of the lab has a
+    {verdict} name directive whose terms are exactly the function's declared cases."""
+    import re
+    from pathlib import Path
+
+    text = (Path(__file__).parents[1] / "book" / "collectives_library_lab.md").read_text(encoding="utf-8")
+    modules = {"lib_chapter": lib, "exchange": ex}
+    glued = dict(re.findall(r'glued\.verdict\("(\w+)", (\w+\.\w+)\(', text))
+    worded = {
+        name: re.findall(r"^(\w+)\n: ", "\n" + body, re.M)
+        for name, body in re.findall(r"```\{verdict\} (\w+)\n(.*?)```", text, re.S)
+    }
+    assert glued and set(glued) == set(worded)
+    for name, call in glued.items():
+        module, function = call.split(".")
+        assert sorted(worded[name]) == sorted(getattr(modules[module], function).cases), name
