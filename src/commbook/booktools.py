@@ -189,9 +189,10 @@ def build_student(root: Path, strict: bool = True, execute: str = "cache") -> in
     book_config["execute"]["execute_notebooks"] = execute
     # the default build's cache: solutions are markdown, so every code cell hashes the same
     book_config["execute"]["cache"] = str(root / "_build" / ".jupyter_cache")
-    if execute == "off":  # glued values exist only when the pages run
+    if execute == "off":  # glued values (and the verdicts' cases) exist only when the pages run
         sphinx_config = book_config.setdefault("sphinx", {}).setdefault("config", {})
-        sphinx_config["suppress_warnings"] = [*sphinx_config.get("suppress_warnings", []), "mystnb.glue"]
+        suppress = [*sphinx_config.get("suppress_warnings", []), "mystnb.glue", "commbook.verdict"]
+        sphinx_config["suppress_warnings"] = suppress
     (stage / "_config.yml").write_text(yaml.safe_dump(book_config, sort_keys=False, allow_unicode=True))
     mirror = config.orfeo_mirror(beside=root)
     if mirror:  # the staged copy has no ../shared beside it

@@ -130,3 +130,54 @@ reference_claim(
     rel_tol=0.1,
     source="commbook.exercises, the coll-crossover reference (about: rounded)",
 )
+
+
+# collectives_library: ORFEO's linear broadcast in LogP terms, and the lecture's broadcast
+ORFEO_BCAST = "data/orfeo/derived/bcast.csv.gz (giuliofantuzzi, osu_bcast basic_linear, map by core)"
+
+
+def _linear(key: str) -> float:
+    from .collectives_library import orfeo_linear_facts
+
+    return orfeo_linear_facts()[key]
+
+
+for _name, _key, _unit in [
+    ("coll-logp-ratio-1b-p48", "ratio_1", ""),
+    ("coll-logp-ratio-1mib-p48", f"ratio_{1 << 20}", ""),
+    ("coll-logp-g-core", "g_core", "µs"),
+    ("coll-logp-lambda-core", "lambda_core", "µs"),
+    ("coll-logp-g-node", "g_node", "µs"),
+    ("coll-logp-lambda-node", "lambda_node", "µs"),
+]:
+    claim(_name, page=LIBRARY_PAGE, unit=_unit, source=ORFEO_BCAST)(lambda k=_key: _linear(k))
+
+
+def _lecture_facts() -> dict:
+    """The lecture's broadcast against the model (chapters.collectives.lecture_bcast_comparison):
+    the measured ratio loop/bcast at both ends, the model's worst factor over every row, and the
+    row where the model is most optimistic."""
+    from .common import lecture_bcast_comparison
+
+    t, _, _ = lecture_bcast_comparison()
+    over = t["bcast model (ms)"] / t["bcast measured (ms)"]
+    i = int((t["ratio model"] / t["ratio measured"]).idxmax())
+    return {
+        "small": float(t["ratio measured"].iloc[0]),
+        "large": float(t["ratio measured"].iloc[-1]),
+        "worst": float(max(over.max(), 1 / over.min())),
+        "opt_bytes": float(t["bytes"][i]),
+        "opt_measured": float(t["ratio measured"][i]),
+        "opt_model": float(t["ratio model"][i]),
+    }
+
+
+for _name, _key, _unit in [
+    ("coll-lecture-ratio-small", "small", ""),
+    ("coll-lecture-ratio-large", "large", ""),
+    ("coll-lecture-worst-factor", "worst", ""),
+    ("coll-lecture-opt-bytes", "opt_bytes", "bytes"),
+    ("coll-lecture-opt-measured", "opt_measured", ""),
+    ("coll-lecture-opt-model", "opt_model", ""),
+]:
+    claim(_name, page=LIBRARY_PAGE, unit=_unit, source=LECTURE)(lambda k=_key: _lecture_facts()[k])

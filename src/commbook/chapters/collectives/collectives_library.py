@@ -1,6 +1,7 @@
-"""Collectives II (book/collectives_library.md): what the library runs. Measuring the
+"""Collectives II (book/collectives_library.md and its lab): what the library runs. Measuring the
 algorithms on two engines (and saving the measurements), the library's message patterns, the
-linear broadcast in LogP terms, and every verdict the page's prose takes from its runs."""
+linear broadcast in LogP terms, and the verdicts the lab words from its runs (case keys and
+numbers; the sentences are in the pages)."""
 
 from __future__ import annotations
 
@@ -10,22 +11,24 @@ import re
 import pandas as pd
 
 from ... import data, kernels, machine
-from ...units import format_bytes
+from ...verdict import Verdict, cases
 from . import common as chapter
-from .collectives_algorithms import SAME_BAND, ratio_words
+from .collectives_algorithms import SAME_BAND
 
-PAGE = "book/collectives_library.md"
+PAGE = "book/collectives_library_lab.md"
 SEGMENT_BYTES = 16384  # the pipeline's segment in this chapter's runs
 ADD_SIZE_MEMORY = "1M"  # stream add arrays for gamma, as STREAM would (bytes per array)
 ADD_SIZE_CACHE = "16K"  # the same add with arrays that stay in the core's caches
 PATTERN_SIZE = "64K"  # the broadcast whose message pattern the counters show
 SEGMENT_FAR = 3  # a pipeline segment dearer than this many λ is "far more" than the model's one λ
+NEAR = 1.5  # a measured crossover within this factor of the model's is "near" it
 
 LOCAL_ALGORITHMS = [
     ("bcast", "linear,chain,pipeline,binary,binomial,scatter-allgather,library"),
     ("gather", "linear,binomial,library"),
     ("allreduce", "butterfly-lh,butterfly-hl,library"),
 ]
+ONE_SEND = ["linear", "chain", "binary", "binomial"]  # the broadcasts that are one MPI_Send at P = 2
 
 
 def measure_local(cluster, sizes: str = "0:4M", repetitions: int = 5, iterations: int = 100) -> dict:
@@ -52,213 +55,113 @@ def size_bytes(text: str) -> int:
     return int(m.group(1)) << {"": 0, "K": 10, "M": 20, "G": 30}[m.group(2)]
 
 
-def _span(lo: float, hi: float) -> str:
-    """'0.10-0.12', or one value when both print the same."""
-    return f"{lo:.2f}" if f"{lo:.2f}" == f"{hi:.2f}" else f"{lo:.2f}-{hi:.2f}"
+def p2_bcast_table(by: pd.DataFrame, lam: float, bw: float, segment_bytes: int = SEGMENT_BYTES) -> pd.DataFrame:
+    """The P = 2 broadcasts at 8 B and at the largest size, measured (median µs, `by`: size x
+    algorithm) beside the Hockney model with the fitted λ (µs) and b (MB/s): one message
+    λ + n/b; the pipeline k λ + n/b (k segments); scatter + allgather 2 λ + n/b (two halves)."""
+    rows = []
+    for n in (8, int(by.index.max())):
+        k = max(1, math.ceil(n / segment_bytes))
+        one = by.loc[n, ONE_SEND]
+        for name, measured, model in [
+            ("library", by.library[n], lam + n / bw),
+            ("one MPI_Send (median of 4)", one.median(), lam + n / bw),
+            ("pipeline", by.pipeline[n], k * lam + n / bw),
+            ("scatter-allgather", by["scatter-allgather"][n], 2 * lam + n / bw),
+        ]:
+            rows.append((n, name, measured, model, measured / model))
+    return pd.DataFrame(rows, columns=["bytes", "broadcast", "measured (µs)", "model (µs)", "measured/model"])
 
 
-def p2_bcast_facts(by: pd.DataFrame, lam: float, segment_bytes: int = SEGMENT_BYTES) -> dict:
-    """Numbers and verdicts of the P = 2 broadcasts (`by`: median time per size and algorithm).
-    one_send: the algorithms that are one MPI_Send at P = 2."""
-    one = by.loc[8].drop(["library", "pipeline", "scatter-allgather"])
+def per_segment_us(by: pd.DataFrame, segment_bytes: int = SEGMENT_BYTES) -> float:
+    """What one extra pipeline segment cost at the largest size: (pipeline - chain) / (k - 1)."""
     n_max = int(by.index.max())
     k = n_max // segment_bytes
-    per_segment = (by.pipeline[n_max] - by.chain[n_max]) / (k - 1)
-    lib8 = by.library[8]
-    r_lib = lib8 / one.median()
-    if abs(r_lib - 1) <= SAME_BAND:
-        lib_words = (
-            f"they cost what the library's costs (library {lib8:.2f} µs, the one-send "
-            f"algorithms {_span(one.min(), one.max())} µs at 8 B): the library has no "
-            "magic for one message"
-        )
-    else:
-        lib_words = (
-            f"the library's broadcast was {ratio_words(r_lib)} than their median at "
-            f"8 B ({lib8:.2f} µs against {_span(one.min(), one.max())} µs), a "
-            "difference in the implementations' overheads, not in the messages"
-        )
-    zero_lib, zero_hand = by.library[0], by.loc[0].drop(["library"]).min()
-    zero_words = (
-        "At size 0 the library was faster: it need not send anything, while our loops still send an empty message"
-        if zero_lib < zero_hand
-        else "At size 0 the library was not faster than our loops, which still send an empty message"
-    )
-    sa = by["scatter-allgather"]
-    r_sa = sa[n_max] / by.chain[n_max]
-    sa_words = (
-        "pays for it and gains nothing at P = 2"
-        if r_sa > 1 + SAME_BAND
-        else "costs about what one message costs at the largest size"
-        if r_sa >= 1 - SAME_BAND
-        else "was faster at the largest size"
-    )
-    r_pipe8 = by.pipeline[8] / one.median()
-    pipe8_words = (
-        "a little dearer"
-        if r_pipe8 > 1 + SAME_BAND
-        else "no dearer here, within the spread"
-        if r_pipe8 >= 1 - SAME_BAND
-        else "cheaper here"
-    )
-    seg_words = (
-        f"each extra segment costs {per_segment / lam:.0f} λ, far more than the one λ the model charges: "
-        "here the model is wrong about it"
-        if per_segment > SEGMENT_FAR * lam
-        else f"each extra segment costs {per_segment / lam:.1f} λ, close to the one λ the model charges"
-    )
-    return dict(
-        n_max=n_max,
-        segments=k,
-        per_segment_us=per_segment,
-        lib_words=lib_words,
-        takeaway_words=(
-            "the library's is no faster: the library wins by choosing the schedule, not by sending a message better"
-            if r_lib >= 1 - SAME_BAND
-            else f"the library's was {ratio_words(r_lib)} at 8 B in this build, by the overheads "
-            "of its implementation: with more processes it wins mainly by choosing the schedule"
-        ),
-        zero_words=zero_words,
-        sa_ratio=r_sa,
-        sa_words=sa_words,
-        pipe8_words=pipe8_words,
-        seg_words=seg_words,
-    )
+    return float((by.pipeline[n_max] - by.chain[n_max]) / (k - 1))
 
 
-def crossover_discussion(model_bytes: float, measured: dict) -> str:
-    """The sentence comparing the model's crossover (bytes) with the measured ones
-    ({algorithm: bytes, inf when it never won})."""
-    finite = {a: v for a, v in measured.items() if math.isfinite(v)}
-    if not finite:
-        return (
-            f"Neither bandwidth-optimal algorithm stayed faster than the butterfly up to the largest "
-            f"size measured (being faster at one size and slower at a larger one is no crossover), "
-            f"while the model puts the crossover at {format_bytes(model_bytes)}: it misses by more "
-            "than the whole range"
-        )
-    lo, hi = min(finite.values()) / model_bytes, max(finite.values()) / model_bytes
-    span = f"{lo:.0f}" if round(lo) == round(hi) else f"{lo:.0f} to {hi:.0f}"
-    if lo >= 10:
-        return (
-            f"The measured crossovers lie {span} times above the model's "
-            f"{format_bytes(model_bytes)}: the model is not a little off, it is wrong "
-            "about what the extra messages cost"
-        )
-    if hi <= 0.1:
-        return f"The measured crossovers lie far below the model's ({span} times its value)"
-    return (
-        f"The measured crossovers lie within a factor {max(hi, 1 / lo):.1f} of the model's {format_bytes(model_bytes)}"
-    )
+@cases("same", "dearer", "cheaper")
+def p2_library(by: pd.DataFrame) -> Verdict:
+    """The library's broadcast at 8 B against the four one-send broadcasts (their median)."""
+    one = by.loc[8, ONE_SEND]
+    r = float(by.library[8] / one.median())
+    key = "same" if abs(r - 1) <= SAME_BAND else "dearer" if r > 1 else "cheaper"
+    numbers = {"library_us": by.library[8], "one_min_us": one.min(), "one_max_us": one.max(), "ratio": r}
+    return Verdict(key, numbers)
 
 
-def eager_words(eager: int | None, segment_bytes: int = SEGMENT_BYTES) -> str:
-    """Where a pipeline segment sits against the library's shared-memory eager limit (`eager`:
-    Open MPI's btl_sm_eager_limit as ompi_info reports it, None when the MPI does not say)."""
-    if eager is None:
-        return (
-            "perhaps above the library's shared-memory *eager limit* (this MPI does not report it "
-            "through `ompi_info`); every segment above that limit goes through the rendezvous protocol"
-        )
-    where = f"Open MPI's shared-memory *eager limit* (`btl_sm_eager_limit`, {eager} B as `ompi_info --param btl sm --level 9` reports it here)"
-    if segment_bytes > eager:
-        return f"above {where}, so every segment goes through the rendezvous protocol"
-    return f"within {where}, so the segments are sent eagerly, with no rendezvous handshake"
+@cases("faster", "not_faster")
+def p2_zero(by: pd.DataFrame) -> Verdict:
+    """Size 0: the library against the fastest of our broadcasts, which still send an empty message."""
+    lib0, hand0 = float(by.library[0]), float(by.loc[0].drop(["library"]).min())
+    return Verdict("faster" if lib0 < hand0 else "not_faster", {"library_us": lib0, "hand_us": hand0})
 
 
-def segment_lambda_words(seg_lambda: float) -> str:
-    """The extra message's cost as the pipeline measured it (one extra segment, in fitted λ)."""
-    if seg_lambda > SEGMENT_FAR:
-        return f"the pipeline above paid {seg_lambda:.0f} times the fitted λ per extra segment: the extra message is not one λ"
-    return f"the pipeline above paid {seg_lambda:.1f} times the fitted λ per extra segment, close to the model's one λ"
+@cases("far", "close")
+def p2_segment(per_segment: float, lam: float) -> Verdict:
+    """One extra pipeline segment's cost against the model's one λ."""
+    r = per_segment / lam
+    return Verdict("far" if r > SEGMENT_FAR else "close", {"us": per_segment, "lambdas": r})
 
 
-def cache_add_words(gamma_ratio: float, cache_size: str, band: float = SAME_BAND) -> str:
+@cases("above", "within", "unknown")
+def segment_eager(eager: int | None, segment_bytes: int = SEGMENT_BYTES) -> Verdict:
+    """A pipeline segment against the shared-memory eager limit (None: this MPI does not report it)."""
+    if eager is None:  # every case glues the same numbers (0: not known), as the page words all of them
+        return Verdict("unknown", {"segment_bytes": segment_bytes, "eager_bytes": 0})
+    key = "above" if segment_bytes > eager else "within"
+    return Verdict(key, {"segment_bytes": segment_bytes, "eager_bytes": eager})
+
+
+@cases("never", "above", "near", "below", "mixed")
+def crossover(model_bytes: float, measured: dict) -> Verdict:
+    """The measured crossovers ({algorithm: bytes, inf when it never overtook}) against the
+    model's: every one more than NEAR times above, within NEAR, below, or some of each."""
+    r = {a: v / model_bytes for a, v in measured.items()}
+    finite = [x for x in r.values() if math.isfinite(x)]
+    numbers = {"model_bytes": float(model_bytes), "algorithms": len(r)}
+    if not finite:  # 0: no ratio (every case glues the same numbers)
+        return Verdict("never", numbers | {"ratio_min": 0.0, "ratio_max": 0.0})
+    numbers |= {"ratio_min": min(finite), "ratio_max": max(finite)}
+    values = list(r.values())
+    if all(x > NEAR for x in values):
+        return Verdict("above", numbers)
+    if all(1 / NEAR <= x <= NEAR for x in values):
+        return Verdict("near", numbers)
+    if all(x < 1 / NEAR for x in values):
+        return Verdict("below", numbers)
+    return Verdict("mixed", numbers)
+
+
+@cases("faster", "same", "slower")
+def cache_add(gamma_ratio: float, band: float = SAME_BAND) -> Verdict:
     """The add from the cache against the add from memory (gamma_ratio: memory γ / cache γ)."""
-    if gamma_ratio > 1 + band:
-        return (
-            f"the same add ran {gamma_ratio:.1f} times faster on this page (arrays of {cache_size}): the "
-            "reduction term the ring saves is that much smaller"
-        )
-    if gamma_ratio >= 1 - band:
-        return (
-            f"the same add ran at the same speed within {band * 100:.0f} % on this page (arrays of "
-            f"{cache_size}, ratio {gamma_ratio:.2f}): here the cache leaves the reduction term as it was"
-        )
-    return (
-        f"the same add ran {1 / gamma_ratio:.1f} times slower on this page (arrays of {cache_size}): "
-        "here the cache makes the reduction term no smaller"
-    )
+    key = "faster" if gamma_ratio > 1 + band else "same" if gamma_ratio >= 1 - band else "slower"
+    return Verdict(key, {"ratio": gamma_ratio, "inverse": 1 / gamma_ratio, "band_pct": 100 * band})
 
 
-def ingredients_words(
-    model_bytes: float, measured: dict, seg_lambda: float | None = None, gamma_ratio: float | None = None
-) -> str:
-    """Leads into the two ingredients the model may get wrong (the extra message's cost,
-    seg_lambda in fitted λ; the addition's, gamma_ratio = memory γ / cache γ). Each that fails
-    pushes the crossover up, which explains a measured crossover above the model's and makes an
-    agreement a coincidence. An ingredient not measured (None) counts as failing."""
-    failed = sum([seg_lambda is None or seg_lambda > SEGMENT_FAR, gamma_ratio is None or gamma_ratio > 1 + SAME_BAND])
-    finite = [v for v in measured.values() if math.isfinite(v)]
-    agreement = bool(finite) and min(finite) <= 1.5 * model_bytes
-    if failed == 0:
-        if agreement:
-            return "Both of the model's ingredients held here, within this page's tolerances"
-        return "Both of the model's ingredients held here, so the miss comes from something else, not in the model"
-    some = "two of {} ingredients do" if failed == 2 else "one of {} two ingredients does"
-    push = "both push" if failed == 2 else "it pushes"
-    if not agreement:
-        lead = some.format("the model's")
-        return f"{lead[0].upper()}{lead[1:]} not hold for these sizes, and {push} the crossover up"
-    return (
-        f"The agreement is no proof of the model: {some.format('its')} not hold for these sizes, and "
-        f"{push} the crossover up, so something else, not in the model, pulled it down here"
-    )
+@cases("oversubscribed", "own_cores")
+def p4_setting(cores: int, P: int = 4) -> Verdict:
+    """The P = 4 allreduce timing on this machine: oversubscribed or a core per process."""
+    return Verdict("oversubscribed" if P > cores else "own_cores", {"cores": cores, "P": P})
 
 
-def p4_setting_words(cores: int, P: int = 4) -> str:
-    """What the P = 4 allreduce timing is on this machine: oversubscribed or a core per process."""
-    if P > cores:
-        return (
-            "With more processes than cores the picture is an **oversubscribed** one (processes share "
-            "cores and take turns), shown only as such: the latency terms grow with every context "
-            "switch, which should push the crossovers up"
-        )
-    return (
-        f"With {P} processes on this machine's {cores} cores every process has a core of its own; the "
-        "model keeps the λ and b fitted at P = 2"
-    )
-
-
-def oversubscribed_words(measured_bytes: float, model_bytes: float, oversubscribed: bool = True) -> str:
-    """The P = 4 crossover (oversubscribed or not) against the model with the P = 2 λ and b."""
-    # the P = 2 costs the model leaves out (above) count here too: a run cannot tell them from
-    # the context switches, so neither is named as the cause
-    up = (
-        "the costs of an extra message that the model leaves out and the context switches both push it up, "
-        "and this run cannot tell them apart"
-        if oversubscribed
-        else "the P = 2 costs do not carry over to P = 4"
-    )
-    if not math.isfinite(measured_bytes):
-        return (
-            f"Here the butterfly was not overtaken up to the largest size, far above the model's "
-            f"{format_bytes(model_bytes)}: {up.replace('push it up', 'push the crossover up')}"
-        )
+@cases("never", "above", "near", "below")
+def p4_crossover(measured_bytes: float, model_bytes: float) -> Verdict:
+    """The P = 4 crossover butterfly -> Rabenseifner against the model with the P = 2 λ and b."""
+    numbers = {"model_bytes": float(model_bytes)}
+    if not math.isfinite(measured_bytes):  # 0: no ratio (every case glues the same numbers)
+        return Verdict("never", numbers | {"ratio": 0.0, "inverse": 0.0})
     r = measured_bytes / model_bytes
-    if r > 1.5:
-        return f"Here the measured crossover lies {r:.0f} times above the model's: {up}"
-    if r >= 1 / 1.5:
-        still = "the context switches did not move it" if oversubscribed else "the P = 2 costs carry over"
-        return f"Here the measured crossover lies within a factor 1.5 of the model's: {still}"
-    down = "the context switches did not push it up" if oversubscribed else "the P = 2 costs do not carry over to P = 4"
-    return f"Here the measured crossover lies {1 / r:.0f} times below the model's: {down}"
+    numbers |= {"ratio": r, "inverse": 1 / r}
+    key = "above" if r > NEAR else "near" if r >= 1 / NEAR else "below"
+    return Verdict(key, numbers)
 
 
-def one_mib_words(big: pd.Series) -> str:
-    """The 1 MiB allreduce at P = 2, fastest repetitions, against MPI_Allreduce's."""
-    parts = [f"{a} {ratio_words(big[a] / big['library'])}" for a in ["butterfly-lh", "ring", "rabenseifner"]]
-    return "; ".join(parts)
+def allreduce_ratios(allred: pd.DataFrame, size: int = 1 << 20) -> pd.Series:
+    """Fastest repetition of each allreduce at `size` over MPI_Allreduce's."""
+    big = allred[allred.size_bytes == size].set_index("algorithm").t_min_us
+    return (big / big["library"]).drop("library")
 
 
 def linear_slopes(table: pd.DataFrame, ranges: dict) -> dict:
@@ -288,29 +191,42 @@ def logp_gaps(measured: pd.DataFrame, params: dict) -> pd.DataFrame:
     ).set_index("link class")
 
 
-def logp_words(gaps: pd.DataFrame, ratio_small: float, ratio_large: float) -> str:
-    """The verdict on the linear broadcast's data in LogP terms (gaps: logp_gaps)."""
-    below = [cls for cls, r in gaps["g / λ"].items() if r < 1 - SAME_BAND]
-    if below:
-        first = (
-            f"the root injected a message every g, less than one λ of the link class "
-            f"({' and '.join(below)}): the latencies overlapped"
-        )
-    else:
-        first = "the slopes do not show a gap below λ here: these data give LogP nothing that Hockney lacks"
-    closer = (
-        "closer to the data for long messages than for short ones"
-        if abs(math.log(ratio_large)) < abs(math.log(ratio_small))
-        else "no closer to the data for long messages than for short ones"
-    )
-    return f"In these data {first}; and the Hockney model is {closer}"
-
-
 def linear_model_ratio(measured: pd.DataFrame, model: pd.DataFrame, P: int) -> float:
     """measured / model time of one algorithm at P (tables with np and t_us)."""
     m = measured.set_index("np").t_us
     d = model.set_index("np").t_us
     return float(m[P] / d[P])
+
+
+def orfeo_linear_bcast():
+    """ORFEO's linear broadcast (basic_linear, map by core) and the link classes calibrated on
+    the same benchmark at P = 2: (linear table, params, caption); empty without the data."""
+    from ... import fit
+
+    bcast_all, caption = chapter.orfeo_or_empty("giuliofantuzzi/bcast")
+    if not len(bcast_all):
+        return bcast_all, {}, caption
+    params = fit.calibrate_link_classes(bcast_all)
+    linear = bcast_all[(bcast_all.mapping == "core") & (bcast_all.algorithm == "basic_linear")]
+    return linear, params, caption
+
+
+def orfeo_linear_facts() -> dict:
+    """The numbers the lesson states of ORFEO's linear broadcast (its claims): measured/model
+    at P = 48 for 1 B and 1 MiB, and the gap g and λ per link class."""
+    linear, params, _ = orfeo_linear_bcast()
+    if not len(linear):
+        raise LookupError("the ORFEO broadcast data are not available")
+    nps = sorted(linear.np.unique())
+    out = {}
+    for n in (1, 1 << 20):
+        model = chapter.orfeo_predictions("bcast", ["basic_linear"], nps, n, params=params, statistic="mean")
+        out[f"ratio_{n}"] = linear_model_ratio(linear[linear.size_bytes == n], model, 48)
+    gaps = logp_gaps(linear[linear.size_bytes == 1], params)
+    for cls in gaps.index:
+        out[f"g_{cls}"] = float(gaps.loc[cls].iloc[0])
+        out[f"lambda_{cls}"] = float(gaps.loc[cls].iloc[1])
+    return out
 
 
 BCAST_LABELS = {
@@ -325,7 +241,7 @@ BCAST_LABELS = {
 
 def message_patterns(labels=tuple(BCAST_LABELS), np: int = 6, size: str = PATTERN_SIZE):
     """Run the broadcast once per library label with Open MPI's message counters on; returns
-    (messages table, {label: what the library reported for the selection})."""
+    (messages table, {label: what the library's variable reads back})."""
     from ...collective_runs import check_selection, parse_algorithms, parse_messages
 
     patterns, said = [], {}
@@ -334,3 +250,13 @@ def message_patterns(labels=tuple(BCAST_LABELS), np: int = 6, size: str = PATTER
         said[label] = check_selection(out, "bcast", parse_algorithms("bcast", label)[1])
         patterns.append(parse_messages(out))
     return pd.concat(patterns, ignore_index=True), said
+
+
+@cases("counted", "uncounted")
+def chain_heads(messages: pd.DataFrame | None, P: int = 6) -> Verdict:
+    """How many ranks the root of Open MPI's `library:2` sent to (None: no counters)."""
+    from ...collective_runs import message_matrix
+
+    if messages is None:
+        return Verdict("uncounted", {"heads": 0})
+    return Verdict("counted", {"heads": int((message_matrix(messages, "library:2", P)[0] > 0).sum())})

@@ -9,13 +9,14 @@ import pandas as pd
 
 from ... import algorithms, machine, mpi_env
 from ...models import collective_costs, collective_schedules
+from ...verdict import Verdict, cases
 from . import common as chapter
 
 EXCHANGE_OPS = ("allgather", "alltoall", "reduce_scatter")
 TIMING_SIZES = "8,1K,64K"  # n: one rank's block (allgather), one block per pair (alltoall), the vector (reduce_scatter)
 PATTERN_NP = 4  # processes of the message-pattern runs (oversubscribed: messages, not times)
 PATTERN_SIZE = "4K"
-PAGE = "book/collectives_library.md"
+PAGE = "book/collectives_library_lab.md"
 
 
 def measure_times(cluster, sizes: str = TIMING_SIZES, repetitions: int = 5, iterations: int = 100) -> pd.DataFrame:
@@ -44,23 +45,24 @@ def model_table(times: pd.DataFrame, lam: float, b: float) -> pd.DataFrame:
     return pd.DataFrame(rows, columns=["op", "np", "size_bytes", "measured_us", "model_us", "measured/model"])
 
 
-def model_words(table: pd.DataFrame) -> str:
-    """A sentence about how far the measurements are from the model, computed from the table."""
+@cases("within", "above", "below", "both")
+def model_side(table: pd.DataFrame, factor: float = 2.0) -> Verdict:
+    """Every row of the table (measured/model) within `factor` of the model, or some rows beyond
+    it above, below, or both; the numbers: the extreme ratios and the row with the largest."""
     ratio = table["measured/model"]
     lo, hi = float(ratio.min()), float(ratio.max())
     worst = table.loc[ratio.idxmax()]
-    if hi <= 2 and lo >= 0.5:
-        head = f"the model is within a factor 2 of every measurement (measured/model {lo:.2f} to {hi:.2f})"
-    else:
-        head = f"measured/model runs from {lo:.2f} to {hi:.2f}: the model is off by more than a factor 2 somewhere"
-    why = (
-        ", and the model leaves its additions out"
-        if worst.op == "reduce_scatter" and worst.size_bytes > 1024
-        else ", where a fixed cost per call, which the model does not have, would weigh most"
-        if worst.size_bytes <= 1024
-        else ""
+    key = (
+        "within"
+        if lo >= 1 / factor and hi <= factor
+        else "above"
+        if lo >= 1 / factor
+        else "below"
+        if hi <= factor
+        else "both"
     )
-    return f"{head}; the largest ratio is the {worst.op.replace('_', '-')} of {int(worst.size_bytes):,} B{why}"
+    numbers = {"min": lo, "max": hi, "worst_op": worst.op.replace("_", "-"), "worst_bytes": float(worst.size_bytes)}
+    return Verdict(key, numbers | {"rows": len(table)})
 
 
 def model_messages(op: str, model: str, P: int) -> int:
@@ -83,8 +85,8 @@ def forced_records(flavour: str) -> list[algorithms.Algorithm]:
 
 
 def forced_patterns(np: int = PATTERN_NP, size: str = PATTERN_SIZE) -> pd.DataFrame:
-    """Each modelled library algorithm forced, read back (MPI_T) and, on Open MPI, its messages
-    counted by the library for one call: op, forced, library reports, model, messages per rank
+    """Each modelled library algorithm forced, its variable read back (MPI_T: what was asked) and,
+    on Open MPI, its messages counted for one call (what ran): op, forced, library reports, model, messages per rank
     (counted, the most any rank sent; NaN without counters) and in the model."""
     from ...collective_runs import check_selection, parse_algorithms, parse_messages
 
@@ -114,20 +116,16 @@ def forced_patterns(np: int = PATTERN_NP, size: str = PATTERN_SIZE) -> pd.DataFr
     return pd.DataFrame(rows, columns=["op", "forced", "library reports", "model", "messages per rank", "in the model"])
 
 
-def pattern_words(table: pd.DataFrame) -> str:
-    """Whether the counted messages agree with the schedules, computed; or why not counted."""
+@cases("all", "some", "uncounted")
+def pattern_match(table: pd.DataFrame) -> Verdict:
+    """Whether the busiest rank's counted messages equal the model's schedule in every counted
+    run; `uncounted` when the MPI counts no messages per peer (MPICH)."""
     counted = table.dropna(subset=["messages per rank"])
-    if counted.empty:
-        return (
-            "this MPI library does not count messages per peer (Open MPI's pml monitoring does), so "
-            "here only the read-back confirms the selection"
-        )
+    if counted.empty:  # every case glues the same numbers, as the page words all of them
+        return Verdict("uncounted", {"counted": 0, "matched": 0, "differ": "none"})
     same = counted["messages per rank"] == counted["in the model"]
+    numbers = {"counted": len(counted), "matched": int(same.sum())}
     if same.all():
-        return f"in all {len(counted)} runs the busiest rank sent exactly as many messages as the model's schedule"
+        return Verdict("all", numbers | {"differ": "none"})
     off = counted[~same]
-    which = ", ".join(f"{r.forced} ({r.op.replace('_', '-')})" for r in off.itertuples())
-    return (
-        f"in {int(same.sum())} of {len(counted)} runs the busiest rank sent as many messages as the model's "
-        f"schedule; {which} sent a different number, so there the library's algorithm is not the textbook's"
-    )
+    return Verdict("some", numbers | {"differ": ", ".join(f"{r.forced} ({r.op})" for r in off.itertuples())})

@@ -42,7 +42,7 @@ def _coll_rd_fallback():
     return model_messages("allgather", "recursive_doubling", 6)
 
 
-@_exercise("coll-rs-predict", "collectives_library", rel_tol=0.02, unit="µs")
+@_exercise("coll-rs-predict", "collectives_library_lab", rel_tol=0.02, unit="µs")
 def _coll_rs_predict(lambda_us: float, bandwidth_MBps: float):
     """Hint: At P = 2 a reduce-scatter is one step: each process sends the half of the vector the other keeps.
 
@@ -53,7 +53,7 @@ def _coll_rs_predict(lambda_us: float, bandwidth_MBps: float):
     return predict("reduce_scatter", "ring", 2, 65536.0, lambda_us, bandwidth_MBps)
 
 
-@_exercise("coll-ring-measured", "collectives_library", rel_tol=0.03, unit="")
+@_exercise("coll-ring-measured", "collectives_library_lab", rel_tol=0.03, unit="")
 def _coll_ring_measured(measured_us: float, lambda_us: float, bandwidth_MBps: float):
     """Hint: At P = 2 the ring allreduce is a reduce-scatter and an allgather: two exchanges of half the vector each.
 
