@@ -6,8 +6,8 @@ import math
 import pandas as pd
 import pytest
 
-from commbook.chapters.collectives import exchange as ex
 from commbook.chapters.collectives import collectives_library as lib
+from commbook.chapters.collectives import exchange as ex
 
 
 def _p2_table(library_8=0.30, seg_cost=4.0, library_0=0.05):
