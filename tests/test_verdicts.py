@@ -48,12 +48,15 @@ def test_machines_agree_from_the_largest_size_down():
     assert pp.agree_from(t.assign(gpu=t.gpu * 1.1), 0.02) != pp.agree_from(t, 0.02)
 
 
-def test_ring_oversubscription_and_model_texts():
-    table = pd.DataFrame({"np": [1, 2, 3], "t_us": [0.5, 2.0, 60.0]})
-    assert "factor of 20" in ring.oversubscription_text(table, cores=2)
-    assert "never oversubscribed" in ring.oversubscription_text(table, cores=4)
-    assert "within 25 %" in ring.model_agreement_text([2.0, 3.0], [2.1, 2.9])
-    assert "not on the points" in ring.model_agreement_text([4.0, 6.0], [2.0, 3.0])
+def test_ring_oversubscription_and_model_verdicts():
+    table = pd.DataFrame({"np": [1, 2, 3], "t_us": [0.5, 2.0, 60.0]})  # 1 µs per step, then 20
+    v = ring.oversubscription(table, cores=2)
+    assert v.case == "jump" and v.numbers["factor"] == pytest.approx(20) and v.numbers["own_us"] == 1.0
+    assert ring.oversubscription(table, cores=4).case == "never"
+    assert ring.oversubscription(table, cores=1).case == "no_pair"
+    assert ring.model_side([1, 2], [2.0, 3.0], [2.1, 2.9]).case == "within"
+    v = ring.model_side([2, 3], [4.0, 6.0], [2.0, 3.0])
+    assert v.case == "below" and v.numbers["ratio_min"] == v.numbers["ratio_max"] == 2.0
 
 
 def test_topology_formula_verdict_names_bounds():
