@@ -45,10 +45,12 @@ def toc_pages(toc: Path) -> list[str]:
     """The pages of a table of contents, in its order (an older commit's too)."""
     import yaml
 
+    from commbook.pages import section_files
+
     data = yaml.safe_load(toc.read_text())
     pages = [data["root"]]
     for part in data.get("parts", [{"chapters": data.get("chapters", [])}]):
-        pages += [c["file"] for c in part["chapters"]]
+        pages += [f for c in part["chapters"] for f in [c["file"], *section_files(c)]]
     return pages
 
 

@@ -20,10 +20,12 @@ pytestmark = [pytest.mark.book, pytest.mark.mpi, pytest.mark.timeout(3600)]
 
 
 def toc_pages() -> list[str]:
+    from commbook.pages import section_files
+
     toc = yaml.safe_load((REPO / "_toc.yml").read_text())
     pages = [toc["root"]]
     for part in toc.get("parts", []):
-        pages += [c["file"] for c in part["chapters"]]
+        pages += [f for c in part["chapters"] for f in [c["file"], *section_files(c)]]
     return pages
 
 

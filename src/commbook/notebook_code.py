@@ -24,6 +24,7 @@ from pathlib import Path
 from types import SimpleNamespace
 
 from . import config
+from .pages import section_files
 
 _OPEN = re.compile(r"^(?P<indent>\s*)(?P<fence>`{3,}|:{3,})\{literalinclude\}(?P<argument>.*)$")
 _SPHINX_CONFIG = SimpleNamespace(source_encoding="utf-8-sig")  # Sphinx's default
@@ -174,7 +175,9 @@ def write_notebooks(root: Path, out: Path, kernel: str) -> list[Path]:
     import yaml
 
     toc = yaml.safe_load((root / "_toc.yml").read_text())
-    names = [toc["root"]] + [c["file"] for part in toc.get("parts", []) for c in part["chapters"]]
+    names = [toc["root"]] + [
+        f for part in toc.get("parts", []) for c in part["chapters"] for f in [c["file"], *section_files(c)]
+    ]
     written = []
     for md in (root / f"{name}.md" for name in names):
         if not md.is_file():

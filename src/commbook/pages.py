@@ -49,8 +49,15 @@ def chapter_files(root: Path, student: bool = False) -> list[Path]:
     toc = yaml.safe_load((root / "_toc.yml").read_text())
     if student:
         toc = student_toc(toc)
-    pages = [toc["root"]] + [c["file"] for part in toc.get("parts", []) for c in part["chapters"]]
+    pages = [toc["root"]] + [
+        f for part in toc.get("parts", []) for c in part["chapters"] for f in [c["file"], *section_files(c)]
+    ]
     return [root / f"{p}.md" for p in pages]
+
+
+def section_files(entry: dict) -> list[str]:
+    """The pages under a table-of-contents entry (a lesson's lab page), depth first."""
+    return [f for s in entry.get("sections", []) for f in [s["file"], *section_files(s)]]
 
 
 INSTRUCTOR_PAGES = ("book/instructor",)  # for teachers only: left out of the student edition

@@ -154,6 +154,9 @@ def glue_model_table(table) -> None:
             glued.number(f"ring_{r.variant}_{what}_{r.P}", value)
 
 
+BAND = 0.25  # "within": measured over model within 1 ± BAND at every point
+
+
 @cases("within", "below", "above", "mixed")
 def model_side(P, measured_t, model_t) -> Verdict:
     """Measured over model for every ring given (the caller names the rows): within 25 % of the
@@ -164,6 +167,7 @@ def model_side(P, measured_t, model_t) -> Verdict:
         raise ValueError(f"model_side: measured over model must be finite for every P, got {r}")
     lo, hi = int(np.argmin(r)), int(np.argmax(r))
     numbers = {
+        "band_pct": BAND * 100,
         "ratio_min": r[lo],
         "P_of_min": P[lo],
         "ratio_max": r[hi],
@@ -171,7 +175,7 @@ def model_side(P, measured_t, model_t) -> Verdict:
         "P_first": P.min(),
         "P_last": P.max(),
     }
-    if 0.8 <= r[lo] and r[hi] <= 1.25:
+    if np.all(np.abs(r - 1) <= BAND):
         return Verdict("within", numbers)
     if r[lo] > 1:
         return Verdict("below", numbers)

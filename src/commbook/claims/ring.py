@@ -315,3 +315,10 @@ for _name, _dataset, _fn in [
     claim(_name, page="ring", unit="", source=RINGS + f": measured over model, {_dataset}, non-blocking, P = 25-48")(
         lambda d=_dataset, f=_fn: float(f(_ratio(d, "nonblocking", 25, 48)))
     )
+
+
+@claim(
+    "ring-p25-measured-second", page="ring", unit="us", source=RINGS + ": second student's non-blocking ring at P = 25"
+)
+def _():
+    return float(_ring("francesc0rtu/ring", "nonblocking").set_index("np").loc[25, "t_us"])
