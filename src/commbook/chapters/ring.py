@@ -194,7 +194,7 @@ def oversubscription(table, cores: int) -> Verdict:
     numbers = {"cores": cores}
     if own.empty:
         return Verdict("no_pair", numbers)
-    numbers["own_us"] = float(own.median())
+    numbers |= {"own_us": float(own.median()), "own_P_last": int(own.index.max())}
     if over.empty:
         return Verdict("never", numbers)
     factor = float(over.median() / own.median())
