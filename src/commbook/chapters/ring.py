@@ -187,11 +187,13 @@ def model_side(P, measured_t, model_t) -> Verdict:
 @cases("no_pair", "never", "flat", "grew", "jump")
 def oversubscription(table, cores: int) -> Verdict:
     """µs per step of the rings with a core per rank (2 <= P <= cores) against the oversubscribed
-    ones (P > cores), medians over P: every row of the sweep but P = 1, whose rank sends to itself."""
+    ones (P > cores), medians over P: every row of the sweep but P = 1, whose rank sends to itself.
+    Every case carries every number (the page's roles are resolved for all cases); 0 where the
+    case quotes nothing."""
     per_step = (table.set_index("np")["t_us"] / table.set_index("np").index).sort_index()
     own = per_step[(per_step.index >= 2) & (per_step.index <= cores)]
     over = per_step[per_step.index > cores]
-    numbers = {"cores": cores}
+    numbers = {"cores": cores, "own_us": 0.0, "own_P_last": 0, "over_us": 0.0, "factor": 0.0}
     if own.empty:
         return Verdict("no_pair", numbers)
     numbers |= {"own_us": float(own.median()), "own_P_last": int(own.index.max())}
@@ -214,9 +216,12 @@ def size_side(n, measured_t, model_t) -> Verdict:
 def node_step(boundary_P: int, measured_jump_us: float, model_jump_us: float) -> Verdict:
     """The jump of the µs per step where the ring on emulated nodes first crosses a node: seen
     when it is more than half the model's jump, lost in the run's noise otherwise."""
-    numbers = {"P": boundary_P, "measured_us": measured_jump_us, "model_us": model_jump_us}
-    if model_jump_us > 0:
-        numbers["ratio"] = measured_jump_us / model_jump_us
+    numbers = {
+        "P": boundary_P,
+        "measured_us": measured_jump_us,
+        "model_us": model_jump_us,
+        "ratio": measured_jump_us / model_jump_us if model_jump_us > 0 else 0.0,
+    }
     seen = measured_jump_us > 0.5 * model_jump_us > 0
     return Verdict("seen" if seen else "lost", numbers)
 
@@ -227,19 +232,14 @@ def nodes_source(run) -> Verdict:
     from .. import kernels
 
     meta = run.meta
-    if run.live:
-        return Verdict(
-            "live", {"nodes": int(meta.get("nodes", 2)), "library": kernels.short_library(meta.get("mpi_library", ""))}
-        )
-    return Verdict(
-        "reference",
-        {
-            "why": run.why_reference,
-            "machine": str(meta.get("machine", "?")),
-            "date": str(meta.get("date", "?"))[:10],
-            "command": str(meta.get("command", "?")),
-        },
-    )
+    numbers = {
+        "library": kernels.short_library(meta.get("mpi_library", "")) or "?",
+        "why": run.why_reference or "-",
+        "machine": str(meta.get("machine", "?")),
+        "date": str(meta.get("date", "?"))[:10],
+        "command": f"`{meta.get('command', '?')}`",
+    }
+    return Verdict("live" if run.live else "reference", numbers)
 
 
 @cases("one_core", "no_node", "emulated")
