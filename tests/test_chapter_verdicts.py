@@ -247,6 +247,10 @@ def test_ring_model_side_oversubscription_and_node_step_follow_the_run():
     assert ring.node_step(3, 2.0, 15.0).case == "lost"
     assert ring.node_step(3, -1.0, 15.0).case == "lost"
     assert ring.size_side([4, 65536], [1.0, 30.0], [2.0, 20.0]).numbers["n_of_min"] == 4
+    # the old sentence read the largest size only: within 25 % there, twice the model at 4 B
+    assert ring.size_side([65536], [21.0], [20.0]).case == "within"
+    v = ring.size_side([4, 65536], [4.0, 21.0], [2.0, 20.0])
+    assert v.case == "below" and v.numbers["ratio_max"] == 2.0 and v.numbers["n_of_max"] == 4
     assert ring.what_this_machine_shows(2, False).case == "no_node"
     assert ring.what_this_machine_shows(2, True).numbers["oversubscribed_from"] == 3
     assert ring.what_this_machine_shows(1, True).case == "one_core"
