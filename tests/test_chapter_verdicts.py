@@ -251,9 +251,10 @@ def test_ring_model_side_oversubscription_and_node_step_follow_the_run():
     assert ring.size_side([65536], [21.0], [20.0]).case == "within"
     v = ring.size_side([4, 65536], [4.0, 21.0], [2.0, 20.0])
     assert v.case == "below" and v.numbers["ratio_max"] == 2.0 and v.numbers["n_of_max"] == 4
-    assert ring.what_this_machine_shows(2, False).case == "no_node"
-    assert ring.what_this_machine_shows(2, True).numbers["oversubscribed_from"] == 3
-    assert ring.what_this_machine_shows(1, True).case == "one_core"
+    assert ring.what_this_machine_shows(2, False, 4).case == "no_node"
+    assert ring.what_this_machine_shows(2, True, 4).case == "emulated_shared"  # P = 3, 4 on 2 cores
+    assert ring.what_this_machine_shows(4, True, 4).case == "emulated"
+    assert ring.what_this_machine_shows(1, True, 4).case == "one_core"
 
 
 def test_matrix_add_shrink_sliver_and_limit_follow_the_run():

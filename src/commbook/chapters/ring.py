@@ -242,11 +242,14 @@ def nodes_source(run) -> Verdict:
     return Verdict("live" if run.live else "reference", numbers)
 
 
-@cases("one_core", "no_node", "emulated")
-def what_this_machine_shows(cores: int, nodes_live: bool) -> Verdict:
+@cases("one_core", "no_node", "emulated", "emulated_shared")
+def what_this_machine_shows(cores: int, nodes_live: bool, node_ranks: int) -> Verdict:
     """What a live ring here can show: with one core no ring of two ranks with a core each; with
-    more, rings up to `cores` ranks inside one node, and a node boundary only on emulated nodes."""
-    numbers = {"cores": cores, "oversubscribed_from": cores + 1}
+    more, rings up to `cores` ranks inside one node, and a node boundary only on emulated nodes,
+    whose rings of up to `node_ranks` ranks share this machine's cores when it has fewer."""
+    numbers = {"cores": cores, "node_ranks": node_ranks}
     if cores < 2:
         return Verdict("one_core", numbers)
-    return Verdict("emulated" if nodes_live else "no_node", numbers)
+    if not nodes_live:
+        return Verdict("no_node", numbers)
+    return Verdict("emulated_shared" if cores < node_ranks else "emulated", numbers)
