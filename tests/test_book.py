@@ -102,7 +102,7 @@ def test_pingpong_page_has_every_figure(built_book):
     assert 'class="commbook-explorer"' in html
 
 
-@pytest.mark.parametrize("page", ["pingpong", "ring"])
+@pytest.mark.parametrize("page", ["pingpong", "ring_lab"])
 def test_node_boundary_sections_say_where_their_numbers_come_from(built_book, page):
     """Live on emulated nodes where the build can make them (root, CI), else the shipped
     reference run, said in the text (tests/test_nodes.py checks the reference path itself)."""
@@ -115,7 +115,7 @@ def test_node_boundary_sections_say_where_their_numbers_come_from(built_book, pa
         assert "measured while this page was built, on 2 emulated nodes" in html
 
 
-@pytest.mark.parametrize("page", ["pingpong", "ring", "matrix_add", "data", "jacobi_lab"])
+@pytest.mark.parametrize("page", ["pingpong", "ring_lab", "matrix_add", "data", "jacobi_lab"])
 def test_measuring_page_says_which_mpi_measured_it(built_book, page):
     from commbook import mpi_env
 

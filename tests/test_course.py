@@ -122,7 +122,8 @@ def test_source_notebooks_have_an_answer_and_a_test_cell_per_exercise(repo, tmp_
     }
     ring = tmp_path / "source" / "ring" / "ring.ipynb"
     ids = [grade_id(c) for c in cells(ring)]
-    assert ids[0] == "setup" and "test-c-ring" in ids
+    lab_ids = [grade_id(c) for c in cells(tmp_path / "source" / "ring_lab" / "ring_lab.ipynb")]
+    assert ids[0] == "setup" and lab_ids[0] == "setup" and "test-c-ring" in lab_ids  # the C exercise runs MPI: the lab
     assert {"answer-ring-p25", "test-ring-p25", "test-ring-1ms"} <= set(ids)
     for c in cells(ring):  # the answer region computes the reference, never holds it
         if c["metadata"].get("nbgrader", {}).get("solution"):
@@ -132,7 +133,7 @@ def test_source_notebooks_have_an_answer_and_a_test_cell_per_exercise(repo, tmp_
     assert "{exercise}" not in text  # questions as Markdown, one per exercise of the page
     assert text.count("**Exercise: ") == (REPO_BOOK / "ring.md").read_text().count("{exercise}")
     assert (
-        tmp_path / "source" / "ring" / "kernels_c" / "exercises" / "ring_skeleton.c"
+        tmp_path / "source" / "ring_lab" / "kernels_c" / "exercises" / "ring_skeleton.c"
     ).read_text() == E.c_exercise_path("ring").read_text()
     assert (tmp_path / "nbgrader_config.py").exists()
     # the primer's measurement is saved after the cell that measured it

@@ -1,8 +1,10 @@
-"""The ring page (commbook.chapters.ring): its verdicts follow the run they are given (no MPI)."""
+"""The ring pages (commbook.chapters.ring): every verdict's case and numbers follow the numbers it
+is given, both ways, including the rows an older reading left out."""
 
 from __future__ import annotations
 
 import pandas as pd
+import pytest
 
 from commbook.chapters import ring
 
@@ -10,21 +12,44 @@ from commbook.chapters import ring
 def test_ring_model_side_oversubscription_and_node_step_follow_the_run():
     from commbook.chapters import ring
 
-    assert "below the measured" in ring.model_agreement_text([4.0, 6.0], [2.0, 3.0])
-    assert "above the measured" in ring.model_agreement_text([1.0, 1.5], [2.0, 3.0])
-    assert "on some rings" in ring.model_agreement_text([1.0, 6.0], [2.0, 3.0])
+    v = ring.model_side([2, 3], [4.0, 6.0], [2.0, 3.0])
+    assert v.case == "below" and (v.numbers["ratio_min"], v.numbers["ratio_max"]) == (2.0, 2.0)
+    assert ring.model_side([2, 3], [1.0, 1.5], [2.0, 3.0]).case == "above"
+    v = ring.model_side([2, 3], [1.0, 6.0], [2.0, 3.0])
+    assert v.case == "mixed" and (v.numbers["P_of_min"], v.numbers["P_of_max"]) == (2, 3)
+    # the P = 1 row the old sentence dropped: a ring to itself, the model five times above it
+    v = ring.model_side([1, 2, 3], [0.4, 3.0, 4.5], [2.0, 2.0, 3.0])
+    assert v.case == "mixed" and v.numbers["ratio_min"] == pytest.approx(0.2) and v.numbers["P_of_min"] == 1
+    assert ring.model_side([2, 3], [3.0, 4.5], [2.0, 3.0]).case == "below"
+    assert (v.numbers["P_first"], v.numbers["P_last"]) == (1, 3)
     table = pd.DataFrame({"np": [1, 2, 3], "t_us": [0.5, 2.0, 3.0]})  # 1 µs per step, oversubscribed too
-    assert "did not grow measurably" in ring.oversubscription_text(table, cores=2)
-    assert "factor of only 1.5" in ring.oversubscription_text(table.assign(t_us=[0.5, 2.0, 4.5]), cores=2)
-    assert "jumps there by 30.0" in ring.nodes_step_text(3, 30.0, 15.0, "2.0 times the model's")
-    lost = ring.nodes_step_text(3, 2.0, 15.0, "7.5 times smaller than the model's")
-    assert "lost in the run's noise" in lost and "jumps" not in lost
-    assert "lost in the run's noise" in ring.nodes_step_text(3, -1.0, 15.0, "")
+    v = ring.oversubscription(table, cores=2)
+    assert v.case == "flat" and v.numbers["factor"] == pytest.approx(1.0)
+    v = ring.oversubscription(table.assign(t_us=[0.5, 2.0, 4.5]), cores=2)
+    assert v.case == "grew" and v.numbers["factor"] == pytest.approx(1.5)
+    # P = 1 (0.5 µs, a rank to itself) is not a step with a core: it does not lower own_us
+    assert ring.oversubscription(table.assign(t_us=[0.01, 2.0, 9.0]), cores=2).numbers["own_us"] == 1.0
+    v = ring.node_step(3, 30.0, 15.0)
+    assert v.case == "seen" and v.numbers["ratio"] == 2.0 and v.numbers["P"] == 3
+    assert ring.node_step(3, 2.0, 15.0).case == "lost"
+    assert ring.node_step(3, -1.0, 15.0).case == "lost"
+    assert ring.size_side([4, 65536], [1.0, 30.0], [2.0, 20.0]).numbers["n_of_min"] == 4
+    # the old sentence read the largest size only: within 25 % there, twice the model at 4 B
+    assert ring.size_side([65536], [21.0], [20.0]).case == "within"
+    v = ring.size_side([4, 65536], [4.0, 21.0], [2.0, 20.0])
+    assert v.case == "below" and v.numbers["ratio_max"] == 2.0 and v.numbers["n_of_max"] == 4
+    assert ring.what_this_machine_shows(2, False, 4).case == "no_node"
+    assert ring.what_this_machine_shows(2, True, 4).case == "emulated_shared"  # P = 3, 4 on 2 cores
+    assert ring.what_this_machine_shows(4, True, 4).case == "emulated"
+    assert ring.what_this_machine_shows(1, True, 4).case == "one_core"
 
 
-def test_ring_oversubscription_and_model_texts():
-    table = pd.DataFrame({"np": [1, 2, 3], "t_us": [0.5, 2.0, 60.0]})
-    assert "factor of 20" in ring.oversubscription_text(table, cores=2)
-    assert "never oversubscribed" in ring.oversubscription_text(table, cores=4)
-    assert "within 25 %" in ring.model_agreement_text([2.0, 3.0], [2.1, 2.9])
-    assert "not on the points" in ring.model_agreement_text([4.0, 6.0], [2.0, 3.0])
+def test_ring_oversubscription_and_model_verdicts():
+    table = pd.DataFrame({"np": [1, 2, 3], "t_us": [0.5, 2.0, 60.0]})  # 1 µs per step, then 20
+    v = ring.oversubscription(table, cores=2)
+    assert v.case == "jump" and v.numbers["factor"] == pytest.approx(20) and v.numbers["own_us"] == 1.0
+    assert ring.oversubscription(table, cores=4).case == "never"
+    assert ring.oversubscription(table, cores=1).case == "no_pair"
+    assert ring.model_side([1, 2], [2.0, 3.0], [2.1, 2.9]).case == "within"
+    v = ring.model_side([2, 3], [4.0, 6.0], [2.0, 3.0])
+    assert v.case == "below" and v.numbers["ratio_min"] == v.numbers["ratio_max"] == 2.0

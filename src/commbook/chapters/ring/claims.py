@@ -274,3 +274,51 @@ def _():
     P = g["np"].to_numpy()
     node = seed_value("hardware_seed", "cores_per_node", node_type="THIN (Xeon Gold 6126)")
     return int(next(P[i - 1] for i in range(1, len(P)) if P[i - 1] > node and per_step[i] > 1.5 * per_step[i - 1]))
+
+
+def _ratio(dataset, algorithm, lo, hi):
+    """Measured over the UCX model for the rings of P = lo..hi of one series."""
+    g = _ring(dataset, algorithm).set_index("np")["t_us"].sort_index().loc[lo:hi]
+    return g / [_model(int(P)) for P in g.index]
+
+
+@claim("ring-p1-measured", page="ring", unit="us", source=RINGS + ": first student's ring at P = 1")
+def _():
+    return _first_ring_at(1)
+
+
+@claim("ring-p1-model", page="ring", unit="us", source=SEED + ": the model's ring at P = 1, 2(λ_core + n/b_core)")
+def _():
+    return _model(1)
+
+
+def _inside(fn):
+    return fn(fn(_ratio(d, "nonblocking", 2, 24)) for d in ("matteoscorcia/ring", "francesc0rtu/ring"))
+
+
+@claim("ring-inside-ratio-min", page="ring", unit="", source=RINGS + ": measured over model, non-blocking, P = 2-24")
+def _():
+    return float(_inside(min))
+
+
+@claim("ring-inside-ratio-max", page="ring", unit="", source=RINGS + ": measured over model, non-blocking, P = 2-24")
+def _():
+    return float(_inside(max))
+
+
+for _name, _dataset, _fn in [
+    ("ring-first-node-ratio-min", "matteoscorcia/ring", min),
+    ("ring-first-node-ratio-max", "matteoscorcia/ring", max),
+    ("ring-second-node-ratio-min", "francesc0rtu/ring", min),
+    ("ring-second-node-ratio-max", "francesc0rtu/ring", max),
+]:
+    claim(_name, page="ring", unit="", source=RINGS + f": measured over model, {_dataset}, non-blocking, P = 25-48")(
+        lambda d=_dataset, f=_fn: float(f(_ratio(d, "nonblocking", 25, 48)))
+    )
+
+
+@claim(
+    "ring-p25-measured-second", page="ring", unit="us", source=RINGS + ": second student's non-blocking ring at P = 25"
+)
+def _():
+    return float(_ring("francesc0rtu/ring", "nonblocking").set_index("np").loc[25, "t_us"])

@@ -6,6 +6,7 @@ import numpy as np
 from matplotlib.ticker import MaxNLocator
 
 from ...plotting import CLASS_COLORS, SERIES_COLORS, measured, model_line, new_axes
+from ...verdict import Verdict, cases
 
 
 def plot_ring(
@@ -94,97 +95,161 @@ def plot_ring_sizes(table, models=(), title="Ring: time per step vs message size
 
 
 # ---------------------------------------------------------------------------------------
-# What the page's prose says about its own measurements, decided from them
+# The lab (book/ring_lab.md): the live sweep, and verdicts whose words are in the page
 
 
-def oversubscription_text(table, cores: int) -> str:
-    """Per-step time with a core per rank against oversubscribed, from a ring sweep (np, t_us)."""
+def run_sweep(P_values, options: dict, timeout: float = 120):
+    """The ring for every P of P_values, blocking (0) and non-blocking (1), through mpiexec;
+    saved as this page's measurements. Returns {nonblocking: tidy table}."""
+    from ... import data, kernels, machine
+
+    runs = {
+        (nb, P): kernels.run_mpiexec("ring", P, {"nonblocking": nb, **options}, timeout=timeout)
+        for nb in (0, 1)
+        for P in P_values
+    }
+    local = {
+        nb: kernels.tidy_all(
+            [runs[nb, P] for P in P_values], machine=machine.name(), source="live run while building this page"
+        )
+        for nb in (0, 1)
+    }
+    data.write_measurements(
+        data.measurement_path("ring"),
+        data.concat([local[0], local[1]]),
+        kernels.measurement_meta(runs[0, P_values[0]], "book/ring_lab.md"),
+    )
+    return local
+
+
+def model_table(local: dict, model_us) -> "object":
+    """Measured µs per ring against the model, per P and variant: one row per P, the columns the
+    lab's table quotes. model_us(P, messages_per_step) -> µs."""
+    import pandas as pd
+
+    rows = []
+    for nb, m in ((0, 2), (1, 1)):
+        t = local[nb].set_index("np")["t_us"].sort_index()
+        for P, measured_us in t.items():
+            model = float(model_us(int(P), m))
+            rows.append(
+                {
+                    "variant": "nonblocking" if nb else "blocking",
+                    "P": int(P),
+                    "m": m,
+                    "measured_us": float(measured_us),
+                    "model_us": model,
+                    "ratio": float(measured_us) / model,
+                }
+            )
+    return pd.DataFrame(rows)
+
+
+def glue_model_table(table) -> None:
+    """Glue every cell of the lab's table as ring_<variant>_<what>_<P> (what: measured, model, ratio)."""
+    from ... import glued
+
+    for r in table.itertuples():
+        for what, value in (("measured", r.measured_us), ("model", r.model_us), ("ratio", r.ratio)):
+            glued.number(f"ring_{r.variant}_{what}_{r.P}", value)
+
+
+BAND = 0.25  # "within": measured over model within 1 ± BAND at every point
+
+
+@cases("within", "below", "above", "mixed")
+def model_side(P, measured_t, model_t) -> Verdict:
+    """Measured over model for every ring given (the caller names the rows): within 25 % of the
+    model at every P, the model below every ring, above every ring, or above some and below others."""
+    P = np.asarray(P, int)
+    r = np.asarray(measured_t, float) / np.asarray(model_t, float)
+    if r.size == 0 or not np.isfinite(r).all():
+        raise ValueError(f"model_side: measured over model must be finite for every P, got {r}")
+    lo, hi = int(np.argmin(r)), int(np.argmax(r))
+    numbers = {
+        "band_pct": BAND * 100,
+        "ratio_min": r[lo],
+        "P_of_min": P[lo],
+        "ratio_max": r[hi],
+        "P_of_max": P[hi],
+        "P_first": P.min(),
+        "P_last": P.max(),
+    }
+    if np.all(np.abs(r - 1) <= BAND):
+        return Verdict("within", numbers)
+    if r[lo] > 1:
+        return Verdict("below", numbers)
+    if r[hi] < 1:
+        return Verdict("above", numbers)
+    return Verdict("mixed", numbers)
+
+
+@cases("no_pair", "never", "flat", "grew", "jump")
+def oversubscription(table, cores: int) -> Verdict:
+    """µs per step of the rings with a core per rank (2 <= P <= cores) against the oversubscribed
+    ones (P > cores), medians over P: every row of the sweep but P = 1, whose rank sends to itself.
+    Every case carries every number (the page's roles are resolved for all cases); 0 where the
+    case quotes nothing."""
     per_step = (table.set_index("np")["t_us"] / table.set_index("np").index).sort_index()
     own = per_step[(per_step.index >= 2) & (per_step.index <= cores)]
     over = per_step[per_step.index > cores]
+    numbers = {"cores": cores, "own_us": 0.0, "own_P_last": 0, "over_us": 0.0, "factor": 0.0}
     if own.empty:
-        return "This run has no ring of two or more ranks with a core each."
-    text = f"As long as every rank has a core of its own, a step costs about {own.median():.2g} µs here."
+        return Verdict("no_pair", numbers)
+    numbers |= {"own_us": float(own.median()), "own_P_last": int(own.index.max())}
     if over.empty:
-        return text + (
-            f" This machine has {cores} cores, so the sweep never oversubscribed; on a "
-            "smaller one, a rank more than cores makes each step wait for the scheduler."
-        )
-    factor = over.median() / own.median()
-    if factor >= 3:
-        return text + (
-            f" With more ranks than cores, a step needs both neighbours to have run since "
-            f"the last one: each step waits for the operating system to schedule a rank "
-            f"that was descheduled, and the time per step jumps by a factor of "
-            f"{factor:.0f}."
-        )
-    if factor < 1.2:
-        return text + (
-            f" With more ranks than cores the time per step did not grow measurably in this "
-            f"run (factor {factor:.1f}): the ranks that wait yielded their core quickly; a "
-            "busier scheduler makes each step wait for a descheduled rank."
-        )
-    return text + (
-        f" With more ranks than cores the time per step grew by a factor of only "
-        f"{factor:.1f} in this run: the ranks that wait yielded their core quickly; on "
-        "most machines the jump is larger."
-    )
+        return Verdict("never", numbers)
+    factor = float(over.median() / own.median())
+    numbers |= {"over_us": float(over.median()), "factor": factor}
+    return Verdict("jump" if factor >= 3 else "flat" if factor < 1.2 else "grew", numbers)
 
 
-def model_agreement_text(measured_t, model_t) -> str:
-    """How the ring model of the ping-pong fit compares with the measured rings."""
-    import numpy as np
-
-    r = np.asarray(measured_t, float) / np.asarray(model_t, float)
-    r = r[np.isfinite(r)]
-    if r.size == 0:
-        return "There is no ring with a core per rank to compare."
-    lo, hi = float(r.min()), float(r.max())
-    span = f"{lo:.2f}" if abs(hi - lo) < 0.005 else f"{lo:.2f} to {hi:.2f}"
-    if 0.8 <= lo and hi <= 1.25:
-        return f"Here the model lands within 25 % of the measured rings (measured over model: {span})."
-    if lo > 1.25:
-        return f"The model lands below the measured rings, not on the points (measured over model: {span})."
-    if hi < 0.8:
-        return f"The model lands above the measured rings, not on the points (measured over model: {span})."
-    return f"The model lands on some rings but not on the points (measured over model: {span})."
+@cases("within", "below", "above", "mixed")
+def size_side(n, measured_t, model_t) -> Verdict:
+    """The ring of 2 ranks against 2(λ + n/b) at every size measured (model_side over sizes)."""
+    v = model_side(np.asarray(n, float).round().astype(int), measured_t, model_t)
+    names = {"P_of_min": "n_of_min", "P_of_max": "n_of_max", "P_first": "n_first", "P_last": "n_last"}
+    return Verdict(v.case, {names.get(k, k): x for k, x in v.numbers.items()})
 
 
-def size_agreement_text(n, measured_t, model_t) -> str:
-    """The measured ring step against 2(λ + n/b) at the largest size."""
-    import numpy as np
-
-    n = np.asarray(n, float)
-    k = int(np.argmax(n))
-    r = float(np.asarray(measured_t, float)[k] / np.asarray(model_t, float)[k])
-    from ...glued import bytes_text
-
-    if 0.8 <= r <= 1.25:
-        return (
-            f"At {bytes_text(n[k])} the measured ring is {r:.2f} times the model: the bandwidth "
-            "term has taken over and each step costs about two message transfers, as the "
-            "model says."
-        )
-    return (
-        f"At {bytes_text(n[k])} the measured ring is {r:.2f} times the model: on this machine "
-        "the two transfers of a step do not cost what the ping-pong predicts."
-    )
+@cases("seen", "lost")
+def node_step(boundary_P: int, measured_jump_us: float, model_jump_us: float) -> Verdict:
+    """The jump of the µs per step where the ring on emulated nodes first crosses a node: seen
+    when it is more than half the model's jump, lost in the run's noise otherwise."""
+    numbers = {
+        "P": boundary_P,
+        "measured_us": measured_jump_us,
+        "model_us": model_jump_us,
+        "ratio": measured_jump_us / model_jump_us if model_jump_us > 0 else 0.0,
+    }
+    seen = measured_jump_us > 0.5 * model_jump_us > 0
+    return Verdict("seen" if seen else "lost", numbers)
 
 
-def nodes_step_text(boundary_P: int, measured_jump_us: float, model_jump_us: float, closeness: str) -> str:
-    """The step of the ring on two emulated nodes, measured against the link-class model.
+@cases("live", "reference")
+def nodes_source(run) -> Verdict:
+    """Where the emulated-node numbers come from: this build, or the shipped reference run."""
+    from ... import kernels
 
-    closeness: the words of nodes.boundary.closeness(measured / model)."""
-    where = f"The ring crosses a node at *P* = {boundary_P}, where the placement says it must,"
-    if measured_jump_us > 0.5 * model_jump_us > 0:
-        return (
-            f"{where} and the time per step jumps there by {measured_jump_us:.1f} µs. The model, "
-            f"with the λ and *b* just measured, predicts a jump of {model_jump_us:.1f} µs: "
-            f"the measured step is {closeness}. As on ORFEO, the position of the step is geometry "
-            "and comes out right;"
-        )
-    return (
-        f"{where} but in this run the time per step changes there by only {measured_jump_us:.1f} µs, "
-        f"against the {model_jump_us:.1f} µs the model predicts with the λ and *b* just "
-        "measured: here the step is lost in the run's noise, and one run cannot place it;"
-    )
+    meta = run.meta
+    numbers = {
+        "library": kernels.short_library(meta.get("mpi_library", "")) or "?",
+        "why": run.why_reference or "-",
+        "machine": str(meta.get("machine", "?")),
+        "date": str(meta.get("date", "?"))[:10],
+        "command": f"`{meta.get('command', '?')}`",
+    }
+    return Verdict("live" if run.live else "reference", numbers)
+
+
+@cases("one_core", "no_node", "emulated", "emulated_shared")
+def what_this_machine_shows(cores: int, nodes_live: bool, node_ranks: int) -> Verdict:
+    """What a live ring here can show: with one core no ring of two ranks with a core each; with
+    more, rings up to `cores` ranks inside one node, and a node boundary only on emulated nodes,
+    whose rings of up to `node_ranks` ranks share this machine's cores when it has fewer."""
+    numbers = {"cores": cores, "node_ranks": node_ranks}
+    if cores < 2:
+        return Verdict("one_core", numbers)
+    if not nodes_live:
+        return Verdict("no_node", numbers)
+    return Verdict("emulated_shared" if cores < node_ranks else "emulated", numbers)
