@@ -122,3 +122,21 @@ def test_every_package_name_the_book_gives_exists(repo):
                 if obj is None:
                     missing.append(f"book/{path.name}:{number}: {name}")
     assert not missing, "the book names code that does not exist:\n" + "\n".join(missing)
+
+
+def test_every_import_a_page_makes_resolves(repo):
+    """A page's `from commbook.x import y` names a module or attribute that exists (a moved module
+    would otherwise fail only when the page is executed)."""
+    import importlib
+
+    bad = []
+    pattern = re.compile(
+        r"^\s*from (commbook[\w.]*) import ([\w, ]+?)(?: as \w+)?\s*$|^\s*import (commbook[\w.]*)", re.M
+    )
+    for page in sorted((repo / "book").glob("*.md")):
+        for m in pattern.finditer(page.read_text(encoding="utf-8")):
+            module = importlib.import_module(m.group(1) or m.group(3))
+            for name in [n.strip() for n in (m.group(2) or "").split(",") if n.strip()]:
+                if not hasattr(module, name) and importlib.util.find_spec(f"{module.__name__}.{name}") is None:
+                    bad.append(f"{page.name}: from {module.__name__} import {name}")
+    assert not bad, "imports that no longer resolve:\n" + "\n".join(bad)
