@@ -331,6 +331,7 @@ def _gradebook_scores(course_dir: Path, assignment: str) -> dict:
 
 @pytest.mark.slow
 @pytest.mark.mpi
+@pytest.mark.autograde
 def test_autograde_full_marks_and_zero_with_the_reason(course):
     released, sub = course["released"], course["dir"] / "submitted"
     names = answer_variables(released)
@@ -379,6 +380,7 @@ def test_autograde_full_marks_and_zero_with_the_reason(course):
 
 
 @pytest.mark.slow
+@pytest.mark.autograde
 def test_autograde_grades_on_the_students_saved_measurement(course, monkeypatch):
     """jac-ts depends on the copy bandwidth the student measured: graded against the value the
     notebook saved on the student's machine (here 7777 MB/s, saved with the notebook's own
@@ -432,6 +434,7 @@ def simulated_answers(i: int, names: list[str]) -> dict:
 
 
 @pytest.mark.slow
+@pytest.mark.autograde
 def test_simulated_class_summary(repo, course):
     folder = course["dir"] / "release" / "topology"
     names = list(answer_variables(folder / "topology.ipynb"))
