@@ -400,6 +400,72 @@ def test_autograde_grades_on_the_students_saved_measurement(course, monkeypatch)
     assert "0 points: not answered" in said["test-jac-orfeo"]
 
 
+@pytest.mark.slow
+@pytest.mark.autograde
+def test_instructor_page_routes_hand_copy_and_exchange_end_to_end(course):
+    """Both routes of the instructor page, on the jacobi assignment: a folder handed out and
+    copied back into submitted/<student>/ by hand gets its feedback as the page says (the
+    feedback folder, handed back); a submission through the exchange (nbgrader's own student
+    commands, in the student's own HOME and folders) gets it through release_feedback and
+    fetch_feedback, with the hand-copied students left out of the release as the page says
+    (nbgrader matches exchange feedback to the secret `nbgrader submit` wrote; a hand copy has
+    none, and release_feedback would stop at it: submission_secret.txt missing)."""
+    from nbgrader.utils import get_username
+
+    top, exchange = course["top"], course["top"] / "exchange"
+    course["nbgrader"]("release_assignment", "jacobi", f"--Exchange.root={exchange}")
+    released = course["dir"] / "release" / "jacobi" / "jacobi.ipynb"
+    assert "jac-face" in answer_variables(released)
+    right = E.expected("jac-face")
+    # by hand: the released folder handed out, filled in, copied into submitted/<student>/
+    fill(released, course["dir"] / "submitted" / "hand-ada" / "jacobi", {"jac-face": right})
+    # through the exchange, as the student: fetch, answer, submit
+    home = top / "student-home"
+    student_env = {**course["env"], "HOME": str(home), "JUPYTER_DATA_DIR": str(home / "data")}
+    student_env["JUPYTER_CONFIG_DIR"] = str(home / "config")
+
+    def as_student(*args, cwd):
+        cwd.mkdir(parents=True, exist_ok=True)
+        proc = subprocess.run(
+            [str(VENV_BIN / "nbgrader"), *args, "--course=commbook", f"--Exchange.root={exchange}"],
+            cwd=cwd,
+            env=student_env,
+            capture_output=True,
+            text=True,
+            timeout=300,
+        )
+        assert proc.returncode == 0 and "ERROR" not in proc.stderr, proc.stdout + proc.stderr
+        return proc
+
+    as_student("fetch_assignment", "jacobi", cwd=home / "fetched")
+    fill(home / "fetched" / "jacobi" / "jacobi.ipynb", home / "work" / "jacobi", {"jac-face": 2 * right})
+    (home / "work" / "jacobi" / "timestamp.txt").unlink()  # nbgrader submit writes its own
+    as_student("submit", "jacobi", cwd=home / "work")
+    course["nbgrader"]("collect", "jacobi", f"--Exchange.root={exchange}")
+    me = get_username()
+    assert (course["dir"] / "submitted" / me / "jacobi" / "submission_secret.txt").exists()
+    assert not (course["dir"] / "submitted" / "hand-ada" / "jacobi" / "submission_secret.txt").exists()
+    course["nbgrader"]("autograde", "jacobi")
+    course["nbgrader"]("generate_feedback", "jacobi")
+    # by hand: the page's feedback folder, to hand back
+    by_hand = course["dir"] / "feedback" / "hand-ada" / "jacobi" / "jacobi.html"
+    assert "correct" in by_hand.read_text()
+    # the exchange: released without the hand-copied students, fetched by the student
+    hand_copied = sorted(
+        d.parent.name
+        for d in (course["dir"] / "submitted").glob("*/jacobi")
+        if not (d / "submission_secret.txt").exists()
+    )
+    assert "hand-ada" in hand_copied and me not in hand_copied
+    exclude = ",".join(hand_copied)
+    course["nbgrader"](
+        "release_feedback", "jacobi", f"--Exchange.root={exchange}", f"--CourseDirectory.student_id_exclude={exclude}"
+    )
+    as_student("fetch_feedback", "jacobi", cwd=home / "work")
+    fetched = list((home / "work" / "jacobi" / "feedback").glob("*/jacobi.html"))
+    assert len(fetched) == 1 and "too high" in fetched[0].read_text(), fetched
+
+
 def _sources_outputs(nb_path: Path) -> dict[str, str]:
     out = {}
     for c in cells(nb_path):
@@ -458,7 +524,8 @@ def test_simulated_class_summary(repo, course):
             "--out",
             str(out),
             "--title",
-            f"SIMULATED class: {SIMULATED} topology, 2 ring, 1 jacobi submissions made by tests/test_course.py",
+            f"SIMULATED class: {SIMULATED} topology submissions (and the other tests' ring and jacobi ones) "
+            "made by tests/test_course.py",
         ],
         capture_output=True,
         text=True,
