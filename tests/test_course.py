@@ -402,6 +402,7 @@ def test_autograde_grades_on_the_students_saved_measurement(course, monkeypatch)
 
 @pytest.mark.slow
 @pytest.mark.autograde
+@pytest.mark.timeout(900)  # the course fixture's setup counts too, when this test comes first
 def test_instructor_page_routes_hand_copy_and_exchange_end_to_end(course):
     """Both routes of the instructor page, on the jacobi assignment: a folder handed out and
     copied back into submitted/<student>/ by hand gets its feedback as the page says (the
@@ -449,7 +450,7 @@ def test_instructor_page_routes_hand_copy_and_exchange_end_to_end(course):
     course["nbgrader"]("generate_feedback", "jacobi")
     # by hand: the page's feedback folder, to hand back
     by_hand = course["dir"] / "feedback" / "hand-ada" / "jacobi" / "jacobi.html"
-    assert "correct" in by_hand.read_text()
+    assert "[jac-face] correct." in by_hand.read_text()
     # the exchange: released without the hand-copied students, fetched by the student
     hand_copied = sorted(
         d.parent.name
@@ -457,13 +458,22 @@ def test_instructor_page_routes_hand_copy_and_exchange_end_to_end(course):
         if not (d / "submission_secret.txt").exists()
     )
     assert "hand-ada" in hand_copied and me not in hand_copied
+    unexcluded = subprocess.run(
+        [str(VENV_BIN / "nbgrader"), "release_feedback", "jacobi", f"--Exchange.root={exchange}"],
+        cwd=course["dir"],
+        env=course["env"],
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )  # what the page warns of
+    assert unexcluded.returncode != 0 and "submission_secret.txt" in unexcluded.stderr, unexcluded.stderr[-2000:]
     exclude = ",".join(hand_copied)
     course["nbgrader"](
         "release_feedback", "jacobi", f"--Exchange.root={exchange}", f"--CourseDirectory.student_id_exclude={exclude}"
     )
     as_student("fetch_feedback", "jacobi", cwd=home / "work")
     fetched = list((home / "work" / "jacobi" / "feedback").glob("*/jacobi.html"))
-    assert len(fetched) == 1 and "too high" in fetched[0].read_text(), fetched
+    assert len(fetched) == 1 and "[jac-face] 0 points: too high" in fetched[0].read_text(), fetched
 
 
 def _sources_outputs(nb_path: Path) -> dict[str, str]:
