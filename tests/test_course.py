@@ -332,6 +332,7 @@ def _gradebook_scores(course_dir: Path, assignment: str) -> dict:
 
 @pytest.mark.slow
 @pytest.mark.mpi
+@pytest.mark.autograde
 def test_autograde_full_marks_and_zero_with_the_reason(course):
     released, sub = course["released"], course["dir"] / "submitted"
     names = answer_variables(released)
@@ -380,6 +381,7 @@ def test_autograde_full_marks_and_zero_with_the_reason(course):
 
 
 @pytest.mark.slow
+@pytest.mark.autograde
 def test_autograde_grades_on_the_students_saved_measurement(course, monkeypatch):
     """jac-ts depends on the copy bandwidth the student measured: graded against the value the
     notebook saved on the student's machine (here 7777 MB/s, saved with the notebook's own
@@ -397,6 +399,82 @@ def test_autograde_grades_on_the_students_saved_measurement(course, monkeypatch)
     said = _sources_outputs(course["dir"] / "autograded" / "measured" / "jacobi_lab" / "jacobi_lab.ipynb")
     assert "correct; graded against your own measurement (copy_MBps = 7777" in said["test-jac-ts"]
     assert "0 points: not answered" in said["test-jac-face"]
+
+
+@pytest.mark.slow
+@pytest.mark.autograde
+@pytest.mark.timeout(900)  # the course fixture's setup counts too, when this test comes first
+def test_instructor_page_routes_hand_copy_and_exchange_end_to_end(course):
+    """Both routes of the instructor page, on the jacobi_lab assignment: a folder handed out and
+    copied back into submitted/<student>/ by hand gets its feedback as the page says (the
+    feedback folder, handed back); a submission through the exchange (nbgrader's own student
+    commands, in the student's own HOME and folders) gets it through release_feedback and
+    fetch_feedback, with the hand-copied students left out of the release as the page says
+    (nbgrader matches exchange feedback to the secret `nbgrader submit` wrote; a hand copy has
+    none, and release_feedback would stop at it: submission_secret.txt missing)."""
+    from nbgrader.utils import get_username
+
+    top, exchange = course["top"], course["top"] / "exchange"
+    course["nbgrader"]("release_assignment", "jacobi_lab", f"--Exchange.root={exchange}")
+    released = course["dir"] / "release" / "jacobi_lab" / "jacobi_lab.ipynb"
+    assert "jac-face" in answer_variables(released)
+    right = E.expected("jac-face")
+    # by hand: the released folder handed out, filled in, copied into submitted/<student>/
+    fill(released, course["dir"] / "submitted" / "hand-ada" / "jacobi_lab", {"jac-face": right})
+    # through the exchange, as the student: fetch, answer, submit
+    home = top / "student-home"
+    student_env = {**course["env"], "HOME": str(home), "JUPYTER_DATA_DIR": str(home / "data")}
+    student_env["JUPYTER_CONFIG_DIR"] = str(home / "config")
+
+    def as_student(*args, cwd):
+        cwd.mkdir(parents=True, exist_ok=True)
+        proc = subprocess.run(
+            [str(VENV_BIN / "nbgrader"), *args, "--course=commbook", f"--Exchange.root={exchange}"],
+            cwd=cwd,
+            env=student_env,
+            capture_output=True,
+            text=True,
+            timeout=300,
+        )
+        assert proc.returncode == 0 and "ERROR" not in proc.stderr, proc.stdout + proc.stderr
+        return proc
+
+    as_student("fetch_assignment", "jacobi_lab", cwd=home / "fetched")
+    fill(home / "fetched" / "jacobi_lab" / "jacobi_lab.ipynb", home / "work" / "jacobi_lab", {"jac-face": 2 * right})
+    (home / "work" / "jacobi_lab" / "timestamp.txt").unlink()  # nbgrader submit writes its own
+    as_student("submit", "jacobi_lab", cwd=home / "work")
+    course["nbgrader"]("collect", "jacobi_lab", f"--Exchange.root={exchange}")
+    me = get_username()
+    assert (course["dir"] / "submitted" / me / "jacobi_lab" / "submission_secret.txt").exists()
+    assert not (course["dir"] / "submitted" / "hand-ada" / "jacobi_lab" / "submission_secret.txt").exists()
+    course["nbgrader"]("autograde", "jacobi_lab")
+    course["nbgrader"]("generate_feedback", "jacobi_lab")
+    # by hand: the page's feedback folder, to hand back
+    by_hand = course["dir"] / "feedback" / "hand-ada" / "jacobi_lab" / "jacobi_lab.html"
+    assert "[jac-face] correct." in by_hand.read_text()
+    # the exchange: released without the hand-copied students, fetched by the student
+    hand_copied = sorted(
+        d.parent.name
+        for d in (course["dir"] / "submitted").glob("*/jacobi_lab")
+        if not (d / "submission_secret.txt").exists()
+    )
+    assert "hand-ada" in hand_copied and me not in hand_copied
+    unexcluded = subprocess.run(
+        [str(VENV_BIN / "nbgrader"), "release_feedback", "jacobi_lab", f"--Exchange.root={exchange}"],
+        cwd=course["dir"],
+        env=course["env"],
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )  # what the page warns of
+    assert unexcluded.returncode != 0 and "submission_secret.txt" in unexcluded.stderr, unexcluded.stderr[-2000:]
+    exclude = ",".join(hand_copied)
+    course["nbgrader"](
+        "release_feedback", "jacobi_lab", f"--Exchange.root={exchange}", f"--CourseDirectory.student_id_exclude={exclude}"
+    )
+    as_student("fetch_feedback", "jacobi_lab", cwd=home / "work")
+    fetched = list((home / "work" / "jacobi_lab" / "feedback").glob("*/jacobi_lab.html"))
+    assert len(fetched) == 1 and "[jac-face] 0 points: too high" in fetched[0].read_text(), fetched
 
 
 def _sources_outputs(nb_path: Path) -> dict[str, str]:
@@ -433,6 +511,7 @@ def simulated_answers(i: int, names: list[str]) -> dict:
 
 
 @pytest.mark.slow
+@pytest.mark.autograde
 def test_simulated_class_summary(repo, course):
     folder = course["dir"] / "release" / "topology"
     names = list(answer_variables(folder / "topology.ipynb"))

@@ -22,13 +22,17 @@ from commbook.nodes import launch
 
 pytestmark = [pytest.mark.timeout(300)]
 
-FLAVOUR = mpi_env.detect().flavour
+
+def flavour() -> str:
+    """The MPI family, asked when a test runs (the module is collected without MPI)."""
+    return mpi_env.detect().flavour
 
 
 def launch_agent_only():
     """The launch agent is Open MPI's (PRTE's plm_ssh_agent); MPICH reaches the nodes through
-    Slurm (test_mpiexec_inside_an_allocation). CI's MPICH pass deselects these (-k)."""
-    if FLAVOUR != "openmpi":
+    Slurm (test_mpiexec_inside_an_allocation). Such tests are marked openmpi_only: CI's MPICH
+    pass deselects them."""
+    if flavour() != "openmpi":
         pytest.skip("the launch agent is Open MPI's; MPICH runs here through Slurm")
 
 
@@ -54,7 +58,7 @@ print(json.dumps({{"info": info, "hosts": out.meta["rank_hosts"], "nodes": out.m
 
 @pytest.mark.mpi
 @pytest.mark.slurm
-@pytest.mark.parametrize("placement", ["slurm", "launch_agent"])
+@pytest.mark.parametrize("placement", ["slurm", pytest.param("launch_agent", marks=pytest.mark.openmpi_only)])
 def test_engines_on_two_nodes_share_one_world(on_nodes, placement):
     env = {}
     if placement == "slurm":
@@ -90,13 +94,14 @@ def fastest(m) -> float:
 
 @pytest.mark.mpi
 @pytest.mark.slurm
+@pytest.mark.openmpi_only
 def test_launch_agent_pingpong_across_nodes_is_10x_slower(on_nodes):
     """Through the launch agent and hostfile; each run held to the transport its link class
     should use (self,sm inside a node, self,tcp across): a fallback fails the run instead of
     passing as a slow link."""
     launch_agent_only()
     inter = on_nodes.measure(*LATENCY, "--map-by", "node", env={"OMPI_MCA_btl": "self,tcp"})
-    binding = launch.one_node_binding(FLAVOUR)
+    binding = launch.one_node_binding(flavour())
     intra = on_nodes.measure(*LATENCY, "--map-by", "core", env={**binding, "OMPI_MCA_btl": "self,sm"})
     assert inter.meta["rank_hosts"] == "node1,node2" and inter.meta["node_count"] == "2"
     assert intra.meta["rank_hosts"] == "node1*2" and intra.meta["node_count"] == "1"
@@ -110,16 +115,17 @@ def test_mpiexec_inside_an_allocation_places_one_rank_per_node(on_nodes):
     """mpiexec inside `salloc -N2` (MPICH's Hydra or Open MPI's PRTE launch through srun), one
     rank per node, is slower than inside `salloc -N1 -n2` (ranks bound to cores) by the bound."""
     inter = on_nodes.measure(*LATENCY, allocation=["-N2", "--ntasks-per-node=1"])
-    intra = on_nodes.measure(*LATENCY, allocation=["-N1", "-n2"], env=launch.one_node_binding(FLAVOUR))
+    intra = on_nodes.measure(*LATENCY, allocation=["-N1", "-n2"], env=launch.one_node_binding(flavour()))
     assert inter.meta["node_count"] == "2" and len(set(machine.rank_hosts(inter.meta["rank_hosts"]))) == 2
     assert set(inter.table["mapping"]) == {"node"} and intra.meta["node_count"] == "1"
-    assert inter.meta["mpi_library"].startswith("MPICH" if FLAVOUR == "mpich" else "Open MPI")
-    bound = LATENCY_RATIO[FLAVOUR]
-    assert fastest(inter) >= bound * fastest(intra), (FLAVOUR, fastest(inter), fastest(intra))
+    assert inter.meta["mpi_library"].startswith("MPICH" if flavour() == "mpich" else "Open MPI")
+    bound = LATENCY_RATIO[flavour()]
+    assert fastest(inter) >= bound * fastest(intra), (flavour(), fastest(inter), fastest(intra))
 
 
 @pytest.mark.mpi
 @pytest.mark.slurm
+@pytest.mark.openmpi_only
 def test_launch_agent_ring_steps_up_at_the_node_crossing(on_nodes):
     """--map-by core on nodes of 2 slots: P = 2 stays on node1, P = 4 crosses twice."""
     launch_agent_only()
@@ -302,6 +308,53 @@ def test_every_ending_of_the_keeper_removes_the_cluster(tmp_path, ending):
     assert commbook_nodes("up", "--nodes", "3", base=base).returncode == 0
     record = current(base)
     os.kill(record.keeper_pid, getattr(signal, ending))
+    deadline = time.monotonic() + 20
+    while leftovers(record) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert leftovers(record) == [] and current(base) is None
+
+
+@pytest.mark.mpi
+@pytest.mark.openmpi_only
+@pytest.mark.parametrize("ending", ["SIGTERM", "SIGKILL"])
+def test_a_measure_on_the_nodes_keeps_its_rows_when_the_cluster_goes(tmp_path, ending):
+    """The keeper ended during a `commbook measure` across the nodes (SIGTERM: what `down`
+    sends; SIGKILL: its watchdog removes the cluster): the command is told to stop, not killed
+    with a bare "Killed", says so in one line and keeps the rows it had measured."""
+    require()
+    launch_agent_only()
+    from commbook import data
+
+    base = tmp_path / "nodes"
+    assert commbook_nodes("up", "--nodes", "2", base=base).returncode == 0
+    record = current(base)
+    # sizes up to 64 MiB over TCP: tens of seconds, stopped after its second row
+    measure = [sys.executable, "-m", "commbook.cli", "measure", "pingpong", "--np", "2", "--map-by", "node"]
+    measure += ["--sizes", "8:64M", "--iterations", "100", "--repetitions", "3", "--out", "f.csv"]
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "commbook.cli", "nodes", "exec", "--", *measure],
+        cwd=tmp_path,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        text=True,
+        env={**os.environ, "COMMBOOK_NODES_DIR": str(base)},
+    )
+    before = []
+    for line in proc.stderr:
+        before.append(line)
+        if len([l for l in before if l.startswith("  [")]) == 2:
+            break
+    else:
+        raise AssertionError(f"the measurement ended before its second row: {''.join(before)}")
+    os.kill(record.keeper_pid, getattr(signal, ending))
+    rest = proc.stderr.read()
+    proc.wait(30)
+    said = [l for l in rest.splitlines() if l.strip() and not l.startswith("  [")]
+    assert len(said) == 1 and "the emulated cluster went away" in said[0], rest
+    assert "rows measured were written to f.csv" in said[0] and proc.returncode == 128 + signal.SIGTERM
+    kept = data.read_measurements(tmp_path / "f.csv")
+    assert len(kept.table) >= 2 and list(kept.table["size_bytes"][:2]) == [8, 16]
+    assert "emulated cluster went away" in kept.meta["cut_short"] and kept.meta["rank_hosts"] == "node1,node2"
     deadline = time.monotonic() + 20
     while leftovers(record) and time.monotonic() < deadline:
         time.sleep(0.1)

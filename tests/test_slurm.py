@@ -108,6 +108,7 @@ def test_book_job_script_runs_commbook_measure_in_sbatch(slurm, repo, tmp_path, 
     assert (table["t_us"] > 0).all()
 
 
+@pytest.mark.slurm_time_limit
 def test_job_over_its_time_limit_is_reported(slurm, tmp_path):
     script = tmp_path / "too_long.sbatch"
     script.write_text("#!/bin/bash\n#SBATCH --time=1\necho started\nsleep 600\n")

@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import sys
 import time
 
 from .. import config, mpi_env, scheduler
@@ -44,6 +45,11 @@ def run(args) -> int:
     )
     try:
         import mpi4py
+
+        # which MPI library mpi4py loaded, asked without MPI_Init: initialised here, Open MPI 5
+        # starts as a singleton and leaves a 16 MiB /dev/shm/sm_segment.* behind on every run
+        if "mpi4py.MPI" not in sys.modules:
+            mpi4py.rc.initialize = False
         from mpi4py import MPI
 
         lib = MPI.Get_library_version().splitlines()[0]

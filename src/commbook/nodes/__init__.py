@@ -19,9 +19,10 @@ import tempfile
 from pathlib import Path
 
 from . import launch, lifecycle, netns
+from .lifecycle import stopping_here
 from .state import NodesError, Record
 
-__all__ = ["EmulatedCluster", "NodesError", "Record", "available"]
+__all__ = ["EmulatedCluster", "NodesError", "Record", "available", "stopping_here"]
 
 
 def available() -> str | None:

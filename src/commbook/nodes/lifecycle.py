@@ -3,7 +3,8 @@
 ``up`` starts the keeper (``python -m commbook.nodes keep ...``, in its own session)
 and waits for its one line, ``ready`` or ``error ...``. The keeper builds the nodes, recording
 every step, then waits; SIGTERM, SIGINT or SIGHUP (``down``, a Ctrl-C) make it remove everything
-it recorded. For the endings no handler sees (SIGKILL, the out-of-memory killer), the keeper has
+it recorded, the commands running on the nodes first (SIGTERM, then SIGKILL after
+``netns.GRACE_SECONDS``: a `commbook measure` keeps its rows). For the endings no handler sees (SIGKILL, the out-of-memory killer), the keeper has
 a watchdog in its own session that waits on a pipe only the keeper holds, as
 :mod:`commbook.process_tree`'s watchdogs do, and removes what the record lists when the pipe
 closes without a word. With ``hold`` (the Python API: tests, the book) the keeper also ends when
@@ -60,6 +61,18 @@ def mode_available() -> str:
             f"/proc/sys/user/max_user_namespaces)"
         )
     return "userns"
+
+
+def stopping_here(base: Path | None = None) -> bool:
+    """Whether this process runs on an emulated cluster that is being removed (`down`, or its
+    keeper ended): what a command told to stop says instead of a bare "Terminated"."""
+    try:
+        here = os.stat("/proc/self/ns/net").st_ino
+        base = Path(base or base_dir())
+        record = state.current(base) if base.exists() else None
+    except (OSError, NodesError):
+        return False
+    return record is not None and record.phase == "stopping" and here in record.ns_inodes
 
 
 def keeper_alive(record: Record) -> bool:
@@ -282,6 +295,7 @@ def keep(base: Path, nodes: int, rate: str, with_slurm: bool, hold: bool) -> int
             signal.signal(sig, signal.SIG_IGN)  # removal is not interrupted halfway
         record.phase = "stopping"
         state.save(record)
+        netns.terminate_inside(record)  # the user's commands first, politely (SIGTERM)
         tree.kill(wait=3)
         left = netns.remove(record)
         try:
@@ -342,6 +356,12 @@ def watch(state_path: Path, base: Path) -> None:
         record = state.load(state_path)
     except (FileNotFoundError, NodesError):
         return
+    record.phase = "stopping"  # what a command on the nodes told to stop reads (stopping_here)
+    try:
+        state.save(record)
+    except OSError:
+        pass
+    netns.terminate_inside(record)
     orphans = process_tree.ProcessTree("orphans", watchdog=False)
     orphans.marker = record.marker
     orphans.kill(wait=3)

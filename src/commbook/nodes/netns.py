@@ -191,6 +191,42 @@ def processes_inside(inodes) -> list[int]:
     return [int(p) for p in os.listdir("/proc") if p.isdigit() and int(p) != me and _net_inode(p) in wanted]
 
 
+# How long the commands running on the nodes get, after SIGTERM, to stop on their own (a
+# `commbook measure` writes the rows it has measured) before SIGKILL.
+GRACE_SECONDS = 5.0
+
+
+def terminate_inside(record: Record, grace: float = GRACE_SECONDS) -> list[int]:
+    """SIGTERM every process in the cluster's network namespaces but its own daemons (they are
+    stopped after), and wait up to grace seconds for them to end; return those still there.
+
+    A user's command on the nodes is told to stop, as a shell's exit or a scheduler's time
+    limit tells it, instead of dying at once of SIGKILL with whatever it had not yet saved."""
+    if not record.ns_inodes:
+        return []
+    daemons = {pid for pid, _ in record.daemons.values()}
+    told = [pid for pid in processes_inside(record.ns_inodes) if pid not in daemons]
+    for pid in told:
+        try:
+            os.kill(pid, signal.SIGTERM)
+        except OSError:
+            pass
+    deadline = time.monotonic() + grace
+    while told and time.monotonic() < deadline:
+        time.sleep(0.05)
+        alive = set(processes_inside(record.ns_inodes))
+        told = [pid for pid in told if pid in alive and not _zombie(pid)]
+    return told
+
+
+def _zombie(pid: int) -> bool:
+    try:
+        with open(f"/proc/{pid}/stat") as f:
+            return f.read().rpartition(")")[2].split()[0] == "Z"
+    except OSError:
+        return True
+
+
 def kill_inside(record: Record, timeout: float = 3.0) -> list[int]:
     """SIGKILL every process in the cluster's network namespaces (daemons, job steps, ranks);
     return those still there after timeout."""
