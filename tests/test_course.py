@@ -470,7 +470,10 @@ def test_instructor_page_routes_hand_copy_and_exchange_end_to_end(course):
     assert unexcluded.returncode != 0 and "submission_secret.txt" in unexcluded.stderr, unexcluded.stderr[-2000:]
     exclude = ",".join(hand_copied)
     course["nbgrader"](
-        "release_feedback", "jacobi_lab", f"--Exchange.root={exchange}", f"--CourseDirectory.student_id_exclude={exclude}"
+        "release_feedback",
+        "jacobi_lab",
+        f"--Exchange.root={exchange}",
+        f"--CourseDirectory.student_id_exclude={exclude}",
     )
     as_student("fetch_feedback", "jacobi_lab", cwd=home / "work")
     fetched = list((home / "work" / "jacobi_lab" / "feedback").glob("*/jacobi_lab.html"))
