@@ -281,6 +281,13 @@ class MPICluster:
             self._adopt_launchers()
             self._tree.snapshot()  # before stopping: orphans are no longer descendants
         try:
+            if self._client is not None and self._client.ids:
+                # engines asked first, so MPI_Finalize runs and Open MPI removes its /dev/shm
+                # segments (a killed engine leaves one behind on every stop)
+                self._client.shutdown(targets="all", hub=False, block=True)
+        except Exception:
+            pass
+        try:
             if self._cluster is not None:
                 self._cluster.stop_cluster_sync()
         except Exception:
