@@ -22,7 +22,7 @@ from commbook.nodes import launch
 
 pytestmark = [pytest.mark.timeout(300)]
 
-FLAVOUR = mpi_env.detect().flavour
+FLAVOUR = mpi_env.detect().family.name
 
 
 def launch_agent_only():
