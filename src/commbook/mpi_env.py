@@ -7,6 +7,11 @@ one switch: `make book MPI=mpich` (or any environment whose mpiexec is MPICH's).
 
 On a cluster login node the system MPI (`module load openmpi`) is used as it is: whatever
 `mpicc`/`mpiexec` come first on PATH after the environment's own bin directory.
+
+Everything commbook does differently per MPI family lives in that family's object
+(:class:`MPIFamily`, :data:`FAMILIES`; ``detect().family`` is this environment's): other modules
+ask it and never compare family names (tests/test_mpi_families.py keeps it so). A family, e.g.
+a simulated MPI, is added as one subclass registered with :func:`register`.
 """
 
 from __future__ import annotations
@@ -89,29 +94,29 @@ class MPIFamily:
 
     def algorithm_variable(self, op: str) -> str:
         """The control variable (MPI_T name) that holds `op`'s forced algorithm."""
-        raise ValueError(f"choosing the library's algorithm needs {' or '.join(known_titles())}, not {self.name}")
+        raise self._cannot_force()
 
     def force_algorithm(self, op: str, ident: str, extras: list[str], table: dict[int, str]) -> tuple[str, str, dict]:
         """`library:ident[:key=value...]` of `op` as (canonical ident, the library's name, the
         environment of mpiexec); `table` is {number: name} of `op` (0: the default). ValueError
         names what is wrong and the valid choices."""
-        raise ValueError(f"choosing the library's algorithm needs {' or '.join(known_titles())}, not {self.name}")
+        raise self._cannot_force()
 
     def confirm_algorithm(self, op: str, ident: str, algorithm: str, cvars: dict, table: dict[int, str]):
         """(ok, what the library says): whether the kernel's MPI_T read-back `cvars`
         ({variable: (value, name)}, algorithm_variable(op) among them) shows the algorithm
         forced as `ident` (the library's name `algorithm`) applied."""
-        raise ValueError(f"choosing the library's algorithm needs {' or '.join(known_titles())}, not {self.name}")
+        raise self._cannot_force()
+
+    def _cannot_force(self) -> ValueError:
+        known = " or ".join(f.title for f in FAMILIES.values() if f.algorithm_columns)
+        return ValueError(f"choosing the library's algorithm needs {known}, not {self.name}")
 
     def __repr__(self) -> str:
         return f"<MPI family {self.name}>"
 
 
 UNKNOWN = MPIFamily()
-
-
-def known_titles() -> list[str]:
-    return [f.title for f in FAMILIES.values()]
 
 
 def family(which: MPIFamily | str | None = None) -> MPIFamily:
