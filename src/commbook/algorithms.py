@@ -88,10 +88,12 @@ def library_record(family: mpi_env.MPIFamily | str, op: str, name) -> Algorithm 
     """The record of a library algorithm by the family's name for it (or number, where the
     family forces by number)."""
     family = mpi_env.family(family)
+    if family.algorithm_columns is None:
+        return None
+    number, named = family.algorithm_columns
     for a in of(op):
-        if library_ident(family, a) is None:
+        if getattr(a, named) is None:
             continue
-        number, named = family.algorithm_columns
         if name == getattr(a, named) or (family.selects_by_number and str(name) == str(getattr(a, number))):
             return a
     return None
