@@ -25,7 +25,7 @@ SIZES = {"8 B": 8, "1 MiB": 1 << 20}
 
 def library_pattern(P: int, size: int) -> str:
     """Messages the library's allreduce sent in one call (Open MPI pml monitoring)."""
-    if mpi_env.detect().flavour != "openmpi":
+    if not mpi_env.detect().family.counts_messages:
         return "(message counts need Open MPI)"
     out = collectives_chapter.measure(
         "allreduce", "library", np=P, sizes=str(size), repetitions=1, iterations=1, monitor=True

@@ -46,7 +46,7 @@ def sh(cmd: str, scratch: Path, env: dict) -> str:
 def measure(kind: str, map_by: str, bound: bool, scratch: Path, env: dict) -> tuple[str, str]:
     """Run one `commbook measure` on the login node; the figure and the exact command."""
     out = scratch / "m.csv"
-    binding = " ".join(f"{k}={v}" for k, v in launch.one_node_binding(mpi_env.detect().flavour).items())
+    binding = " ".join(f"{k}={v}" for k, v in launch.one_node_binding(mpi_env.detect().family).items())
     prefix = f"env {binding} " if bound else ""
     args = {"latency": LATENCY, "pingpong": PINGPONG_BW, "stream": STREAM_BW}[kind]
     cmd = f"commbook nodes exec -- {prefix}commbook measure {args} --map-by {map_by} --quiet --out {out.name}"

@@ -19,7 +19,7 @@ from commbook.models import link_classes
 
 def openmpi() -> bool:
     """Asked when a test runs: the module is collected where no MPI is installed."""
-    return mpi_env.detect().flavour == "openmpi"
+    return mpi_env.detect().family.name == "openmpi"
 
 
 def needs_openmpi(why: str) -> None:
@@ -342,17 +342,16 @@ def test_allgather_alltoall_reduce_scatter_through_the_library(op, P):
 @pytest.mark.mpi
 @pytest.mark.parametrize("op", sorted(EXCHANGE_SIZES))
 def test_every_modelled_library_algorithm_is_forced_and_read_back(op):
-    flavour = mpi_env.detect().flavour
-    records = [a for a in algorithms.of(op) if a.model and (a.ompi_id if flavour == "openmpi" else a.mpich)]
+    records = [a for a in algorithms.of(op) if a.model and algorithms.library_ident(mpi_env.detect().family, a)]
     assert records, op
     for a in records:
-        label = f"library:{a.ompi_id if flavour == 'openmpi' else a.mpich}"
+        label = f"library:{algorithms.library_ident(mpi_env.detect().family, a)}"
         options, env = coll.prepare_for(op)({"algorithm": label})
         out = kernels.run_mpiexec(
             op, 4, {"sizes": EXCHANGE_SIZES[op], "iterations": 1, "repetitions": 1, **options}, env=env, timeout=120
         )
         said = coll.check_selection(out, op, coll.parse_algorithms(op, label)[1])
-        assert out.ok and (a.ompi_name if flavour == "openmpi" else a.mpich) in said, said
+        assert out.ok and (a.ompi_name if openmpi() else a.mpich) in said, said
 
 
 @pytest.mark.mpi

@@ -106,14 +106,18 @@ def test_oversubscribed_mpich_gives_the_core_away(monkeypatch):
     ping-pong would pay a wake-up per message), even after an oversubscribed cluster."""
     from commbook import mpi_env
 
-    monkeypatch.setattr(mpi_env, "detect", lambda: mpi_env.MPIInfo("mpich", "MPICH 5", "mpiexec", None))
+    monkeypatch.setattr(
+        mpi_env, "detect", lambda: mpi_env.MPIInfo(mpi_env.FAMILIES["mpich"], "MPICH 5", "mpiexec", None)
+    )
     monkeypatch.setattr(mpi_env, "cores", lambda: 2)
     monkeypatch.setattr(mpi_env, "runs_here", lambda: True)
-    monkeypatch.setattr(os, "environ", {k: v for k, v in os.environ.items() if k not in mpi_env.MPICH_OVERSUBSCRIBED})
+    monkeypatch.setattr(
+        os, "environ", {k: v for k, v in os.environ.items() if k not in mpi_env.FAMILIES["mpich"].oversubscribed}
+    )
     over = mpi_env.environ(4)
     assert over["MPIR_CVAR_ENABLE_HEAVY_YIELD"] == "1" and over["MPIR_CVAR_CH4_PROGRESS_THROTTLE"] == "1"
     for env in (mpi_env.run_environment(), mpi_env.run_environment(np=2), mpi_env.environ(2)):
-        assert not set(mpi_env.MPICH_OVERSUBSCRIBED) & set(env)
+        assert not set(mpi_env.FAMILIES["mpich"].oversubscribed) & set(env)
     mpi_env.apply(6)  # a cluster of 6 engines, then a 2-rank run in the same process
     assert os.environ["MPIR_CVAR_ENABLE_HEAVY_YIELD"] == "1"
     assert "MPIR_CVAR_ENABLE_HEAVY_YIELD" not in mpi_env.environ(2)
@@ -148,7 +152,9 @@ def test_an_mpich_build_draws_the_node_boundary_from_the_shipped_run(monkeypatch
     from commbook.nodes import boundary
 
     monkeypatch.delenv("COMMBOOK_NODES_REFERENCE", raising=False)
-    monkeypatch.setattr(mpi_env, "detect", lambda: mpi_env.MPIInfo("mpich", "MPICH 5.0.2", "mpiexec", None))
+    monkeypatch.setattr(
+        mpi_env, "detect", lambda: mpi_env.MPIInfo(mpi_env.FAMILIES["mpich"], "MPICH 5.0.2", "mpiexec", None)
+    )
     assert "MPICH 5.0.2" in boundary.reference_reason()
 
 
@@ -176,6 +182,6 @@ def test_pages_execute_as_the_book_build_runs_them(tmp_path, monkeypatch):
     )
     monkeypatch.setattr(executed, "pages_to_run", lambda root, wanted: [page])
     assert executed.run(tmp_path, [], out=lambda line: None) == 0
-    cache = get_cache(str(select(tmp_path / "_build", mpi_env.detect().flavour)))
+    cache = get_cache(str(select(tmp_path / "_build", mpi_env.detect().family.name)))
     nb, ran, _ = executed.execute_page(page, cache, timeout=60)
     assert not ran and executed.glued_values(nb)["marker"] == "1"

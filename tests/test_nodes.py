@@ -25,7 +25,7 @@ pytestmark = [pytest.mark.timeout(300)]
 
 def flavour() -> str:
     """The MPI family, asked when a test runs (the module is collected without MPI)."""
-    return mpi_env.detect().flavour
+    return mpi_env.detect().family.name
 
 
 def launch_agent_only():

@@ -9,7 +9,7 @@ import csv
 from dataclasses import dataclass, fields
 from pathlib import Path
 
-from . import config
+from . import config, mpi_env
 
 TABLE = "collective_algorithms.csv"
 
@@ -43,8 +43,9 @@ class RecordError(ValueError):
 
 
 COLUMNS = tuple(f.name for f in fields(Algorithm))
-# Names that come in pairs: a library's number or index names nothing without its name.
-PAIRS = (("ompi_id", "ompi_name"), ("mpich_index", "mpich"))
+# Names that come in pairs: a library's number or index names nothing without its name (each MPI
+# family's columns, mpi_env.MPIFamily.algorithm_columns).
+PAIRS = tuple(f.algorithm_columns for f in mpi_env.FAMILIES.values() if f.algorithm_columns)
 
 
 def _record(path, line: int, row: dict[str, str]) -> Algorithm:
@@ -52,7 +53,7 @@ def _record(path, line: int, row: dict[str, str]) -> Algorithm:
     if not row["operation"]:
         raise RecordError(path, line, "no operation")
     values: dict = {k: v or None for k, v in row.items()}
-    for key in ("ompi_id", "mpich_index"):
+    for key, _ in PAIRS:
         if row[key]:
             try:
                 values[key] = int(row[key])
@@ -61,7 +62,7 @@ def _record(path, line: int, row: dict[str, str]) -> Algorithm:
     for number, name in PAIRS:
         if bool(row[number]) != bool(row[name]):
             raise RecordError(path, line, f"{number} and {name} go together: give both or neither")
-    if not any(row[k] for k in ("model", "kernel", "ompi_name", "mpich")):
+    if not any(row[k] for k in ("model", "kernel", *(name for _, name in PAIRS))):
         raise RecordError(path, line, "no name: give a model, kernel, ompi_name or mpich")
     values["description"] = row["description"]
     values["aliases"] = tuple(row["aliases"].split())

@@ -25,6 +25,7 @@ from __future__ import annotations
 
 from functools import lru_cache
 
+from . import mpi_env
 from .algorithm_records import ALGORITHMS, Algorithm
 
 __all__ = ["ALGORITHMS", "Algorithm"]
@@ -35,13 +36,6 @@ DEFAULT_LABEL = "default"
 DEFAULT_ALIASES = ("def", "ignore", "fixed")
 # Colour of the library's own choice (no forced algorithm).
 DEFAULT_COLOUR = "k"
-
-# Parameters of a forced algorithm: OMPI_MCA_coll_tuned_<op>_algorithm_<key>.
-OMPI_PARAMETERS = {
-    "bcast": ("segmentsize", "tree_fanout", "chain_fanout", "knomial_radix"),
-    "gather": ("segmentsize", "tree_fanout", "chain_fanout"),
-    "allreduce": ("segmentsize", "tree_fanout", "chain_fanout"),
-}
 
 # Where each collective kernel's cc_algo table is: (file in kernels_c/, table name).
 KERNEL_TABLES = {
@@ -58,17 +52,28 @@ def of(operation: str) -> list[Algorithm]:
 OPERATIONS = tuple(dict.fromkeys(a.operation for a in ALGORITHMS))
 
 
-def ompi_coll_tuned(operation: str) -> dict[int, str]:
-    """{coll_tuned number: Open MPI's name}, 0 = 'ignore'."""
-    table = {a.ompi_id: a.ompi_name for a in of(operation) if a.ompi_id is not None}
-    return {0: "ignore", **dict(sorted(table.items()))} if table else {}
+def library_table(family: mpi_env.MPIFamily | str, operation: str) -> dict[int, str]:
+    """{number: the family's name} of the algorithms `family` can force for `operation`, read
+    from the table's columns of that family (mpi_env.MPIFamily.algorithm_columns), 0 = its
+    default; {} when it can force none."""
+    family = mpi_env.family(family)
+    if family.algorithm_columns is None:
+        return {}
+    number, name = family.algorithm_columns
+    table = {getattr(a, number): getattr(a, name) for a in of(operation) if getattr(a, number) is not None}
+    return {0: family.default_algorithm, **dict(sorted(table.items()))} if table else {}
 
 
-OMPI_COLL_TUNED: dict[str, dict[int, str]] = {op: ompi_coll_tuned(op) for op in OPERATIONS if ompi_coll_tuned(op)}
-MPICH_ALGORITHMS: dict[str, tuple[str, ...]] = {
-    op: names
-    for op in OPERATIONS
-    if (names := tuple(a.mpich for a in sorted(of(op), key=lambda a: a.mpich_index or 0) if a.mpich))
+def library_ident(family: mpi_env.MPIFamily | str, a: Algorithm) -> int | str | None:
+    """What `library:ID` says to force record `a` on `family`: its number or its name (None: not in it)."""
+    family = mpi_env.family(family)
+    if family.algorithm_columns is None:
+        return None
+    return getattr(a, family.algorithm_columns[0 if family.selects_by_number else 1])
+
+
+OMPI_COLL_TUNED: dict[str, dict[int, str]] = {
+    op: library_table("openmpi", op) for op in OPERATIONS if library_table("openmpi", op)
 }
 
 
@@ -79,30 +84,25 @@ def coll_tuned_labels(op: str) -> list[str]:
     return [DEFAULT_LABEL if k == 0 else table[k].replace("-", "_") for k in sorted(table)]
 
 
-def ompi_variable(op: str) -> str:
-    """The MCA variable that forces an Open MPI coll_tuned algorithm (as an environment variable)."""
-    return f"OMPI_MCA_coll_tuned_{op}_algorithm"
-
-
-def mpich_variable(op: str) -> str:
-    """The MPICH control variable that selects an intra-communicator algorithm."""
-    return f"MPIR_CVAR_{op.upper()}_INTRA_ALGORITHM"
-
-
-def library_record(flavour: str, op: str, name) -> Algorithm | None:
-    """The record of a library algorithm: Open MPI's name or number, or MPICH's name."""
+def library_record(family: mpi_env.MPIFamily | str, op: str, name) -> Algorithm | None:
+    """The record of a library algorithm by the family's name for it (or number, where the
+    family forces by number)."""
+    family = mpi_env.family(family)
+    if family.algorithm_columns is None:
+        return None
+    number, named = family.algorithm_columns
     for a in of(op):
-        if flavour == "openmpi" and (str(name) == str(a.ompi_id) or name == a.ompi_name):
-            return a
-        if flavour == "mpich" and name == a.mpich:
+        if getattr(a, named) is None:
+            continue
+        if name == getattr(a, named) or (family.selects_by_number and str(name) == str(getattr(a, number))):
             return a
     return None
 
 
-def model_name(flavour: str, op: str, name) -> str | None:
+def model_name(family: mpi_env.MPIFamily | str, op: str, name) -> str | None:
     """The commbook model of library algorithm `name` (Open MPI name or number, MPICH name),
     or None when commbook has no model of it."""
-    a = library_record(flavour, op, name)
+    a = library_record(family, op, name)
     return a.model if a else None
 
 
@@ -161,14 +161,7 @@ def colour(label: str, op: str | None = None, i: int = 0) -> str:
     return a.colour if a and a.colour else f"C{(i + 7) % 10}"
 
 
-# The variable that moves the shared-memory eager limit (the largest message MPI_Send may copy
-# out and return before the receive is posted), set in the environment of mpiexec:
-# Open MPI 5 btl/sm (btl_vader_* in 4.x), default 4096 bytes including the fragment header
-# (`ompi_info --param btl sm --level 9`); MPICH ch4 (default device of MPICH 4 and 5): the size
-# above which intranode messages go by CMA rendezvous, as long as the POSIX shared-memory queue's
-# cells (MPIR_CVAR_CH4_SHM_POSIX_IQUEUE_CELL_SIZE) can hold them: commbook.protocols.eager_env
-# moves both; MPICH ch3:nemesis used MPIR_CVAR_NEMESIS_SHM_EAGER_MAX_SZ.
-EAGER_LIMIT_VARIABLES = {
-    "openmpi": "OMPI_MCA_btl_sm_eager_limit",
-    "mpich": "MPIR_CVAR_CH4_IPC_CMA_P2P_THRESHOLD",
-}
+# The variable that moves each family's shared-memory eager limit (the largest message MPI_Send
+# may copy out and return before the receive is posted), set in the environment of mpiexec; each
+# family says why (mpi_env.MPIFamily.eager_limit_variable), commbook.protocols.eager_env moves it.
+EAGER_LIMIT_VARIABLES = mpi_env.eager_limit_variables()

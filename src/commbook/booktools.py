@@ -74,7 +74,7 @@ def select_execution_cache(root: Path) -> Path:
     family's cache, so one family's measurements are never shown as another's."""
     from .execution.cache import select
 
-    return select(root / "_build", mpi_env.detect().flavour)
+    return select(root / "_build", mpi_env.detect().family.name)
 
 
 def execution_environment(base: dict) -> dict:

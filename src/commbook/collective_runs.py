@@ -32,7 +32,7 @@ import numpy as np
 import pandas as pd
 
 from . import algorithms, kernels, mpi_env
-from .algorithms import MPICH_ALGORITHMS, OMPI_COLL_TUNED, OMPI_PARAMETERS, mpich_variable, ompi_variable
+from .algorithms import OMPI_COLL_TUNED
 
 OPS = ("bcast", "gather", "allreduce", "allgather", "alltoall", "reduce_scatter")
 
@@ -65,71 +65,32 @@ def check_op(op: str) -> str:
 class LibraryChoice:
     op: str
     label: str  # as the kernel prints it: library, library:6, library:2:chain_fanout=1
-    flavour: str  # openmpi | mpich
+    family: mpi_env.MPIFamily  # the MPI family it is forced on
     algorithm: str  # the library's own name for it ("binomial"), "" for the default
     env: dict  # what to put in the environment of mpiexec
 
 
-def library_env(op: str, label: str, flavour: str | None = None) -> LibraryChoice:
-    """The environment that makes the MPI library run `label` ("library", "library:6",
-    "library:binomial", "library:2:chain_fanout=1") for `op`; names become numbers on Open MPI.
+def library_env(op: str, label: str, family: mpi_env.MPIFamily | str | None = None) -> LibraryChoice:
+    """The environment that makes the MPI library (`family`, default this environment's) run
+    `label` ("library", "library:6", "library:binomial", "library:2:chain_fanout=1") for `op`;
+    names become numbers on Open MPI.
 
     Raises SelectionError naming what is wrong and the valid choices."""
     check_op(op)
-    flavour = flavour or mpi_env.detect().flavour
+    family = mpi_env.family(family)
     if label == "library":
-        return LibraryChoice(op, label, flavour, "", {})
+        return LibraryChoice(op, label, family, "", {})
     if not label.startswith("library:") or label == "library:":
         raise SelectionError(f"'{label}' is not library or library:ID")
-    parts = label.split(":")[1:]
-    ident, extras = parts[0], parts[1:]
-    if flavour == "openmpi":
-        table = OMPI_ALGORITHMS[op]
-        by_name = {v: k for k, v in table.items()}
-        if ident.isdigit() and int(ident) in table:
-            number = int(ident)
-        elif ident in by_name:
-            number = by_name[ident]
-        else:
-            valid = ", ".join(f"{k} ({v})" for k, v in table.items())
-            raise SelectionError(f"Open MPI has no {op} algorithm '{ident}'; valid: {valid}")
-        env = {
-            "OMPI_MCA_coll_tuned_use_dynamic_rules": "1",
-            ompi_variable(op): str(number),
-            # coll/han (Open MPI 5) takes collectives over on multi-node runs and ignores
-            # coll/tuned's forced algorithm; on one node it steps aside by itself.
-            "OMPI_MCA_coll": "^han",
-        }
-        canonical = [f"library:{number}"]
-        for kv in extras:
-            key, eq, value = kv.partition("=")
-            if not eq or key not in OMPI_PARAMETERS.get(op, ()) or not value.isdigit():
-                raise SelectionError(
-                    f"'{kv}' in {label}: parameters are key=integer with key one of "
-                    f"{', '.join(OMPI_PARAMETERS.get(op, ())) or '(none for ' + op + ')'}"
-                )
-            env[f"OMPI_MCA_coll_tuned_{op}_algorithm_{key}"] = value
-            canonical.append(f"{key}={value}")
-        return LibraryChoice(op, ":".join(canonical), flavour, table[number], env)
-    if flavour == "mpich":
-        if extras:
-            raise SelectionError(f"{label}: algorithm parameters are supported for Open MPI only")
-        if ident not in MPICH_ALGORITHMS[op]:
-            raise SelectionError(
-                f"MPICH has no {op} algorithm '{ident}'; valid: {', '.join(MPICH_ALGORITHMS[op])} (names, not numbers)"
-            )
-        env = {
-            mpich_variable(op): ident,
-            # without this MPICH ignores the variable above, silently
-            "MPIR_CVAR_DEVICE_COLLECTIVES": "none",
-            # an algorithm that cannot handle the arguments fails instead of falling back
-            "MPIR_CVAR_COLLECTIVE_FALLBACK": "error",
-        }
-        return LibraryChoice(op, f"library:{ident}", flavour, ident, env)
-    raise SelectionError(f"choosing the library's algorithm needs Open MPI or MPICH, not {flavour}")
+    ident, *extras = label.split(":")[1:]
+    try:
+        canonical, name, env = family.force_algorithm(op, ident, extras, algorithms.library_table(family, op))
+    except ValueError as e:
+        raise SelectionError(str(e)) from None
+    return LibraryChoice(op, f"library:{canonical}", family, name, env)
 
 
-def parse_algorithms(op: str, text: str, flavour: str | None = None):
+def parse_algorithms(op: str, text: str, family: mpi_env.MPIFamily | str | None = None):
     """'chain,library:binomial' -> (['chain', 'library:6'], LibraryChoice or None)."""
     check_op(op)
     names = [a.strip() for a in str(text).split(",") if a.strip()]
@@ -140,7 +101,7 @@ def parse_algorithms(op: str, text: str, flavour: str | None = None):
         if name in HAND_ALGORITHMS[op]:
             out.append(name)
         elif name == "library" or name.startswith("library:"):
-            c = library_env(op, name, flavour)
+            c = library_env(op, name, family)
             if choice is not None and (c.label != choice.label):
                 raise SelectionError(
                     f"one run can use one library algorithm, not {choice.label} "
@@ -163,8 +124,8 @@ def prepare_for(op: str):
         names, choice = parse_algorithms(op, options.get("algorithm") or "library")
         options["algorithm"] = ",".join(names)
         env = dict(choice.env) if choice else {}
-        if str(options.get("monitor", 0)) == "1" and mpi_env.detect().flavour == "openmpi":
-            env["OMPI_MCA_pml_monitoring_enable"] = "1"
+        if str(options.get("monitor", 0)) == "1":
+            env.update(mpi_env.detect().family.monitoring)
         return options, env
 
     return prepare
@@ -242,24 +203,15 @@ def check_selection(out, op: str, choice: LibraryChoice | None) -> str:
     if choice is None or choice.label == "library":
         return "library: the MPI library's own choice (nothing forced)"
     cvars = library_cvars(out)
-    var = f"coll_tuned_{op}_algorithm" if choice.flavour == "openmpi" else mpich_variable(op)
+    var = choice.family.algorithm_variable(op)
     if var not in cvars:
         raise SelectionError(
             f"{choice.label}: the kernel did not report {var}; cannot confirm that the library applied it"
         )
-    value, name = cvars[var]
-    if choice.flavour == "openmpi":
-        ok = value == choice.label.split(":")[1] and name in ("", choice.algorithm)
-        said = f"{value} ({name or 'no name'})"
-    else:
-        # MPICH reports these enum variables as the index of the value in its own list
-        # (`mpivars`): auto first, then the order of MPICH_ALGORITHMS.
-        names = ("auto",) + MPICH_ALGORITHMS[op]
-        got = name or (names[int(value)] if value.isdigit() and int(value) < len(names) else value)
-        dc_value, dc_name = cvars.get("MPIR_CVAR_DEVICE_COLLECTIVES", ("", ""))
-        dc = dc_name or {"0": "all", "1": "none", "2": "percoll"}.get(dc_value, dc_value)
-        ok = got == choice.algorithm and dc == "none"
-        said = f"{value} ({got}), MPIR_CVAR_DEVICE_COLLECTIVES = {dc}"
+    ident = choice.label.split(":")[1]
+    ok, said = choice.family.confirm_algorithm(
+        op, ident, choice.algorithm, cvars, algorithms.library_table(choice.family, op)
+    )
     if not ok:
         raise SelectionError(
             f"{choice.label} was asked for, but the library reports {var} = {said}: the selection did not take effect"

@@ -1,7 +1,7 @@
 """Protocols and duplex, measured: the eager limit moved, the deadlock it hides, both ways at once.
 
 * :func:`eager_env` -- the environment that moves the MPI library's shared-memory eager limit
-  (the variable is named in :data:`commbook.algorithms.EAGER_LIMIT_VARIABLES`);
+  (each MPI family names its variable: :attr:`commbook.mpi_env.MPIFamily.eager_limit_variable`);
 * :func:`pingpong_sweep` -- ping-pong with the limit at several values, one tidy table;
 * :func:`deadlock_table` -- ``kernels_c/examples/deadlock.c --order send-first`` at several
   sizes and limits; a run that has not finished after `timeout` seconds is killed and reported
@@ -12,58 +12,25 @@
 
 from __future__ import annotations
 
-import subprocess
-
 import pandas as pd
 
 from . import kernels, mpi_env
-from .algorithms import EAGER_LIMIT_VARIABLES
-
-MPICH_DEFAULT_CELL = 16384  # MPIR_CVAR_CH4_SHM_POSIX_IQUEUE_CELL_SIZE's default
 
 
 def library_eager_limit() -> int | None:
     """The shared-memory eager limit the MPI library uses by default, as it reports it
     (Open MPI: `ompi_info`, btl_sm_eager_limit); None when the library does not say."""
-    info = mpi_env.detect()
-    tool = mpi_env.which("ompi_info") if info.flavour == "openmpi" else None
-    if tool is None:
-        return None
-    try:
-        out = subprocess.run(
-            [tool, "--param", "btl", "sm", "--level", "9", "--parsable"], capture_output=True, text=True, timeout=60
-        ).stdout
-    except (OSError, subprocess.TimeoutExpired):
-        return None
-    for line in out.splitlines():
-        if line.startswith("mca:btl:sm:param:btl_sm_eager_limit:value:"):
-            return int(line.rsplit(":", 1)[1])
-    return None
+    return mpi_env.detect().family.reported_eager_limit()
 
 
-def eager_env(limit: int | None, flavour: str | None = None) -> dict:
+def eager_env(limit: int | None, family: mpi_env.MPIFamily | str | None = None) -> dict:
     """Environment variables that set the shared-memory eager limit to `limit` bytes
-    (None: the library's default, no variable)."""
+    (None: the library's default, no variable) on `family` (default: this environment's)."""
     if limit is None:
         return {}
     if int(limit) <= 0:
         raise ValueError(f"eager limit must be a positive number of bytes, not {limit!r}")
-    flavour = flavour or mpi_env.detect().flavour
-    if flavour not in EAGER_LIMIT_VARIABLES:
-        raise ValueError(f"moving the eager limit is supported for Open MPI and MPICH, not {flavour}")
-    limit = int(limit)
-    if flavour == "mpich":
-        # ch4 sends intranode messages above the CMA threshold by rendezvous (one copy), below it
-        # eagerly through the POSIX queue, whose cells must hold the message (and the pack
-        # buffer a cell): all three move together (measured: the deadlock example's limit
-        # moves from 4-8 KiB to 60-64 KiB with a 64 KiB threshold and 128 KiB cells)
-        cell = max(2 * limit, MPICH_DEFAULT_CELL)
-        return {
-            EAGER_LIMIT_VARIABLES["mpich"]: str(limit),
-            "MPIR_CVAR_CH4_SHM_POSIX_IQUEUE_CELL_SIZE": str(cell),
-            "MPIR_CVAR_CH4_PACK_BUFFER_SIZE": str(cell),
-        }
-    return {EAGER_LIMIT_VARIABLES[flavour]: str(limit)}
+    return mpi_env.family(family).eager_env(int(limit))
 
 
 def _label(limit) -> str:

@@ -35,19 +35,9 @@ from pathlib import Path
 
 from . import config, mpi_env
 
-#: How the engines' job starts its ranks, per MPI family: Open MPI through `srun --mpi=pmix`;
-#: MPICH through its own mpiexec inside the allocation (Hydra launches with srun and keeps the
-#: wire-up to itself): the MPICH 5 wheel under `srun --mpi=pmi2` failed intermittently in
-#: MPI_Init (UCX address exchange) on the test machine, and it fails under pmix.
-SRUN_MPI_PLUGIN = {"openmpi": "pmix", "mpich": "mpiexec"}
-
-# commbook.mpi_env's throttle for oversubscribed mpiexec runs is not for Slurm's placement,
-# and MPICH 5 started by srun --mpi=pmi2 fails in MPI_Init with it ("Message truncated").
-NOT_FOR_SLURM = (
-    "MPIR_CVAR_CH4_PROGRESS_THROTTLE",
-    "MPIR_CVAR_CH4_PROGRESS_THROTTLE_NO_PROGRESS_COUNT",
-    "MPIR_CVAR_ENABLE_HEAVY_YIELD",
-)
+# commbook.mpi_env's settings for oversubscribed mpiexec runs are not for Slurm's placement,
+# and MPICH 5 started by srun --mpi=pmi2 fails in MPI_Init with its throttle ("Message truncated").
+NOT_FOR_SLURM = mpi_env.oversubscribed_variables()
 
 ENGINE_BATCH_TEMPLATE = """#!/bin/sh
 #SBATCH --export=ALL
@@ -160,10 +150,9 @@ def mpi_plugin() -> str:
     if chosen:
         return chosen
     try:
-        flavour = mpi_env.detect().flavour
+        return mpi_env.detect().family.srun_mpi  # how each family's ranks start under Slurm
     except RuntimeError:
-        flavour = "openmpi"
-    return SRUN_MPI_PLUGIN.get(flavour, "pmix")
+        return mpi_env.MPIFamily.srun_mpi
 
 
 def sbatch_options(environ=None) -> list[str]:

@@ -165,7 +165,7 @@ def run(root: Path, wanted: list[str], timeout: int = 900, out=print) -> int:
     from .cache import select
 
     info = mpi_env.detect()
-    cache = get_cache(str(select(root / "_build", info.flavour)))
+    cache = get_cache(str(select(root / "_build", info.family.name)))
     # the environment make book gives its kernels: the cached pages must be what it would render
     os.environ.update(execution_environment(os.environ))
     reports, t0 = [], time.perf_counter()

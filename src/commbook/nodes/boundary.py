@@ -67,7 +67,7 @@ def reference_reason() -> str:
     if config.get("COMMBOOK_NODES_REFERENCE"):
         return "COMMBOOK_NODES_REFERENCE is set"
     info = mpi_env.detect()
-    if info.flavour != "openmpi":  # MPICH crosses emulated nodes only through Slurm, not this mpiexec run
+    if not info.family.crosses_emulated_nodes:  # MPICH does only through Slurm, not this mpiexec run
         return f"the live run launches through Open MPI's agent between emulated nodes; this page was built with {info.version}"
     return available() or ""
 
@@ -96,7 +96,7 @@ def measure(rate: str = "", timeout: float = 600) -> BoundaryRun:
     from . import EmulatedCluster, launch
 
     # runs that stay on node1 bind a rank per core, as a real node would (launch.one_node_binding)
-    binding = launch.one_node_binding(mpi_env.detect().flavour)
+    binding = launch.one_node_binding(mpi_env.detect().family)
     scratch = Path(tempfile.mkdtemp(prefix="commbook-boundary-"))
     scratch.chmod(0o755)
     tables, metas = {}, {}

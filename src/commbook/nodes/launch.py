@@ -92,12 +92,13 @@ def environment(record: Record) -> dict:
     return env
 
 
-def one_node_binding(flavour: str) -> dict:
+def one_node_binding(family=None) -> dict:
     """Variables that bind each rank of a run that stays on one node to its own core
-    (``--bind-to core``), for Open MPI's PRTE (5 and 4) and MPICH's Hydra."""
-    if flavour == "mpich":
-        return {"HYDRA_BINDING": "core"}
-    return {"PRTE_MCA_hwloc_default_binding_policy": "core", "OMPI_MCA_hwloc_base_binding_policy": "core"}
+    (``--bind-to core``), for `family` (an mpi_env.MPIFamily or its name; default this
+    environment's): Open MPI's PRTE (5 and 4), MPICH's Hydra."""
+    from .. import mpi_env
+
+    return mpi_env.family(family).binding("core")
 
 
 def login_environment(record: Record, extra: dict | None = None) -> dict:
@@ -107,5 +108,5 @@ def login_environment(record: Record, extra: dict | None = None) -> dict:
     cluster's site configuration."""
     from .. import mpi_env
 
-    env = {k: v for k, v in os.environ.items() if k not in mpi_env.SINGLE_MACHINE_VARIABLES}
+    env = {k: v for k, v in os.environ.items() if k not in mpi_env.single_machine_variables()}
     return {**env, "PATH": mpi_env.bin_path(), **environment(record), **(extra or {})}

@@ -7,7 +7,7 @@ import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
 
-from ... import algorithms, kernels, orfeo
+from ... import algorithms, kernels, mpi_env, orfeo
 from ...algorithms import model_name as library_model_name
 from ...collective_runs import (
     MODEL_NAMES,
@@ -330,9 +330,9 @@ def model_name(op: str, algorithm: str) -> str:
         return MODEL_NAMES[op, algorithm]
     if algorithm.startswith("library:"):
         ident = algorithm.split(":")[1]
-        name = library_model_name("openmpi", op, ident) or library_model_name("mpich", op, ident)
-        if name is not None:
-            return name
+        for family in mpi_env.FAMILIES.values():
+            if (name := library_model_name(family, op, ident)) is not None:
+                return name
     raise ValueError(f"no model for {op} algorithm '{algorithm}'")
 
 

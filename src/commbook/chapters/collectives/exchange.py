@@ -74,14 +74,10 @@ def model_messages(op: str, model: str, P: int) -> int:
     return int(sent.max())
 
 
-def forced_records(flavour: str) -> list[algorithms.Algorithm]:
-    """The library algorithms of the three operations that commbook models and `flavour` can force."""
-    return [
-        a
-        for op in EXCHANGE_OPS
-        for a in algorithms.of(op)
-        if a.model and (a.ompi_id if flavour == "openmpi" else a.mpich)
-    ]
+def forced_records(family) -> list[algorithms.Algorithm]:
+    """The library algorithms of the three operations that commbook models and `family` (an
+    mpi_env.MPIFamily or its name) can force."""
+    return [a for op in EXCHANGE_OPS for a in algorithms.of(op) if a.model and algorithms.library_ident(family, a)]
 
 
 def forced_patterns(np: int = PATTERN_NP, size: str = PATTERN_SIZE) -> pd.DataFrame:
@@ -90,16 +86,16 @@ def forced_patterns(np: int = PATTERN_NP, size: str = PATTERN_SIZE) -> pd.DataFr
     (counted, the most any rank sent; NaN without counters) and in the model."""
     from ...collective_runs import check_selection, parse_algorithms, parse_messages
 
-    flavour = mpi_env.detect().flavour
+    family = mpi_env.detect().family
     rows = []
-    for a in forced_records(flavour):
-        label = f"library:{a.ompi_id if flavour == 'openmpi' else a.mpich}"
+    for a in forced_records(family):
+        label = f"library:{algorithms.library_ident(family, a)}"
         out = chapter.measure(
-            a.operation, label, np=np, sizes=size, repetitions=1, iterations=1, monitor=flavour == "openmpi"
+            a.operation, label, np=np, sizes=size, repetitions=1, iterations=1, monitor=family.counts_messages
         )
         said = check_selection(out, a.operation, parse_algorithms(a.operation, label)[1])
         counted = float("nan")
-        if flavour == "openmpi":
+        if family.counts_messages:
             msgs = parse_messages(out)
             per_rank = msgs[msgs["count"] > 0].groupby("src")["count"].sum()
             counted = float(per_rank.max()) if len(per_rank) else 0.0

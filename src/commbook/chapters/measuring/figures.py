@@ -18,7 +18,7 @@ def binding_args(policy: str) -> tuple:
     """mpiexec arguments that bind every rank to one `policy` ("core") or leave it free ("none")."""
     if policy not in ("core", "none", "socket", "hwthread"):
         raise ValueError(f"binding policy must be core, none, socket or hwthread, not {policy!r}")
-    flag = "-bind-to" if mpi_env.detect().flavour == "mpich" else "--bind-to"
+    flag = mpi_env.detect().family.bind_to_flag
     return (flag, policy)
 
 
