@@ -98,7 +98,7 @@ def _():
 
 @claim(
     "mat-bytes-per-element",
-    page="matrix_add",
+    page=("matrix_add", "matrix_add_lab"),
     unit="B",
     source="commbook.models.matrix: A and B scattered, C gathered, 8-byte doubles",
 )
