@@ -115,7 +115,7 @@ def test_node_boundary_sections_say_where_their_numbers_come_from(built_book, pa
         assert "measured while this page was built, on 2 emulated nodes" in html
 
 
-@pytest.mark.parametrize("page", ["pingpong", "ring_lab", "matrix_add", "data", "jacobi_lab"])
+@pytest.mark.parametrize("page", ["pingpong", "ring_lab", "matrix_add_lab", "data", "jacobi_lab"])
 def test_measuring_page_says_which_mpi_measured_it(built_book, page):
     from commbook import mpi_env
 

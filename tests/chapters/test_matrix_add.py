@@ -1,40 +1,77 @@
-"""The matrix-add page (commbook.chapters.matrix_add): its verdicts follow the runs they are given (no MPI)."""
+"""The matrix-add lab (commbook.chapters.matrix_add): its verdicts follow the runs they are given (no MPI)."""
 
 from __future__ import annotations
 
+from types import SimpleNamespace
+
 import pandas as pd
+import pytest
 
 from commbook.chapters import matrix_add as madd
+from commbook.models.hockney import Hockney
 
 
-def test_matrix_add_shrink_sliver_and_limit_follow_the_run():
-    from commbook.chapters import matrix_add as madd
-
-    by_P = pd.DataFrame({"np": [1, 2, 3], "t_add_median_us": [10.0, 5.0, 4.0], "t_median_us": [100.0, 200.0, 300.0]})
-    assert "shrinks as the work is divided" in madd.first_look_text(by_P)
-    assert "shrinks" not in madd.first_look_text(by_P.assign(t_add_median_us=[10.0, 5.0, 9.0]))
-    rows = pd.DataFrame({"np": [2], "grid": ["2x1x1"], "t_add_median_us": [5.0], "t_median_us": [100.0]})
-
-    class Pred:
-        def __init__(self, add, total):
-            self.add, self.total = add, total
-
-    assert "a sliver" in madd.model_shape_text(rows, {"2x1x1": Pred(5.0, 100.0)})
-    assert "a minor part" in madd.model_shape_text(rows.assign(t_add_median_us=20.0), {"2x1x1": Pred(5.0, 100.0)})
-    assert "differs from the usual" in madd.model_shape_text(
-        rows.assign(t_add_median_us=40.0), {"2x1x1": Pred(5.0, 100.0)}
-    )
-    above = madd.limit_text(1.3, 100)
-    assert "above one" in above and "busy" in above and "in the model no number" in madd.limit_text(0.45, 900)
+def _pred(add, total, serial=0.0):
+    return SimpleNamespace(add=add, total=total, speedup=serial / total)
 
 
-def test_matrix_texts_follow_the_runs():
-    by_P = pd.DataFrame(
-        {"np": [1, 2], "t_add_median_us": [10.0, 5.0], "t_median_us": [100.0, 200.0], "t_serial_add_us": [10.0, 10.0]}
-    )
-    assert "not beaten" in madd.first_look_text(by_P)
-    assert "was beaten here" in madd.first_look_text(by_P.assign(t_median_us=[100.0, 50.0]))
-    assert "below one" in madd.limit_text(0.45, 900) and "above one" in madd.limit_text(1.3, 100)
+def test_machine_scope_follows_the_core_count():
+    assert madd.machine_scope(1, 3).case == "one_core"
+    v = madd.machine_scope(2, 3)
+    assert v.case == "some_oversubscribed" and v.numbers["oversubscribed_from"] == 3
+    assert madd.machine_scope(4, 3).case == "all_own_core"
+
+
+def test_first_look_reads_the_one_process_row():
+    by_P = pd.DataFrame({"np": [1, 2, 3], "t_add_median_us": [20.0, 5.0, 4.0], "t_median_us": [100.0, 200.0, 300.0]})
+    v = madd.first_look(by_P)
+    assert v.case == "one_fastest"
+    # the P = 1 row, which the old sentence left out, holds the largest add share
+    assert v.numbers["share_max"] == pytest.approx(0.2) and v.numbers["share_p1"] == pytest.approx(0.2)
+    beaten = madd.first_look(by_P.assign(t_median_us=[100.0, 50.0, 300.0]))
+    assert beaten.case == "one_beaten" and beaten.numbers["beaten"] == 1 and beaten.numbers["fastest_ms"] == 0.05
+
+
+def test_pack_against_one_scatter_transfer():
+    link = Hockney(0.0, 1000.0)  # 1000 B/µs
+    # 2x1x1 of 10x10x10: the root sends 500 elements, 4000 B, 4 µs
+    rows = pd.DataFrame({"grid": ["2x1x1", "1x1x2"], "t_pack_us": [24.0, 30.0]})
+    v = madd.pack_vs_transfer(rows, "10x10x10", link)
+    assert v.case == "pack_larger" and v.numbers["ratio_min"] == pytest.approx(6.0)
+    assert madd.pack_vs_transfer(rows.assign(t_pack_us=[1.0, 2.0]), "10x10x10", link).case == "pack_smaller"
+    assert madd.pack_vs_transfer(rows.assign(t_pack_us=[1.0, 8.0]), "10x10x10", link).case == "mixed"
+
+
+def test_grid_spread_against_repetitions():
     by_grid = pd.DataFrame({"t_median_us": [100.0, 104.0], "t_min_us": [95.0, 99.0], "t_max_us": [130.0, 120.0]})
-    assert "no more than" in madd.grid_spread_text(by_grid)
-    assert "did matter" in madd.grid_spread_text(by_grid.assign(t_median_us=[100.0, 150.0], t_max_us=[105.0, 155.0]))
+    assert madd.grid_spread(by_grid).case == "within_noise"
+    v = madd.grid_spread(by_grid.assign(t_median_us=[100.0, 150.0], t_max_us=[105.0, 155.0]))
+    assert v.case == "grid_matters" and v.numbers["between"] == pytest.approx(0.5)
+
+
+def test_add_share_reads_every_row_including_one_process():
+    rows = pd.DataFrame(
+        {"np": [1, 2], "grid": ["1x1x1", "2x1x1"], "t_add_median_us": [30.0, 5.0], "t_median_us": [100.0, 100.0]}
+    )
+    preds = {"1x1x1": _pred(21.0, 100.0), "2x1x1": _pred(5.0, 100.0)}
+    # the P = 1 row's 30 % flips the case; the old code dropped that row and said "minor part"
+    v = madd.add_share(rows, preds)
+    assert v.case == "large" and v.numbers["measured_max"] == pytest.approx(0.3)
+    assert madd.add_share(rows.iloc[1:], preds).case == "minor"
+
+
+def test_speedup_reads_every_row():
+    rows = pd.DataFrame(
+        {"np": [1, 2], "grid": ["1x1x1", "2x1x1"], "t_serial_add_us": [120.0, 50.0], "t_median_us": [100.0, 100.0]}
+    )
+    preds = {"1x1x1": _pred(0, 100.0, 90.0), "2x1x1": _pred(0, 100.0, 50.0)}
+    v = madd.speedup(rows, preds)
+    assert v.case == "model_below" and v.numbers["measured_max"] == pytest.approx(1.2)
+    assert madd.speedup(rows.iloc[1:], preds).case == "both_below"  # without P = 1 the case flips
+    assert madd.speedup(rows.iloc[1:], {**preds, "2x1x1": _pred(0, 100.0, 150.0)}).case == "measured_below"
+
+
+def test_limit_cases():
+    assert madd.limit(0.45, 900).case == "below_one"
+    v = madd.limit(1.3, 100)
+    assert v.case == "above_one" and v.numbers == {"value": 1.3, "add_rate": 100}

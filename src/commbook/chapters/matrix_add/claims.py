@@ -98,7 +98,7 @@ def _():
 
 @claim(
     "mat-bytes-per-element",
-    page="matrix_add",
+    page=("matrix_add", "matrix_add_lab"),
     unit="B",
     source="commbook.models.matrix: A and B scattered, C gathered, 8-byte doubles",
 )
@@ -206,3 +206,25 @@ def _():
 )
 def _():
     return _pay_parameters()[1] / _rate_for_speedup_10()
+
+
+# the lesson's model of the ORFEO runs: transfers only (the seed data holds no ORFEO serial sum)
+def _orfeo_transfers_ms(mapping, grid="24x1x1"):
+    """Two scatters and a gather of 2400x100x100 over the report's UCX fit, in ms."""
+    from ...models import matrix as M
+    from ...models.hockney import Hockney
+
+    link = Hockney(pp(mapping, "ucx", "latency_us"), pp(mapping, "ucx", "bandwidth_fit_MBps"))
+    return 3 * M.collective_time(24, _moved_bytes(grid), link) / 1e3
+
+
+for _name, _mapping in [("mat-model-core-ms", "core"), ("mat-model-socket-ms", "socket")]:
+    claim(_name, page="matrix_add", unit="ms", source=f"{SEED}: UCX by {_mapping}, two scatters and a gather")(
+        lambda m=_mapping: _orfeo_transfers_ms(m)
+    )
+
+
+@claim("mat-second-over-model", page="matrix_add", unit="%", source=GRIDS + " and " + SEED)
+def _():
+    """How far the second student's slowest run lies above the model's slower (socket) end."""
+    return (_times("Francesc0rtu").max() / 1e3 / _orfeo_transfers_ms("socket") - 1) * 100

@@ -1,9 +1,12 @@
-"""Matrix-addition chapter (book/matrix_add.md): where the time goes, ORFEO grids, halo volume."""
+"""Matrix-addition chapter (book/matrix_add.md, book/matrix_add_lab.md): where the time goes, ORFEO grids,
+halo volume, and the lab's verdicts."""
 
 from __future__ import annotations
 
 import matplotlib.pyplot as plt
 import numpy as np
+
+from ...verdict import Verdict, cases
 
 PHASE_COLORS = {"scatter": "C0", "add": "C2", "gather": "C1"}
 
@@ -126,109 +129,133 @@ def plot_halo_vs_collective(shape, P, title=None, ax=None):
 
 
 # ---------------------------------------------------------------------------------------
-# What the page's prose says about its own measurements, decided from them
+# Verdicts of the lab (book/matrix_add_lab.md): code picks the case, the page holds the words
 
 
-def first_look_text(by_P) -> str:
-    """The add's share of the total, and whether one process beat the distributed runs."""
-    t = by_P.set_index("np")
-    share = (t["t_add_median_us"] / t["t_median_us"]).drop(index=1, errors="ignore")
-    one = float(t.loc[1, "t_median_us"]) if 1 in t.index else float("nan")
-    others = t["t_median_us"].drop(index=1, errors="ignore")
-    add = t["t_add_median_us"].sort_index()
-    shrinks = bool((add.diff().dropna() < 0).all())
-    text = ("the add phase shrinks as the work is divided, but it " if shrinks else "the add phase ") + (
-        f"is {share.max():.1%} of the total or less"
-    )
-    if one <= others.min():
-        return text + (
-            "; and the one-process run, which only copies memory, is not beaten by the "
-            "runs that move the blocks between processes."
-        )
-    return text + (
-        f"; the one-process run ({one / 1e3:.1f} ms) was beaten here by "
-        f"{(others < one).sum()} of the distributed runs, fastest "
-        f"{others.min() / 1e3:.1f} ms."
-    )
+@cases("one_core", "some_oversubscribed", "all_own_core")
+def machine_scope(cores: int, largest_run: int) -> Verdict:
+    """What the lab's runs (up to `largest_run` ranks) can show on a machine with `cores` cores."""
+    numbers = {"cores": cores, "largest": largest_run, "oversubscribed_from": cores + 1}
+    if cores < 2:
+        return Verdict("one_core", numbers)
+    return Verdict("some_oversubscribed" if largest_run > cores else "all_own_core", numbers)
 
 
-def grid_spread_text(by_grid) -> str:
+@cases("one_fastest", "one_beaten")
+def first_look(by_P) -> Verdict:
+    """The add's share of the total on every row (P = 1 included), and whether the one-process
+    run, which moves nothing, was beaten by a distributed one."""
+    t = by_P.set_index("np").sort_index()
+    share = t["t_add_median_us"] / t["t_median_us"]
+    one = float(t.loc[1, "t_median_us"])
+    others = t["t_median_us"].drop(index=1)
+    numbers = {
+        "share_min": float(share.min()),
+        "share_max": float(share.max()),
+        "share_p1": float(share.loc[1]),
+        "one_ms": one / 1e3,
+        "fastest_ms": float(others.min()) / 1e3,
+        "beaten": int((others < one).sum()),
+        "runs": len(others),
+    }
+    return Verdict("one_fastest" if one <= others.min() else "one_beaten", numbers)
+
+
+def _scatter_transfer_us(shape, grid, link) -> float:
+    """The model's transfer time of one scatter, without the root's copies."""
+    from ...models import matrix as M
+
+    blocks = M.block_sizes(shape, grid)
+    return M.collective_time(len(blocks), 8.0 * float(blocks.sum() - blocks.flat[0]), link)
+
+
+@cases("pack_larger", "pack_smaller", "mixed")
+def pack_vs_transfer(by_grid, shape, link) -> Verdict:
+    """The root's packing time (t_pack_us, A and B) on every grid against the transfer one
+    scatter costs in the fitted model."""
+    ratio = [float(r.t_pack_us) / _scatter_transfer_us(shape, r.grid, link) for r in by_grid.itertuples()]
+    numbers = {
+        "pack_ms_min": float(by_grid["t_pack_us"].min()) / 1e3,
+        "pack_ms_max": float(by_grid["t_pack_us"].max()) / 1e3,
+        "ratio_min": min(ratio),
+        "ratio_max": max(ratio),
+    }
+    key = "pack_larger" if min(ratio) > 1 else "pack_smaller" if max(ratio) < 1 else "mixed"
+    return Verdict(key, numbers)
+
+
+@cases("within_noise", "grid_matters")
+def grid_spread(by_grid) -> Verdict:
     """Do the grids' medians differ by more than one grid's repetitions do (its min-max bar)?"""
     t = by_grid["t_median_us"].to_numpy(float)
     between = t.max() / t.min() - 1
     within = float(((by_grid["t_max_us"] - by_grid["t_min_us"]) / by_grid["t_median_us"]).max())
-    if between <= within:
-        return (
-            f"the grids' medians differ by {between:.0%}, no more than one grid's repetitions "
-            f"(its bar spans up to {within:.0%} of its median)"
-        )
-    return (
-        f"here the grids' medians differ by {between:.0%}, more than one grid's repetitions "
-        f"(its bar spans at most {within:.0%} of its median): on this run the grid did matter"
+    return Verdict("within_noise" if between <= within else "grid_matters", {"between": between, "within": within})
+
+
+@cases("minor", "large")
+def add_share(rows, predictions, minor: float = 0.25) -> Verdict:
+    """The add's share of the total, measured and in the model, over every row (P = 1 included)."""
+    measured = rows["t_add_median_us"] / rows["t_median_us"]
+    model = [predictions[g].add / predictions[g].total for g in rows["grid"]]
+    numbers = {
+        "measured_min": float(measured.min()),
+        "measured_max": float(measured.max()),
+        "model_min": min(model),
+        "model_max": max(model),
+    }
+    return Verdict("minor" if max(measured.max(), max(model)) < minor else "large", numbers)
+
+
+@cases("both_below", "model_below", "measured_below", "neither_below")
+def speedup(rows, predictions) -> Verdict:
+    """Measured and model speedup (serial sum over the distributed total) on every row."""
+    measured = (rows["t_serial_add_us"] / rows["t_median_us"]).to_numpy(float)
+    model = [predictions[g].speedup for g in rows["grid"]]
+    m_below, p_below = bool((measured < 1).all()), all(s < 1 for s in model)
+    key = {(True, True): "both_below", (False, True): "model_below", (True, False): "measured_below"}.get(
+        (m_below, p_below), "neither_below"
     )
+    numbers = {
+        "measured_min": float(measured.min()),
+        "measured_max": float(measured.max()),
+        "model_min": min(model),
+        "model_max": max(model),
+    }
+    return Verdict(key, numbers)
 
 
-def model_shape_text(rows, predictions) -> str:
-    """Does the model's split of the time match the measured one (share of the add)?"""
-    rows = rows[rows["np"] > 1]  # one process moves nothing: its add is its whole run
-    measured = float((rows["t_add_median_us"] / rows["t_median_us"]).max())
-    model = max(p.add / p.total for g, p in predictions.items() if g in set(rows["grid"]))
-    if measured < 0.25 and model < 0.25:
-        part = "a sliver" if max(measured, model) < 0.1 else "a minor part"
-        return (
-            f"The model follows the shape of the measurements: communication dominates and "
-            f"the add is {part} (at most {measured:.0%} measured, {model:.0%} in the model)."
-        )
-    return (
-        f"Here the add is {measured:.0%} of the measured total at most and {model:.0%} in the "
-        "model: on this machine the split between moving and adding differs from the usual "
-        "picture."
-    )
+@cases("below_one", "above_one")
+def limit(limit_value: float, add_rate: float) -> Verdict:
+    """The speedup limit b/(24 r) of this run."""
+    return Verdict("below_one" if limit_value < 1 else "above_one", {"value": limit_value, "add_rate": add_rate})
 
 
-def speedup_text(rows, predictions) -> str:
-    """Measured and model speedup (serial sum over the distributed total) of the P > 1 runs."""
-    d = rows[rows["np"] > 1]
-    measured = (d["t_serial_add_us"] / d["t_median_us"]).to_numpy(float)
-    model = [p.speedup for g, p in predictions.items() if not g.startswith("1x")]
-    below_m, below_p = bool((measured < 1).all()), all(s < 1 for s in model)
-    if below_m and below_p:
-        return "below one at every *P*, in the model and in the measurements."
-    model_part = (
-        "below one at every *P* in the model"
-        if below_p
-        else "above one at some *P* in the model (its add rate comes from this run)"
-    )
-    measured_part = "below one in every measurement here" if below_m else "not below one in every measurement here"
-    return f"{model_part}, and {measured_part} (measured {', '.join(f'{s:.2f}' for s in measured)})."
+def save_runs(runs, page: str):
+    """The lab's mpiexec runs as one tidy table, written to this machine's measurement file."""
+    from ... import data, kernels, machine
+
+    tidy = kernels.tidy_all(list(runs), machine=machine.name(), source=f"live run of {page}")
+    data.write_measurements(data.measurement_path("matrix_add"), tidy, kernels.measurement_meta(runs[-1], page))
+    return tidy
 
 
-def orfeo_model_text(model_ms: list[float], second_ms: tuple[float, float], add_share: float) -> str:
-    """The ORFEO model band against the second student's times (this machine's add rate)."""
-    lo, hi = min(model_ms), max(model_ms)
+def model_beside_runs(rows, predictions):
+    """Per row: the measured phase medians and total (ms), the model's, and measured over model."""
+    import pandas as pd
 
-    def outside(x):  # relative distance of a measured time from the model's band
-        return 0.0 if lo <= x <= hi else (x / hi - 1 if x > hi else 1 - x / lo)
-
-    worst = max(outside(x) for x in second_ms)
-    where = "inside it" if worst == 0 else f"at most {worst:.0%} outside it"
-    return (
-        f"(The add rate here is this machine's, a stand-in: the add is {add_share:.1%} of the "
-        f"model's total.) The model gives {lo:.0f} to {hi:.0f} ms whatever the grid; the "
-        f"second student's times are {where}."
-    )
-
-
-def limit_text(limit: float, add_rate: float) -> str:
-    """The speedup limit b/(24 r) of this run, and what it means."""
-    if limit < 1:
-        return (
-            f"here b/(24 r) is {limit:.2f}, below one, so in the model no number of processes "
-            "makes the distributed addition faster."
-        )
-    return (
-        f"here b/(24 r) came out at {limit:.2f}, above one: in this run the link, at the "
-        f"ping-pong's best, moved 24 B faster than the serial sum added a pair of doubles "
-        f"(r = {add_rate:,.0f} elements per µs). The limit is only as good as the b and r it is "
-        "given: a busy machine slows the serial sums, and a ping-pong's b is the link's best case."
-    )
+    out = {}
+    for r in rows.itertuples():
+        p = predictions[r.grid]
+        out[f"{r.np} × {r.grid}"] = {
+            "scatter (ms)": r.t_scatter_median_us / 1e3,
+            "model scatter (ms)": p.scatter / 1e3,
+            "add (ms)": r.t_add_median_us / 1e3,
+            "model add (ms)": p.add / 1e3,
+            "gather (ms)": r.t_gather_median_us / 1e3,
+            "model gather (ms)": p.gather / 1e3,
+            "total (ms)": r.t_median_us / 1e3,
+            "model total (ms)": p.total / 1e3,
+            "measured / model": r.t_median_us / p.total,
+        }
+    return pd.DataFrame(out).T
