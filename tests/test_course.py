@@ -170,6 +170,7 @@ def test_grade_uses_the_students_own_saved_measurement(tmp_path, monkeypatch, ca
     with pytest.raises(grading.NotYet, match="0 points: too low") as wrong:
         grading.grade("pp-tcp", 0.5 * E.expected("pp-tcp"))
     assert f"{E.expected('pp-tcp'):.4g}" not in str(wrong.value)  # no reference in the feedback
+    assert E.exercise("pp-tcp").hint in str(wrong.value)  # the hint, from pingpong's hints.toml
     with pytest.raises(grading.NotYet, match="wrong choice"):
         grading.grade("topo-place", "node")
 
@@ -365,6 +366,7 @@ def test_autograde_full_marks_and_zero_with_the_reason(course):
     assert all(scores[("wrong", t)][0] == 0 for t in tests), scores
     said = _sources_outputs(course["dir"] / "autograded" / "wrong" / "ring" / "ring.ipynb")
     assert "0 points: too high" in said["test-ring-p25"]
+    assert E.exercise("ring-p25").hint in said["test-ring-p25"]  # the hint, from ring's hints.toml
     assert "0 points: too low" in said["test-ring-epyc"]
     assert "0 points: too low" in said["test-ring-1ms"]
     assert re.search(r"0 points: (deadlock: \[ring\] P = \d: DEADLOCK|time limit)", said["test-c-ring"])

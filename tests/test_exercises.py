@@ -330,17 +330,60 @@ def test_every_exercise_has_a_hint_and_a_worked_step():
     assert [n for n, e in E.REGISTRY.items() if not e.hint or not e.method] == []
 
 
-def test_hint_and_method_are_the_labelled_paragraphs_of_the_docstring():
-    def reference(copy_MBps):
-        """What it computes, for maintainers.
+def _hints_files():
+    return sorted((REPO / "src" / "commbook").rglob(E.core.HINTS_FILE))
 
-        Hint: look at the
-        bandwidth.
 
-        Method: divide: bytes by B/s."""
+def test_every_hint_is_for_an_exercise_of_its_package():
+    """A table of a hints file names an exercise whose reference is in that file's package."""
+    assert _hints_files()
+    stray = []
+    for path in _hints_files():
+        package = ".".join(path.parent.relative_to(REPO / "src").parts)
+        for name in E.core.read_hints(path):
+            ex = E.REGISTRY.get(name)
+            if ex is None or ex.expected.__module__.rpartition(".")[0] != package:
+                stray.append(f"{path.relative_to(REPO)}: [{name!r}]")
+    assert stray == []
 
-    told = E.core._told(reference)
-    assert told == {"hint": "look at the bandwidth.", "method": "divide: bytes by B/s."}
+
+def test_hint_and_method_are_read_from_the_hints_file(tmp_path):
+    f = tmp_path / "hints.toml"
+    f.write_text('["x-y"]\nhint = """\\\nlook at the \\\n  bandwidth.\\\n"""\nmethod = "divide: bytes by B/s."\n')
+    assert E.core.read_hints(f) == {"x-y": {"hint": "look at the bandwidth.", "method": "divide: bytes by B/s."}}
+    ex = E.exercise("scal-amdahl")
+    told = E.core.hints_of(ex.expected.__module__.rpartition(".")[0])["scal-amdahl"]
+    assert (ex.hint, ex.method) == (told["hint"], told["method"])
+
+
+@pytest.mark.parametrize(
+    "text, names",
+    [
+        ('["x-y"]\nhint = "a"\nmethod = "b\n', "line 3"),  # unterminated string
+        ('["x-y"]\nhint = "a"\n', '["x-y"]'),  # no method
+        ('["x-y"]\nhint = "a"\nmethod = 3\n', '["x-y"]'),
+        ('["x-y"]\nhint = "a"\nmethod = "b"\nmethd = "c"\n', '["x-y"]'),  # a misspelt key is not lost
+        ('["x-y"]\nhint = " "\nmethod = "b"\n', '["x-y"]'),
+    ],
+)
+def test_a_malformed_hints_file_names_file_and_entry(tmp_path, text, names):
+    f = tmp_path / "hints.toml"
+    f.write_text(text)
+    with pytest.raises(ValueError) as e:
+        E.core.read_hints(f)
+    assert str(f) in str(e.value) and names in str(e.value)
+
+
+def test_no_docstring_holds_a_hint_or_a_method():
+    """What a reader is told lives in hints.toml, where a page's author reads it, not in code."""
+    found = []
+    for path in sorted((REPO / "src" / "commbook").rglob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, (ast.Module, ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+                doc = ast.get_docstring(node) or ""
+                if re.search(r"(^|\n\n)\s*(Hint|Method):", doc):
+                    found.append(f"{path.relative_to(REPO)}:{getattr(node, 'lineno', 1)}")
+    assert found == []
 
 
 def test_choices_ignore_spaces_and_case(capsys):

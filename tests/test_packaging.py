@@ -110,6 +110,8 @@ def test_installed_package_finds_its_packaged_resources(installed, tmp_path):
         assert c.kernels_dir() == c.PACKAGED / "kernels_c", c.kernels_dir()
         assert (c.kernels_dir() / "commbench.h").is_file() and (c.kernels_dir() / "pingpong.c").is_file()
         assert c.data_dir() == c.PACKAGED / "data", c.data_dir()
+        from commbook import exercises  # their hints and methods are package data (hints.toml)
+        assert [n for n, e in exercises.REGISTRY.items() if not (e.hint and e.method)] == []
         print(commbook.__file__)
         print(len(data.load_reference("pingpong").table), len(orfeo.summary_table("pingpong_seed")),
               len(orfeo.load("pingpong")[0]))

@@ -12,17 +12,23 @@ their checks take that measurement as a named input (``check("jac-ts", ts_answer
 copy_MBps=b_copy)``), never the answer.
 
 This module is the registry and the check; the references are in each chapter's package
-(``commbook/chapters/<page>/exercises.py``), the C exercises in ``c_checks``.
+(``commbook/chapters/<page>/exercises.py``), the C exercises in ``c_checks``. What a wrong answer
+is told (the hint, and the method from the third wrong answer) is words for the reader, so it lives
+in a data file beside the references, ``commbook/chapters/<page>/hints.toml``, not in code.
 """
 
 from __future__ import annotations
 
+import functools
+import importlib.resources
 import inspect
 import math
 import re
 from collections import Counter
 from dataclasses import dataclass, field
 from typing import Callable
+
+HINTS_FILE = "hints.toml"  # in the package of an exercise's reference: one table per exercise
 
 
 class Verdict:
@@ -53,9 +59,9 @@ class Exercise:
     expected: Callable[..., object]  # (**inputs) -> number or choice
     rel_tol: float = 0.02
     unit: str = ""
-    hint: str = ""  # after a wrong answer: which way to look
+    hint: str = ""  # after a wrong answer: which way to look (from hints.toml)
     kind: str = "number"  # or "choice"
-    method: str = ""  # from the third wrong answer: a worked step, never the value
+    method: str = ""  # from the third wrong answer: a worked step, never the value (hints.toml)
     inputs: tuple = ()  # measurements of the page the reference depends on
     giveaways: tuple = field(default=())  # code that computes the answer: never in the chapter
 
@@ -156,23 +162,44 @@ def check(name: str, answer, **inputs) -> Verdict:
 def _exercise(name: str, chapter: str, **details):
     """Register the decorated function as the reference of exercise `name` of book/<chapter>.md.
 
-    Its parameters are the page's measurements it depends on (the exercise's inputs); its docstring
-    holds what a wrong answer is told: a paragraph "Hint: ..." and a paragraph "Method: ..." (other
-    paragraphs are for maintainers). Imports inside it run only when a reference is asked for."""
+    Its parameters are the page's measurements it depends on (the exercise's inputs); what a wrong
+    answer is told is the table ``["name"]`` of ``hints.toml`` in the reference's package. Imports
+    inside the reference run only when a reference is asked for."""
 
     def register(reference):
         inputs = tuple(inspect.signature(reference).parameters)
-        _register(Exercise(name, chapter, reference, inputs=inputs, **_told(reference), **details))
+        told = hints_of(reference.__module__.rpartition(".")[0]).get(name, {})
+        _register(Exercise(name, chapter, reference, inputs=inputs, **told, **details))
         return reference
 
     return register
 
 
-def _told(reference) -> dict:
-    """{"hint": ..., "method": ...} from the reference's docstring, a paragraph's lines joined by spaces."""
-    told = {}
-    for paragraph in (inspect.getdoc(reference) or "").split("\n\n"):  # None under python -OO: no hints
-        label, _, text = paragraph.partition(": ")
-        if label in ("Hint", "Method"):
-            told[label.lower()] = " ".join(text.splitlines())
-    return told
+@functools.cache
+def hints_of(package: str) -> dict[str, dict[str, str]]:
+    """{exercise: {"hint": ..., "method": ...}} from the hints file of `package` ({} if it has none)."""
+    path = importlib.resources.files(package) / HINTS_FILE
+    return read_hints(path) if path.is_file() else {}
+
+
+def read_hints(path) -> dict[str, dict[str, str]]:
+    """A hints file read and checked: a malformed one raises ValueError naming the file and the line or entry."""
+    try:
+        import tomllib
+    except ModuleNotFoundError:  # Python 3.10
+        import tomli as tomllib
+    try:
+        raw = tomllib.loads(path.read_text(encoding="utf-8"))
+    except (UnicodeDecodeError, tomllib.TOMLDecodeError) as e:
+        raise ValueError(f"{path}: {e}") from None
+    for name, entry in raw.items():
+        if not (
+            isinstance(entry, dict)
+            and set(entry) == {"hint", "method"}
+            and all(isinstance(v, str) and v.strip() for v in entry.values())
+        ):
+            raise ValueError(
+                f'{path}: entry ["{name}"] must hold exactly hint = "..." and method = "..." (non-empty strings),'
+                f" not {entry!r}"
+            )
+    return raw

@@ -10,10 +10,6 @@ def _data_gather():
     """Which operation the files labelled "gather" measured: the one whose medians at 16, 32
     and 48 processes they are closest to (mean |log ratio|), from the derived tables of the
     ORFEO files (data/orfeo/derived).
-
-    Hint: A gather of 1 byte stays below about 1 µs up to 48 processes on THIN.
-
-    Method: compare the medians at 16, 32 and 48 processes with a barrier's and with a linear gather's, on a log scale.
     """
     import numpy as np
 
@@ -46,10 +42,6 @@ def _data_gather():
     giveaways=('catalog().benchmark == "bcast"', 'cat.benchmark == "bcast"'),
 )
 def _data_bcast_files():
-    """Hint: The catalogue has one row per raw file; select the broadcast rows.
-
-    Method: orfeo.catalog() is a DataFrame: filter on the benchmark column and count rows.
-    """
     from ... import orfeo
 
     cat = orfeo.catalog()
@@ -58,10 +50,6 @@ def _data_bcast_files():
 
 @_exercise("data-runs", "data", rel_tol=0, unit="runs")
 def _data_runs():
-    """Hint: The derived tables merge repeated runs; their 'runs' column says how many.
-
-    Method: load the derived ping-pong table with orfeo.load('pingpong') and take the largest value of its runs column.
-    """
     from ... import orfeo
 
     return int(orfeo.load("pingpong")[0].runs.max())

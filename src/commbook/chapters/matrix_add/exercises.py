@@ -8,11 +8,6 @@ from ...exercises.sources import link as _link
 
 @_exercise("mat-orfeo", "matrix_add", rel_tol=0.03, unit="µs")
 def _mat_orfeo():
-    """Hint: Each block is 100x100x100 doubles; the root sends 23 of them, three times.
-
-    Method: one scatter sends 23 blocks of 8·10^6 bytes: 23·λ + 23·8·10^6/b µs; the addition needs two scatters and one
-    gather.
-    """
     from ...models import matrix as M
     from ...models.hockney import Hockney
 
@@ -27,11 +22,6 @@ def _mat_orfeo():
     "mat-halo", "matrix_add", rel_tol=0, unit="elements", giveaways=('halo_elements("100x100x100", M.best_grid',)
 )
 def _halo():
-    """Hint: Minimise g_x + g_y + g_z with g_x·g_y·g_z = 24.
-
-    Method: for a grid g_x·g_y·g_z the cuts across x number g_x − 1, each of 100·100 elements, crossed in both
-    directions; add the three axes.
-    """
     from ...models import matrix as M
 
     return M.halo_elements("100x100x100", M.best_grid("100x100x100", 24))
@@ -39,10 +29,6 @@ def _halo():
 
 @_exercise("mat-pay", "matrix_add", rel_tol=0.02, giveaways=("speedup_limit(5420",))
 def _mat_pay():
-    """Hint: The limit is b / (24 r) with b in B/µs.
-
-    Method: b = 5420 MB/s is 5420 bytes per µs; moving one element costs 24 bytes (two scattered, one gathered).
-    """
     from ...models.matrix import speedup_limit
 
     return speedup_limit(5420, 500)
@@ -50,8 +36,4 @@ def _mat_pay():
 
 @_exercise("mat-live", "matrix_add_lab", rel_tol=0.02)
 def _mat_live(serial_us, total_us):
-    """Hint: The chapter's speedup is the serial addition's time over the distributed total.
-
-    Method: divide t_serial_add_us by t_median_us (the total of scatter, add and gather).
-    """
     return float(serial_us) / float(total_us)

@@ -12,11 +12,6 @@ MEAS_RANK_TIMES = (3.1, 2.8, 3.0, 9.5)  # µs, the four ranks of the collective 
 
 @_exercise("meas-ci", "measuring", rel_tol=0, unit="", giveaways=("median_ci(", "binom.ppf"))
 def _meas_ci():
-    """Hint: The number of samples below the median follows a binomial law with p = 1/2.
-
-    Method: take the 2.5 % quantile of Binomial(n, 1/2): that many samples may lie below the median by chance; the next
-    order statistic is the lower bound.
-    """
     from scipy.stats import binom
 
     return int(binom.ppf(0.025, MEAS_N, 0.5))
@@ -24,10 +19,6 @@ def _meas_ci():
 
 @_exercise("meas-skew", "measuring", kind="choice")
 def _meas_skew(times_us):
-    """Hint: Compare np.mean and np.median of your run's times.
-
-    Method: a long tail of slow repetitions on one side moves the mean, not the median.
-    """
     import numpy as np
 
     t = np.asarray(times_us, float)
@@ -36,9 +27,4 @@ def _meas_skew(times_us):
 
 @_exercise("meas-osu", "measuring", rel_tol=0.01)
 def _meas_osu():
-    """Hint: The book's kernels report the slowest rank; OSU the mean over ranks.
-
-    Method: add the four times and divide by four for OSU's figure; take the largest for the slowest rank; divide the
-    second by the first.
-    """
     return max(MEAS_RANK_TIMES) / (sum(MEAS_RANK_TIMES) / len(MEAS_RANK_TIMES))

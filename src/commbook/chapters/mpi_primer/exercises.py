@@ -27,31 +27,17 @@ PRIMER_P = 12  # the grid of the primer's exercises
 
 @_exercise("prim-dims", "mpi_primer", kind="choice", giveaways=("dims_create(",))
 def _prim_dims():
-    """Hint: MPI_Dims_create makes the dimensions as equal as it can, largest first.
-
-    Method: list the ways to write P as a product of two factors and keep the pair whose factors differ least.
-    """
     return "x".join(map(str, dims_create(PRIMER_P, 2)))
 
 
 @_exercise("prim-edges", "mpi_primer", rel_tol=0, unit="ranks", giveaways=("dims_create(",))
 def _prim_edges():
-    """Hint: Only the non-periodic dimension has edges; count the columns that lie on one.
-
-    Method: a rank in the first column has no left neighbour, one in the last column no right neighbour; multiply the
-    number of such columns by the ranks per column.
-    """
     rows, cols = dims_create(PRIMER_P, 2)
     return rows * min(cols, 2)
 
 
 @_exercise("prim-standard", "mpi_primer", kind="choice")
 def _prim_standard(standard_ms, delay_ms):
-    """Hint: Compare the return time with the receiver's delay: a send that waited took about as long as the delay.
-
-    Method: a send that returned in less than half the receiver's delay did not wait for it (the library buffered the
-    message: eager); one that took about the delay waited (rendezvous).
-    """
     from ...chapters.mpi_primer import waited_for_receiver
 
     return "yes" if waited_for_receiver(float(standard_ms), float(delay_ms)) else "no"

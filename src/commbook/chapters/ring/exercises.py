@@ -30,21 +30,11 @@ def _ring_size_for(P: int, target_us: float) -> float:
 
 @_exercise("ring-p25", "ring", rel_tol=0.02, unit="µs", giveaways=("ring_time(25", "ring_time([25]"))
 def _ring_p25():
-    """Hint: Which link classes does the ring of 25 use? The model charges every step the dearest one.
-
-    Method: list the links of the ring of 25 on THIN mapped by core: which classes appear? Take the dearest λ + 4/b and
-    multiply by 2P.
-    """
     return _ring_time(25, 4)
 
 
 @_exercise("ring-epyc", "ring", rel_tol=0, giveaways=("boundaries(300)", "Placement(64, 2).boundaries"))
 def _ring_epyc():
-    """Hint: Link i joins ranks i and i+1; the wrap-around joins P-1 and 0.
-
-    Method: rank r sits on socket r // 64 of node r // 128; find the first P whose ring has two ranks on different
-    sockets.
-    """
     from ...models.ring import Placement
 
     return Placement(64, 2).boundaries(300)[2][0]
@@ -52,10 +42,4 @@ def _ring_epyc():
 
 @_exercise("ring-1ms", "ring", rel_tol=0.03, unit="B", giveaways=("_ring_size_for", "brentq"))
 def _ring_1ms():
-    """Hint: Compute λ_c + n/b_c for every class the ring of 48 uses: which one is the dearest at sizes of tens of
-    kilobytes? Solve 96·(λ_c + n/b_c) = 1000 µs for that class.
-
-    Method: for each class c used at P = 48 solve 96·(λ_c + n/b_c) = 1000 µs for n; the dearest class at that size is
-    the one whose n is smallest.
-    """
     return _ring_size_for(48, 1000.0)

@@ -7,10 +7,6 @@ from ...exercises.core import _exercise
 
 @_exercise("scal-amdahl", "scaling", rel_tol=0.01, giveaways=("amdahl_speedup(0.05",))
 def _scal_amdahl():
-    """Hint: Amdahl: S(P) = 1 / (f + (1 - f) / P).
-
-    Method: with f = 0.05 the parallel part 0.95 is divided by 48; add the serial 0.05 and invert.
-    """
     from ...chapters.scaling import amdahl_speedup
 
     return float(amdahl_speedup(0.05, 48))
@@ -18,10 +14,6 @@ def _scal_amdahl():
 
 @_exercise("scal-serial", "scaling", rel_tol=0.05, giveaways=("S.serial_fraction(", "serial_fraction(s.loc"))
 def _scal_serial():
-    """Hint: Solve Amdahl's law for f given the measured speedup S at P processes.
-
-    Method: from S = 1 / (f + (1 - f)/P) follows f = (P/S - 1) / (P - 1); read S at 48 from the strong-scaling table.
-    """
     from ...chapters.scaling import orfeo_jacobi, serial_fraction
 
     strong = orfeo_jacobi()[0]
@@ -31,8 +23,4 @@ def _scal_serial():
 
 @_exercise("scal-local", "scaling", rel_tol=0.02)
 def _scal_local(t1_s, t2_s):
-    """Hint: Efficiency is the speedup divided by the number of processes.
-
-    Method: speedup = t1 / t2; divide it by 2.
-    """
     return float(t1_s) / (2 * float(t2_s))
