@@ -44,6 +44,7 @@ OUTCOMES = (
     "does not compile",
     "wrong result",
     "time limit",
+    "too slow",
 )
 
 
@@ -216,12 +217,30 @@ def grade_c(name: str, path: str, time_limit: float = DEFAULT_TIME_LIMIT) -> Non
     raise NotYet(f"[{name}] 0 points: {outcome}: {line}")
 
 
+def grade_c_performance(name: str, path: str) -> None:
+    """The performance test cell of C exercise `name`: the student's file and the reference
+    solution simulated on ORFEO (commbook.exercises.performance, deterministic: the same verdict
+    on any machine under any load). Passes when it is fast enough, raises NotYet with both
+    simulated times when it is too slow; without SMPI on the grading machine it is not graded
+    and passes, saying so."""
+    from ..exercises import performance
+
+    perf = performance.simulated_performance(name, path)
+    if perf.ok is False:
+        what = "too slow" if perf.rows else "wrong result"
+        raise NotYet(f"[{name}] 0 points: {what}: {perf.line().split('] ', 1)[-1]}")
+    print(perf.line())
+
+
 def _child(name: str, path: str, watchdog: int, time_limit: float) -> int:
     """Run one C check (the child process of grade_c); exit 0 when correct."""
     import inspect
 
     check = c_checks()[name]
-    options = {"watchdog_s": watchdog} if "watchdog_s" in inspect.signature(check).parameters else {}
+    params = inspect.signature(check).parameters
+    options = {"watchdog_s": watchdog} if "watchdog_s" in params else {}
+    if "performance" in params:  # the performance point is its own test cell (grade_c_performance)
+        options["performance"] = False
     # each P's run gets at most the whole limit; grade_c's own limit stops the whole check
     return 0 if check(path, timeout=time_limit, **options) else 1
 

@@ -27,7 +27,7 @@ def _test_names(course_dir: Path) -> dict[tuple[str, str], str]:
     names = {}  # in the order of the chapters and of their exercises
     for assignment, info in manifest.get("assignments", {}).items():
         for ex in info.get("exercises", []):
-            prefix = "test-c-" if ex["kind"] == "c" else "test-"
+            prefix = "test-c-" if ex["kind"].startswith("c") else "test-"
             names[(assignment, prefix + cell_id(ex["name"]))] = ex["name"]
     return names
 
