@@ -182,6 +182,9 @@ def c_checks() -> dict:
     return {n: f for n, f in found.items() if f is not None}
 
 
+_PASSED: set = set()  # (exercise, file) whose grade_c passed in this kernel: the performance cell needs it
+
+
 def grade_c(name: str, path: str, time_limit: float = DEFAULT_TIME_LIMIT) -> None:
     """The test cell of C exercise `name`: compile and check the student's file `path` with the
     exercise harness in a child process; past `time_limit` seconds every process it started is
@@ -211,6 +214,7 @@ def grade_c(name: str, path: str, time_limit: float = DEFAULT_TIME_LIMIT) -> Non
     finally:
         tree.close()
     if proc.returncode == 0:
+        _PASSED.add((name, str(path)))
         print(f"[{name}] correct: {path} passed the harness's check for every P.")
         return None
     outcome, line = _reason(out)
@@ -222,9 +226,15 @@ def grade_c_performance(name: str, path: str) -> None:
     solution simulated on ORFEO (commbook.exercises.performance, deterministic: the same verdict
     on any machine under any load). Passes when it is fast enough, raises NotYet with both
     simulated times when it is too slow; without SMPI on the grading machine it is not graded
-    and passes, saying so."""
+    and passes, saying so. The point goes to a correct program only: grade_c (the test cell
+    above it) must have passed on the same file in this kernel."""
     from ..exercises import performance
 
+    if (name, str(path)) not in _PASSED:
+        raise NotYet(
+            f"[{name}] 0 points: wrong result: the performance point goes to a correct program, "
+            f"and {path} did not pass the check above."
+        )
     perf = performance.simulated_performance(name, path)
     if perf.ok is False:
         what = "too slow" if perf.rows else "wrong result"
