@@ -256,6 +256,8 @@ def course(repo, tmp_path_factory):
                 "topology",
                 "--chapter",
                 "jacobi",
+                "--chapter",
+                "collectives_algorithms",
                 "--time-limit",
                 f"{TIME_LIMIT:g}",
             ]
@@ -281,7 +283,7 @@ def course(repo, tmp_path_factory):
         assert proc.returncode == 0 and "ERROR" not in out, f"nbgrader {' '.join(args)}:\n{out[-4000:]}"
         return out
 
-    for chapter in ("ring", "topology", "jacobi"):
+    for chapter in ("ring", "topology", "jacobi", "collectives_algorithms"):
         nbgrader("generate_assignment", chapter)
     nbgrader("release_assignment", "ring", f"--Exchange.root={top / 'exchange'}")
     released = top / "exchange" / "commbook" / "outbound" / "ring" / "ring.ipynb"
@@ -358,7 +360,7 @@ def test_autograde_full_marks_and_zero_with_the_reason(course):
     assert set(our_leftovers()) <= before, "processes left behind by grading"
     assert processes_under(course["top"]) == [], "processes left behind by grading"
     scores = _gradebook_scores(course["dir"], "ring")
-    tests = ["test-ring-p25", "test-ring-epyc", "test-ring-1ms", "test-c-ring"]
+    tests = ["test-ring-p25", "test-ring-epyc", "test-ring-1ms", "test-c-ring", "test-c-ring-performance"]
     assert all(scores[("right", t)][0] == scores[("right", t)][1] > 0 for t in tests), scores
     assert all(scores[("wrong", t)][0] == 0 for t in tests), scores
     said = _sources_outputs(course["dir"] / "autograded" / "wrong" / "ring" / "ring.ipynb")
@@ -376,6 +378,45 @@ def test_autograde_full_marks_and_zero_with_the_reason(course):
         if not (float(value) == int(value) and abs(value) < 1000):  # small whole numbers are everywhere
             for form in number_forms(value):
                 assert not re.search(rf"(?<![\d.]){re.escape(form)}(?![\d])", html), (n, form)
+
+
+@pytest.mark.slow
+@pytest.mark.mpi
+def test_autograde_takes_the_performance_point_from_a_serialised_butterfly(course, tmp_path):
+    """Correct (the same result, the same messages) but slow: the butterfly keeps its 3 points
+    and loses the performance point, with both simulated times in the feedback; the reference
+    gather beside it keeps its performance point."""
+    from commbook.simulate import runner
+
+    if not runner.status().ok:
+        if os.environ.get("COMMBOOK_REQUIRE_SMPI"):
+            pytest.fail("SimGrid's SMPI is required here (COMMBOOK_REQUIRE_SMPI) but smpirun/smpicc are missing")
+        pytest.skip("SimGrid's SMPI is not installed (apt-get install libsimgrid-dev)")
+    import slow_exercises
+
+    folder = course["dir"] / "release" / "collectives_algorithms"
+    files = {
+        "kernels_c/exercises/butterfly_skeleton.c": slow_exercises.slow_variant("butterfly", tmp_path),
+        "kernels_c/exercises/gather_skeleton.c": E.c_exercise_path("gather", solution=True),
+    }
+    submitted = course["dir"] / "submitted" / "serialised" / "collectives_algorithms"
+    fill(folder / "collectives_algorithms.ipynb", submitted, {}, files)
+    t0 = time.monotonic()
+    course["nbgrader"]("autograde", "collectives_algorithms")
+    print(f"autograde of 1 collectives_algorithms submission: {time.monotonic() - t0:.0f} s")
+    scores = _gradebook_scores(course["dir"], "collectives_algorithms")
+    for full in ("test-c-butterfly", "test-c-gather", "test-c-gather-performance"):
+        assert scores[("serialised", full)][0] == scores[("serialised", full)][1] > 0, (full, scores)
+    assert scores[("serialised", "test-c-butterfly-performance")] == (0, 1), scores
+    graded = course["dir"] / "autograded" / "serialised" / "collectives_algorithms"
+    said = _sources_outputs(graded / "collectives_algorithms.ipynb")
+    feedback = said["test-c-butterfly-performance"]
+    assert "[butterfly] 0 points: too slow: performance: NOT YET, too slow (simulated ORFEO THIN node, P = 16)" in (
+        feedback
+    )
+    assert re.search(r"yours takes [\d.]+ µs, [\d.]+ times the reference's [\d.]+ µs", feedback), feedback
+    assert "Traceback" not in feedback
+    assert "[gather] performance: fast enough" in said["test-c-gather-performance"]
 
 
 @pytest.mark.slow
