@@ -259,3 +259,11 @@ def write_collectives_table(path: Path | None = None, points=None) -> Path:
     path = Path(path) if path else collectives_table_path()
     atomic_write_text(path, buf.getvalue())
     return path
+
+
+def load_shipped(which: str):
+    """The shipped points of `which` ("ring" or "collectives"), as commbook simulate validate wrote them."""
+    import pandas as pd
+
+    path = {"ring": table_path, "collectives": collectives_table_path}[which]()
+    return pd.read_csv(path, comment="#")
