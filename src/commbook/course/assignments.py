@@ -33,6 +33,7 @@ from ..exercises.performance import RUNS as PERFORMANCE_RUNS
 from .grading import DEFAULT_TIME_LIMIT, c_checks
 
 POINTS = {"number": 1, "choice": 1, "c": 3, "c-performance": 1}
+C_KINDS = ("c", "c-performance")  # the test cells of a C exercise: its check, its speed
 SELF_CHECKS = ("check", "check_choice")
 
 
