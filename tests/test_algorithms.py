@@ -70,7 +70,7 @@ def test_one_colour_per_algorithm_across_its_names():
     assert c("library:3", "allreduce") != c("pipeline")  # the number means another algorithm there
 
 
-HEADER = "operation,model,kernel,ompi_id,ompi_name,mpich,mpich_index,colour,aliases,description"
+HEADER = "operation,model,kernel,ompi_id,ompi_name,mpich,mpich_index,smpi,colour,aliases,description"
 
 
 def test_the_records_are_the_shipped_table():
@@ -84,16 +84,16 @@ def test_the_records_are_the_shipped_table():
 @pytest.mark.parametrize(
     "row, what",
     [
-        ("bcast,linear,linear,1,basic_linear,,,C0,linear", "9 fields but the header has 10"),
-        ("bcast,,,one,linear,,,,,text", "ompi_id 'one' is not a whole number"),
-        ("bcast,,,1,,,,,,text", "ompi_id and ompi_name go together"),
-        (",linear,,,,,,,,text", "no operation"),
-        ("bcast,,,,,,,C0,,text", "no name"),
+        ("bcast,linear,linear,1,basic_linear,,,flattree,C0,linear", "10 fields but the header has 11"),
+        ("bcast,,,one,linear,,,,,,text", "ompi_id 'one' is not a whole number"),
+        ("bcast,,,1,,,,,,,text", "ompi_id and ompi_name go together"),
+        (",linear,,,,,,,,,text", "no operation"),
+        ("bcast,,,,,,,,C0,,text", "no name"),
     ],
 )
 def test_a_bad_row_names_the_file_and_line(tmp_path, row, what):
     table = tmp_path / "algorithms.csv"
-    table.write_text(f"# what: a test\n{HEADER}\nbcast,chain,chain,2,chain,,,C1,,fine\n\n{row}\n")
+    table.write_text(f"# what: a test\n{HEADER}\nbcast,chain,chain,2,chain,,,NTSL,C1,,fine\n\n{row}\n")
     with pytest.raises(algorithm_records.RecordError, match=f"algorithms.csv:5: {what}"):
         algorithm_records.read_records(table)
 

@@ -115,7 +115,7 @@ def test_source_notebooks_have_an_answer_and_a_test_cell_per_exercise(repo, tmp_
     for name, ex in E.REGISTRY.items():
         by_chapter.setdefault(ex.chapter, set()).add(name)
     for chapter, names in by_chapter.items():
-        graded = {e["name"] for e in chapters[chapter]["exercises"] if e["kind"] != "c"}
+        graded = {e["name"] for e in chapters[chapter]["exercises"] if e["kind"] not in assignments.C_KINDS}
         assert graded == names, chapter
     assert {"ring", "gather", "eager"} <= {
         e["name"] for a in chapters.values() for e in a["exercises"] if e["kind"] == "c"
@@ -258,6 +258,8 @@ def course(repo, tmp_path_factory):
                 "topology",
                 "--chapter",
                 "jacobi_lab",
+                "--chapter",
+                "collectives_algorithms",
                 "--time-limit",
                 f"{TIME_LIMIT:g}",
             ]
@@ -283,7 +285,7 @@ def course(repo, tmp_path_factory):
         assert proc.returncode == 0 and "ERROR" not in out, f"nbgrader {' '.join(args)}:\n{out[-4000:]}"
         return out
 
-    for chapter in ("ring", "topology", "jacobi_lab"):
+    for chapter in ("ring", "topology", "jacobi_lab", "collectives_algorithms"):
         nbgrader("generate_assignment", chapter)
     nbgrader("release_assignment", "ring", f"--Exchange.root={top / 'exchange'}")
     released = top / "exchange" / "commbook" / "outbound" / "ring" / "ring.ipynb"
@@ -361,7 +363,7 @@ def test_autograde_full_marks_and_zero_with_the_reason(course):
     assert set(our_leftovers()) <= before, "processes left behind by grading"
     assert processes_under(course["top"]) == [], "processes left behind by grading"
     scores = _gradebook_scores(course["dir"], "ring")
-    tests = ["test-ring-p25", "test-ring-epyc", "test-ring-1ms", "test-c-ring"]
+    tests = ["test-ring-p25", "test-ring-epyc", "test-ring-1ms", "test-c-ring", "test-c-ring-performance"]
     assert all(scores[("right", t)][0] == scores[("right", t)][1] > 0 for t in tests), scores
     assert all(scores[("wrong", t)][0] == 0 for t in tests), scores
     said = _sources_outputs(course["dir"] / "autograded" / "wrong" / "ring" / "ring.ipynb")
@@ -380,6 +382,46 @@ def test_autograde_full_marks_and_zero_with_the_reason(course):
         if not (float(value) == int(value) and abs(value) < 1000):  # small whole numbers are everywhere
             for form in number_forms(value):
                 assert not re.search(rf"(?<![\d.]){re.escape(form)}(?![\d])", html), (n, form)
+
+
+@pytest.mark.slow
+@pytest.mark.mpi
+@pytest.mark.autograde
+def test_autograde_takes_the_performance_point_from_a_serialised_butterfly(course, tmp_path):
+    """Correct (the same result, the same messages) but slow: the butterfly keeps its 3 points
+    and loses the performance point, with both simulated times in the feedback; the reference
+    gather beside it keeps its performance point."""
+    from commbook.simulate import runner
+
+    if not runner.status().ok:
+        if os.environ.get("COMMBOOK_REQUIRE_SMPI"):
+            pytest.fail("SimGrid's SMPI is required here (COMMBOOK_REQUIRE_SMPI) but smpirun/smpicc are missing")
+        pytest.skip("SimGrid's SMPI is not installed (apt-get install libsimgrid-dev)")
+    import slow_exercises
+
+    folder = course["dir"] / "release" / "collectives_algorithms"
+    files = {
+        "kernels_c/exercises/butterfly_skeleton.c": slow_exercises.slow_variant("butterfly", tmp_path),
+        "kernels_c/exercises/gather_skeleton.c": E.c_exercise_path("gather", solution=True),
+    }
+    submitted = course["dir"] / "submitted" / "serialised" / "collectives_algorithms"
+    fill(folder / "collectives_algorithms.ipynb", submitted, {}, files)
+    t0 = time.monotonic()
+    course["nbgrader"]("autograde", "collectives_algorithms")
+    print(f"autograde of 1 collectives_algorithms submission: {time.monotonic() - t0:.0f} s")
+    scores = _gradebook_scores(course["dir"], "collectives_algorithms")
+    for full in ("test-c-butterfly", "test-c-gather", "test-c-gather-performance"):
+        assert scores[("serialised", full)][0] == scores[("serialised", full)][1] > 0, (full, scores)
+    assert scores[("serialised", "test-c-butterfly-performance")] == (0, 1), scores
+    graded = course["dir"] / "autograded" / "serialised" / "collectives_algorithms"
+    said = _sources_outputs(graded / "collectives_algorithms.ipynb")
+    feedback = said["test-c-butterfly-performance"]
+    assert "[butterfly] 0 points: too slow: performance: NOT YET, too slow (simulated ORFEO THIN node, P = 16)" in (
+        feedback
+    )
+    assert re.search(r"yours takes [\d.]+ µs, [\d.]+ times the reference's [\d.]+ µs", feedback), feedback
+    assert "Traceback" not in feedback
+    assert "[gather] performance: fast enough" in said["test-c-gather-performance"]
 
 
 @pytest.mark.slow

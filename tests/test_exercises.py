@@ -2,10 +2,12 @@
 really compile and run the reader's file under MPI (and fail on wrong or deadlocking code)."""
 
 import ast
+import os
 import re
 from pathlib import Path
 
 import pytest
+import slow_exercises
 
 from commbook import config
 from commbook import exercises as E
@@ -150,7 +152,7 @@ def test_ring_check_passes_the_solution_and_reports_the_skeletons_deadlock(capsy
     out = capsys.readouterr().out
     assert "correct for every P" in out
     # the skeleton (send, then receive, everywhere) works for 4 bytes ...
-    assert E.check_ring(E.c_exercise_path("ring"), nps=(2, 3), sizes="4")
+    assert E.check_ring(E.c_exercise_path("ring"), nps=(2, 3), sizes="4", performance=False)
     capsys.readouterr()
     # ... and deadlocks at 1 MiB: the check says so, and stops
     assert not E.check_ring(
@@ -307,6 +309,54 @@ def test_butterfly_check_refuses_a_linear_algorithm_by_its_messages(tmp_path, ca
     out = capsys.readouterr().out
     assert "P = 4: WRONG: 4 ranks sent 6 messages (at most 3 from one rank)" in out
     assert "a butterfly on 4 ranks sends 8" in out
+
+
+# ---- the performance point: the reader's program against the solution on simulated ORFEO ----------
+
+
+@pytest.fixture
+def smpi(tmp_path_factory, monkeypatch):
+    """SimGrid's SMPI, or a skip (a failure under COMMBOOK_REQUIRE_SMPI, as CI sets); builds and
+    results in a folder of the test session, so nothing comes from the user's cache."""
+    from commbook.simulate import runner
+
+    if not runner.status().ok:
+        if os.environ.get("COMMBOOK_REQUIRE_SMPI"):
+            pytest.fail("SimGrid's SMPI is required here (COMMBOOK_REQUIRE_SMPI) but smpirun/smpicc are missing")
+        pytest.skip("SimGrid's SMPI is not installed (apt-get install libsimgrid-dev)")
+    monkeypatch.setenv("COMMBOOK_BUILD_DIR", str(tmp_path_factory.getbasetemp() / "smpi-build"))
+
+
+@pytest.mark.parametrize("name", sorted(slow_exercises.EDITS))
+def test_a_slow_but_correct_variant_loses_the_performance_point_and_the_solution_keeps_it(smpi, tmp_path, name):
+    ref = E.simulated_performance(name, E.performance.reference_path(name))
+    assert ref.ok is True and all(mine == theirs for _, mine, theirs in ref.rows)  # deterministic
+    slow = E.simulated_performance(name, slow_exercises.slow_variant(name, tmp_path))
+    assert slow.ok is False and len(slow.rows) == len(ref.rows)
+    what, mine, theirs = slow.worst()
+    assert mine > E.performance.TOLERANCE * theirs
+    line = slow.line()
+    assert "too slow" in line and f"{mine:.4g} µs" in line and f"{theirs:.4g} µs" in line
+
+
+@mpi
+def test_the_butterfly_self_check_fails_serialised_exchanges_on_their_time(smpi, tmp_path, capsys):
+    f = slow_exercises.slow_variant("butterfly", tmp_path)
+    assert not E.check_exercise(f, nps=(2, 4))
+    out = capsys.readouterr().out
+    assert "correct for every P in [2, 4]" in out  # the message counters cannot tell it apart
+    assert "[butterfly] performance: NOT YET, too slow (simulated ORFEO THIN node, P = 16)" in out
+    assert E.check_exercise(E.performance.reference_path("butterfly"), nps=(2,))
+    assert "[butterfly] performance: fast enough" in capsys.readouterr().out
+
+
+def test_without_smpi_the_performance_point_is_not_graded_and_says_why(monkeypatch, capsys):
+    from commbook.simulate import runner
+
+    monkeypatch.setattr(runner, "status", lambda: runner.SMPIStatus(None, None, ""))
+    assert E.check_performance("butterfly", E.performance.reference_path("butterfly"))
+    out = capsys.readouterr().out
+    assert out.startswith("[butterfly] performance not graded: SimGrid's SMPI is not installed here")
 
 
 # ---- hints, choices, ranges

@@ -248,3 +248,77 @@ def test_the_ring_runs_on_each_interconnect(smpi, topology):
     run = cluster.SimulatedCluster(topology, 16).run("ring", RING, np=16, map_by="node")
     assert run.output.ok and run.machine == f"simulated {topology} 16 nodes"
     assert run.output.table.t_step_us.iloc[0] > 0
+
+
+# ------------------------------------------------------------------ collectives, per Open MPI algorithm
+def _shipped_collectives_table():
+    import pandas as pd
+
+    path = validation.collectives_table_path()
+    header = [l[2:] for l in path.read_text().splitlines() if l.startswith("# ")]
+    return pd.read_csv(path, comment="#"), header
+
+
+def test_shipped_collectives_validation_says_what_its_points_say():
+    points, header = _shipped_collectives_table()
+    assert set(points.operation) == set(validation.COLLECTIVES)
+    assert set(points.np) <= set(validation.COLL_NPS)
+    s = validation.collective_summary(points)
+    for r in s.itertuples():
+        line = next(h for h in header if h.startswith(f"{r.operation}:"))
+        assert f"median |error| {r.median_abs_error:.3f}" in line and f"within 25 % {r.within_25pct:.3f}" in line
+    # Open MPI's own decision is SMPI's copy of it; a forced algorithm the CSV's SMPI name
+    assert set(points[points.algorithm == "default"].smpi) == {"smpi/coll-selector:ompi"}
+    forced = points[points.algorithm != "default"]
+    from commbook import algorithms
+
+    for r in forced.drop_duplicates(["operation", "algorithm"]).itertuples():
+        assert r.smpi == f"smpi/{r.operation}:{algorithms.by_label(r.operation, r.algorithm).smpi}"
+    measured, _ = validation.measured_collective("gather")
+    m = measured[(measured.algorithm == "binomial") & (measured.mapping == "core") & (measured.np == 16)]
+    row = points[(points.operation == "gather") & (points.algorithm == "binomial") & (points.mapping == "core")]
+    assert row[row.np == 16].measured_us.iloc[0] == m.t_us.iloc[0]
+
+
+def test_every_smpi_name_in_the_algorithm_table_is_an_smpi_algorithm(smpi, tmp_path):
+    """SMPI refuses an unknown algorithm with the list of its own: each name the table gives must be in it."""
+    import subprocess
+
+    from commbook import algorithms
+
+    plat = thin(1)
+    (tmp_path / "p.xml").write_text(plat.xml)
+    (tmp_path / "hosts").write_text(plat.hostfile(2, "core"))
+    exe = runner.compile_smpi("pingpong")
+    for op in validation.COLLECTIVES:
+        names = {a.smpi for a in algorithms.of(op) if a.smpi}
+        assert names, op
+        proc = subprocess.run(
+            [
+                smpi.smpirun,
+                "-np",
+                "2",
+                "-platform",
+                "p.xml",
+                "-hostfile",
+                "hosts",
+                f"--cfg=smpi/{op}:no-such",
+                str(exe),
+            ],
+            capture_output=True,
+            text=True,
+            timeout=60,
+            cwd=tmp_path,
+        )
+        said = proc.stdout + proc.stderr
+        valid = said.split("Valid algorithms:", 1)[1].split("\n", 1)[0]
+        known = {w.strip(" .") for w in valid.split(",")}
+        assert names <= known, (op, names - known)
+
+
+def test_collective_points_are_reproduced_by_a_new_simulation(smpi):
+    points, _ = _shipped_collectives_table()
+    fresh = validation.collective_points(operations=("allreduce",), nps=(4,))
+    old = points[(points.operation == "allreduce") & (points.np == 4)].reset_index(drop=True)
+    assert len(fresh) == len(old) > 0
+    assert list(fresh.simulated_us) == pytest.approx(list(old.simulated_us), rel=1e-4)

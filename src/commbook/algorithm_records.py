@@ -23,6 +23,7 @@ class Algorithm:
     ompi_name: str | None = None  # Open MPI's name for that number
     mpich: str | None = None  # MPICH's MPIR_CVAR_<OP>_INTRA_ALGORITHM value
     mpich_index: int | None = None  # its position in MPICH's list of values (0 is "auto")
+    smpi: str | None = None  # SimGrid SMPI's algorithm of the Open MPI row's schedule (--cfg=smpi/<op>:<name>)
     description: str = ""
     colour: str | None = None  # matplotlib colour of its curves (None: one by position)
     aliases: tuple[str, ...] = ()  # other spellings in the students' files

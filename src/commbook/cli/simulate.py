@@ -42,9 +42,16 @@ def register(sub):
     c.add_argument("--out", default=None, help="file to write (default: the shipped calibration)")
     c.set_defaults(func=run_calibrate)
     v = words.add_parser(
-        "validate", help="simulated ring against ORFEO's measured rings (data/validation/simulated_ring.csv)"
+        "validate", help="simulated ring and collectives against ORFEO's measured ones (data/validation/)"
     )
-    v.add_argument("--out", default=None, help="file to write (default: the shipped table)")
+    v.add_argument("--out", default=None, help="file to write (default: the shipped table; with --what all, ignored)")
+    v.add_argument(
+        "--what",
+        choices=("ring", "collectives", "all"),
+        default="all",
+        help="the ring (data/validation/simulated_ring.csv), the collectives per Open MPI algorithm "
+        "(data/validation/simulated_collectives.csv), or both (default %(default)s)",
+    )
     v.set_defaults(func=run_validate)
     r = words.add_parser("reference", help="write the shipped simulations of data/reference/simulated/")
     r.set_defaults(func=run_reference)
@@ -146,7 +153,13 @@ def run_validate(args) -> int:
 
     if not runner.status().ok:
         raise CLIError(runner.status().line())
-    points = validation.ring_points()
-    print(validation.summary(points).to_string(index=False))
-    print(f"commbook: wrote {validation.write_table(args.out, points)}", file=sys.stderr)
+    out = args.out if args.what != "all" else None
+    if args.what in ("ring", "all"):
+        points = validation.ring_points()
+        print(validation.summary(points).to_string(index=False))
+        print(f"commbook: wrote {validation.write_table(out, points)}", file=sys.stderr)
+    if args.what in ("collectives", "all"):
+        points = validation.collective_points()
+        print(validation.collective_summary(points).to_string(index=False))
+        print(f"commbook: wrote {validation.write_collectives_table(out, points)}", file=sys.stderr)
     return 0

@@ -29,9 +29,11 @@ import shutil
 from pathlib import Path
 
 from ..config import kernels_dir
+from ..exercises.performance import RUNS as PERFORMANCE_RUNS
 from .grading import DEFAULT_TIME_LIMIT, c_checks
 
-POINTS = {"number": 1, "choice": 1, "c": 3}
+POINTS = {"number": 1, "choice": 1, "c": 3, "c-performance": 1}
+C_KINDS = ("c", "c-performance")  # the test cells of a C exercise: its check, its speed
 SELF_CHECKS = ("check", "check_choice")
 
 
@@ -173,6 +175,22 @@ def exercise_cells(cell, time_limit: float):
         )
         found.append((name, "c"))
         files.append(path)
+        if name in PERFORMANCE_RUNS:
+            out.append(
+                _code_cell(
+                    f"# Autograder test: the performance of the C exercise {name} ({POINTS['c-performance']} point):\n"
+                    f"# {path} and the reference solution simulated on ORFEO (SimGrid SMPI, the same on any machine).\n"
+                    f"from commbook.course.grading import grade_c_performance\n"
+                    f"grade_c_performance({name!r}, {path!r})",
+                    _nbgrader(
+                        "test-c-" + cell_id(f"{name}-performance"),
+                        grade=True,
+                        locked=True,
+                        points=POINTS["c-performance"],
+                    ),
+                )
+            )
+            found.append((f"{name}-performance", "c-performance"))
     return out, found, files
 
 

@@ -44,6 +44,7 @@ OUTCOMES = (
     "does not compile",
     "wrong result",
     "time limit",
+    "too slow",
 )
 
 
@@ -181,6 +182,9 @@ def c_checks() -> dict:
     return {n: f for n, f in found.items() if f is not None}
 
 
+_PASSED: set = set()  # (exercise, file) whose grade_c passed in this kernel: the performance cell needs it
+
+
 def grade_c(name: str, path: str, time_limit: float = DEFAULT_TIME_LIMIT) -> None:
     """The test cell of C exercise `name`: compile and check the student's file `path` with the
     exercise harness in a child process; past `time_limit` seconds every process it started is
@@ -210,10 +214,32 @@ def grade_c(name: str, path: str, time_limit: float = DEFAULT_TIME_LIMIT) -> Non
     finally:
         tree.close()
     if proc.returncode == 0:
+        _PASSED.add((name, str(path)))
         print(f"[{name}] correct: {path} passed the harness's check for every P.")
         return None
     outcome, line = _reason(out)
     raise NotYet(f"[{name}] 0 points: {outcome}: {line}")
+
+
+def grade_c_performance(name: str, path: str) -> None:
+    """The performance test cell of C exercise `name`: the student's file and the reference
+    solution simulated on ORFEO (commbook.exercises.performance, deterministic: the same verdict
+    on any machine under any load). Passes when it is fast enough, raises NotYet with both
+    simulated times when it is too slow; without SMPI on the grading machine it is not graded
+    and passes, saying so. The point goes to a correct program only: grade_c (the test cell
+    above it) must have passed on the same file in this kernel."""
+    from ..exercises import performance
+
+    if (name, str(path)) not in _PASSED:
+        raise NotYet(
+            f"[{name}] 0 points: wrong result: the performance point goes to a correct program, "
+            f"and {path} did not pass the check above."
+        )
+    perf = performance.simulated_performance(name, path)
+    if perf.ok is False:
+        what = "too slow" if perf.rows else "wrong result"
+        raise NotYet(f"[{name}] 0 points: {what}: {perf.line().split('] ', 1)[-1]}")
+    print(perf.line())
 
 
 def _child(name: str, path: str, watchdog: int, time_limit: float) -> int:
@@ -221,7 +247,10 @@ def _child(name: str, path: str, watchdog: int, time_limit: float) -> int:
     import inspect
 
     check = c_checks()[name]
-    options = {"watchdog_s": watchdog} if "watchdog_s" in inspect.signature(check).parameters else {}
+    params = inspect.signature(check).parameters
+    options = {"watchdog_s": watchdog} if "watchdog_s" in params else {}
+    if "performance" in params:  # the performance point is its own test cell (grade_c_performance)
+        options["performance"] = False
     # each P's run gets at most the whole limit; grade_c's own limit stops the whole check
     return 0 if check(path, timeout=time_limit, **options) else 1
 

@@ -20,14 +20,14 @@ WRONG = [o for o in OUTCOMES if o != "correct"] + ["error"]
 
 def _test_names(course_dir: Path) -> dict[tuple[str, str], str]:
     """(assignment, grade_id) -> exercise name, from the manifest the build wrote."""
-    from .assignments import cell_id
+    from .assignments import C_KINDS, cell_id
 
     path = course_dir / "commbook-course.json"
     manifest = json.loads(path.read_text()) if path.exists() else {}
     names = {}  # in the order of the chapters and of their exercises
     for assignment, info in manifest.get("assignments", {}).items():
         for ex in info.get("exercises", []):
-            prefix = "test-c-" if ex["kind"] == "c" else "test-"
+            prefix = "test-c-" if ex["kind"] in C_KINDS else "test-"
             names[(assignment, prefix + cell_id(ex["name"]))] = ex["name"]
     return names
 

@@ -2,7 +2,8 @@
 
 ``from commbook.exercises import check`` is what a chapter's check cell calls; the C exercises'
 checks are :func:`check_ring`, :func:`check_gather`, :func:`check_eager` and
-:func:`check_exercise` (the butterfly).
+:func:`check_exercise` (the butterfly); the first, second and last also grade the program's
+speed on simulated ORFEO against the reference solution (``performance``).
 """
 
 from .. import chapters
@@ -18,6 +19,7 @@ from .c_checks import (
     reference_eager_limit,
 )
 from .core import REGISTRY, Exercise, Verdict, check, exercise, expected, graduated_hint, normalise_choice
+from .performance import check_performance, simulated_performance
 
 chapters.modules("exercises")  # each chapter's exercises register themselves
 
@@ -29,6 +31,7 @@ __all__ = [
     "c_exercise_path",
     "check",
     "check_eager",
+    "check_performance",
     "eager_range",
     "check_exercise",
     "check_gather",
@@ -39,4 +42,5 @@ __all__ = [
     "graduated_hint",
     "normalise_choice",
     "reference_eager_limit",
+    "simulated_performance",
 ]

@@ -7,6 +7,7 @@ from pathlib import Path
 
 from .. import config, kernels
 from .core import Verdict
+from .performance import check_performance
 
 # ---------------------------------------------------------------------------------------
 # The C exercises: compile the reader's file, run it under MPI for several P
@@ -66,7 +67,9 @@ def _compile(tag: str, src: Path) -> bool:
         return False
 
 
-def _check_each_P(tag: str, src: Path, nps, options: dict, timeout: float, judge=None) -> Verdict:
+def _check_each_P(
+    tag: str, src: Path, nps, options: dict, timeout: float, judge=None, performance: bool = False
+) -> Verdict:
     if not _compile(tag, src):
         return Verdict(False)
     for P in nps:
@@ -79,7 +82,7 @@ def _check_each_P(tag: str, src: Path, nps, options: dict, timeout: float, judge
             return Verdict(False)
         print(f"[{tag}] P = {P}: correct.")
     print(f"[{tag}] correct for every P in {list(nps)}.")
-    return Verdict(True)
+    return Verdict(check_performance(tag, src) if performance else True)
 
 
 # seconds one ring step or one gather may take before it is a deadlock: a step of 1 MiB takes
@@ -90,25 +93,49 @@ DEFAULT_TIME_LIMIT = 180.0
 
 
 def check_ring(
-    path=None, nps=(2, 3, 4, 5), sizes: str = "4,64K,1M", watchdog_s: int = WATCHDOG_S, timeout: float = 180.0
+    path=None,
+    nps=(2, 3, 4, 5),
+    sizes: str = "4,64K,1M",
+    watchdog_s: int = WATCHDOG_S,
+    timeout: float = 180.0,
+    performance: bool = True,
 ) -> Verdict:
     """The ring of blocking MPI_Send / MPI_Recv (kernels_c/exercises/ring_skeleton.c or a copy):
     every message must reach the right rank at every step, for every P >= 2 (odd ones too) and
     every size, without deadlock (P = 1 is left out: a rank sending to itself with blocking calls
     cannot be fixed by ordering them). A hang is reported as a DEADLOCK (the harness's watchdog, or the
-    timeout as a last resort)."""
+    timeout as a last resort). Then, with `performance`, its time on simulated ORFEO against the
+    reference's (commbook.exercises.performance): a correct ring that is too slow returns False."""
     return _check_each_P(
-        "ring", _reader_file("ring", path), nps, {"sizes": sizes, "repetitions": 2, "watchdog": watchdog_s}, timeout
+        "ring",
+        _reader_file("ring", path),
+        nps,
+        {"sizes": sizes, "repetitions": 2, "watchdog": watchdog_s},
+        timeout,
+        performance=performance,
     )
 
 
 def check_gather(
-    path=None, nps=range(1, 8), sizes: str = "0,1,7,1000,65537", watchdog_s: int = WATCHDOG_S, timeout: float = 120.0
+    path=None,
+    nps=range(1, 8),
+    sizes: str = "0,1,7,1000,65537",
+    watchdog_s: int = WATCHDOG_S,
+    timeout: float = 120.0,
+    performance: bool = True,
 ) -> Verdict:
     """The binomial gather (kernels_c/exercises/gather_skeleton.c or a copy): the same result as
     MPI_Gather for roots 0 and P-1, each rank but the root sending once, the root receiving
-    ceil(log2 P) times."""
-    return _check_each_P("gather", _reader_file("gather", path), nps, {"sizes": sizes, "watchdog": watchdog_s}, timeout)
+    ceil(log2 P) times. Then, with `performance`, its time on simulated ORFEO against the
+    reference's: a correct gather that is too slow returns False."""
+    return _check_each_P(
+        "gather",
+        _reader_file("gather", path),
+        nps,
+        {"sizes": sizes, "watchdog": watchdog_s},
+        timeout,
+        performance=performance,
+    )
 
 
 @functools.lru_cache(maxsize=4)
@@ -162,7 +189,12 @@ def exercise_path(path=None) -> Path:
 
 
 def check_exercise(
-    path=None, nps=range(1, 9), sizes: str = "0,8,56,8200", timeout: float = 120.0, stop_at_first: bool = True
+    path=None,
+    nps=range(1, 9),
+    sizes: str = "0,8,56,8200",
+    timeout: float = 120.0,
+    stop_at_first: bool = True,
+    performance: bool = True,
 ) -> bool:
     """Compile the reader's butterfly (kernels_c/exercises/butterfly_skeleton.c or a copy) and
     compare it with MPI_Allreduce on every rank, for every P in `nps` and every size; the
@@ -170,7 +202,9 @@ def check_exercise(
     butterfly's, and refuses to build MPI's collectives and the package's own algorithms.
 
     Prints one line per P and returns True when all pass. The compiler's message is printed
-    as it is when the file does not compile."""
+    as it is when the file does not compile. Then, with `performance`, its time on simulated
+    ORFEO against the reference's: a correct butterfly that is too slow (serialised exchanges:
+    the same messages) returns False."""
     src = exercise_path(path)
     try:
         kernels.compile_kernel(src, "executable")
@@ -209,4 +243,6 @@ def check_exercise(
             break
     if all_ok:
         print(f"[butterfly] correct for every P in {list(nps)}.")
+        if performance:
+            return check_performance("butterfly", src)
     return all_ok

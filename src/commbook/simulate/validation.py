@@ -125,3 +125,145 @@ def write_table(path: Path | None = None, points=None) -> Path:
     path = Path(path) if path else table_path()
     atomic_write_text(path, buf.getvalue())
     return path
+
+
+# ---------------------------------------------------------------- collectives, per Open MPI algorithm
+# Broadcast, gather and allreduce as the students measured them on ORFEO (Open MPI's coll_tuned,
+# each algorithm forced, or its own decision: 'default'), against the book's kernels calling the
+# library under SMPI with the same schedule forced (the smpi column of data/collective_algorithms.csv)
+# or SMPI's copy of Open MPI's decision logic (--cfg=smpi/coll-selector:ompi). Short runs: three P,
+# the measured sizes among a few, the placement the students used.
+COLLECTIVES = ("bcast", "gather", "allreduce")
+COLL_NPS = (4, 16, 48)
+COLL_SIZES = (1, 8, 1024, 65536)
+COLL_OPTIONS = {"algorithm": "library", "iterations": 5, "repetitions": 1}
+
+
+def collectives_table_path() -> Path:
+    return config.data_dir() / "validation" / "simulated_collectives.csv"
+
+
+def smpi_options_for(operation: str, algorithm: str) -> tuple | None:
+    """smpirun's options that run `algorithm` (a tidy-data label of ORFEO's data) of `operation`:
+    Open MPI's decision for 'default', the forced SMPI algorithm otherwise; None where SMPI has none."""
+    from .. import algorithms
+
+    if algorithm == "default":
+        return ("--cfg=smpi/coll-selector:ompi",)
+    rec = algorithms.by_label(operation, algorithm)
+    return (f"--cfg=smpi/{operation}:{rec.smpi}",) if rec is not None and rec.smpi else None
+
+
+def measured_collective(operation: str, nps=COLL_NPS, sizes=COLL_SIZES):
+    """ORFEO THIN's measured `operation` at the given P and sizes: one row per dataset, algorithm,
+    mapping, P and size (the median over repeated rows), and the data's caption."""
+    from .. import orfeo
+
+    df, caption = orfeo.load(operation, machine="orfeo-thin")
+    df = df[(df.benchmark == operation) & df.np.isin(list(nps)) & df.size_bytes.isin(list(sizes))]
+    keys = ["dataset", "algorithm", "mapping", "np", "size_bytes"]
+    return df.groupby(keys, as_index=False).t_us.median(), caption
+
+
+def collective_points(operations=COLLECTIVES, nps=COLL_NPS, sizes=COLL_SIZES, sim=None):
+    """One row per measured (operation, dataset, algorithm, mapping, P, size) that SMPI can run:
+    measured and simulated µs and the relative error."""
+    import pandas as pd
+
+    from .cluster import SimulatedCluster
+
+    sim = sim or SimulatedCluster("orfeo-thin", 2)
+    rows = []
+    for op in operations:
+        meas, _ = measured_collective(op, nps, sizes)
+        for (algorithm, mapping, p), group in meas.groupby(["algorithm", "mapping", "np"]):
+            cfg = smpi_options_for(op, algorithm)
+            if cfg is None:
+                continue
+            wanted = sorted(set(group.size_bytes))
+            options = {**COLL_OPTIONS, "sizes": ",".join(str(int(s)) for s in wanted)}
+            run = _run_collective(sim, op, options, int(p), mapping, cfg)
+            table = run.output.table
+            simulated = table[table.algorithm == "library"].set_index("size_bytes").t_median_us
+            for r in group.itertuples():
+                t_sim = float(simulated.loc[r.size_bytes])
+                rows.append(
+                    {
+                        "operation": op,
+                        "dataset": r.dataset,
+                        "algorithm": algorithm,
+                        "smpi": cfg[0].split("=", 1)[1],
+                        "mapping": mapping,
+                        "np": int(p),
+                        "size_bytes": int(r.size_bytes),
+                        "measured_us": float(r.t_us),
+                        "simulated_us": round(t_sim, 4),
+                        "rel_error": round(t_sim / float(r.t_us) - 1.0, 4),
+                    }
+                )
+    return pd.DataFrame(rows)
+
+
+def _run_collective(sim, op, options, p, mapping, cfg):
+    from . import runner
+
+    return runner.run(op, sim.platform, p, mapping, options, sim.timeout, smpi_options=cfg)
+
+
+def collective_summary(points):
+    """Per operation (and overall): median |error|, the shares within 10 % and 25 %, the median
+    signed error (negative: the simulation is faster than ORFEO)."""
+    import pandas as pd
+
+    def one(g):
+        e = g.rel_error.abs()
+        return pd.Series(
+            {
+                "points": len(e),
+                "median_abs_error": round(float(e.median()), 3),
+                "within_10pct": round(float((e <= 0.10).mean()), 3),
+                "within_25pct": round(float((e <= 0.25).mean()), 3),
+                "median_signed_error": round(float(g.rel_error.median()), 3),
+            }
+        )
+
+    per = points.groupby("operation").apply(one, include_groups=False).reset_index()
+    overall = one(points).to_frame().T.assign(operation="all")
+    return pd.concat([per, overall], ignore_index=True)
+
+
+def write_collectives_table(path: Path | None = None, points=None) -> Path:
+    """The collective points with a header naming the data, the simulator and each operation's errors."""
+    import io
+
+    from ..data import atomic_write_text
+    from . import runner
+
+    points = collective_points() if points is None else points
+    s = collective_summary(points)
+    buf = io.StringIO()
+    lines = [
+        "what: simulated broadcast, gather and allreduce (the book's kernels calling the library under SMPI on generated orfeo-thin nodes, calibrated on ping-pong only), per Open MPI algorithm, against ORFEO's measured collectives",
+        f"simulator: {runner.status().library}; calibration {runner.calibration_id()}; kernel options {COLL_OPTIONS}; P in {list(COLL_NPS)}, sizes {list(COLL_SIZES)} bytes where measured",
+        "algorithms: 'default' is Open MPI's own decision, simulated with --cfg=smpi/coll-selector:ompi; a forced coll_tuned algorithm maps to SMPI's through the smpi column of data/collective_algorithms.csv (rows without one are left out)",
+        "measured: ORFEO THIN data of commbook.orfeo.load(<operation>, machine='orfeo-thin'), median over repeated rows",
+    ]
+    lines += [
+        f"{r.operation}: median |error| {r.median_abs_error:.3f}, within 10 % {r.within_10pct:.3f}, within 25 % {r.within_25pct:.3f}, median signed error {r.median_signed_error:+.3f} of {int(r.points)} points"
+        for r in s.itertuples()
+    ]
+    lines.append("command: commbook simulate validate --what collectives")
+    for line in lines:
+        buf.write(f"# {line}\n")
+    points.to_csv(buf, index=False, lineterminator="\n")
+    path = Path(path) if path else collectives_table_path()
+    atomic_write_text(path, buf.getvalue())
+    return path
+
+
+def load_shipped(which: str):
+    """The shipped points of `which` ("ring" or "collectives"), as commbook simulate validate wrote them."""
+    import pandas as pd
+
+    path = {"ring": table_path, "collectives": collectives_table_path}[which]()
+    return pd.read_csv(path, comment="#")

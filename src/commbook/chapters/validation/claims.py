@@ -191,3 +191,40 @@ def _():
 @claim("val-coll-threshold", page=PAGE, unit="%", source="commbook.chapters.validation.claims.RIGHT")
 def _():
     return RIGHT * 100
+
+
+# ---- the simulator beside the formulas (commbook.simulate.validation's shipped tables)
+SIM_RING = "data/validation/simulated_ring.csv (commbook simulate validate --what ring)"
+SIM_COLL = "data/validation/simulated_collectives.csv (commbook simulate validate --what collectives)"
+
+
+def _sim(which):
+    from ...simulate import validation
+
+    return validation.load_shipped(which)
+
+
+@claim("val-sim-ring-error", page=PAGE, unit="%", source=SIM_RING + ": median |simulated/measured - 1|")
+def _():
+    return float(_sim("ring").rel_error.abs().median() * 100)
+
+
+@claim("val-sim-ring-formula-error", page=PAGE, unit="%", source=SIM_RING + ": median |formula/measured - 1|")
+def _():
+    return float(_sim("ring").formula_rel_error.abs().median() * 100)
+
+
+@claim("val-sim-ring-faster", page=PAGE, unit="%", source=SIM_RING + ": median of 1 - simulated/measured")
+def _():
+    return float(-_sim("ring").rel_error.median() * 100)
+
+
+for _op in ("bcast", "gather", "allreduce"):
+    claim(f"val-sim-{_op}-error", page=PAGE, unit="%", source=f"{SIM_COLL}: {_op}, median |simulated/measured - 1|")(
+        lambda op=_op: float(_sim("collectives").query("operation == @op").rel_error.abs().median() * 100)
+    )
+
+
+@claim("val-sim-coll-faster", page=PAGE, unit="%", source=SIM_COLL + ": every point, median of 1 - simulated/measured")
+def _():
+    return float(-_sim("collectives").rel_error.median() * 100)
