@@ -223,3 +223,56 @@ def _():
 )
 def _():
     return math.ceil(math.log2(_probe_max() + 1))
+
+
+# the lesson's fit of ORFEO's curve between two THIN nodes (UCX, Open MPI), on relative error
+# and by plain least squares
+@per_tables_dir
+def _node_curve():
+    from .. import orfeo
+    from ..chapters.pingpong import orfeo_curve
+
+    curves, _ = orfeo.load("pingpong")
+    return orfeo_curve(curves, "node", "ucx")
+
+
+@per_tables_dir
+def _node_fits():
+    from .. import fit
+
+    g = _node_curve()
+    n, t = g["size_bytes"].to_numpy(float), g["t_us"].to_numpy(float)
+    return fit.fit_hockney(n, t, n_boot=0), fit.ols_hockney(n, t)
+
+
+for _name, _which, _attr, _unit in [
+    ("pp-fit-node-lambda", 0, "lambda_us", "us"),
+    ("pp-fit-node-b", 0, "bandwidth_MBps", "MB/s"),
+    ("pp-ols-node-lambda", 1, "lambda_us", "us"),
+]:
+    claim(_name, page="pingpong", unit=_unit, source=CURVES + ": commbook.fit on relative / absolute error")(
+        lambda w=_which, a=_attr: float(getattr(_node_fits()[w], a))
+    )
+
+
+# the validation page's ping-pong result, quoted by the lesson
+def _validation(method):
+    from .. import validate
+
+    s = validate.summary()
+    return s[(s.model == "ping-pong") & s.split.str.startswith("sizes") & (s.method == method)].iloc[0]
+
+
+VALIDATION = "data/validation/ (commbook validate all --write): even sizes fitted, odd predicted"
+claim("pp-val-curves", page="pingpong", unit="", source=VALIDATION)(
+    lambda: float(_validation("piecewise predictive").cases)
+)
+claim("pp-val-piecewise-error", page="pingpong", unit="%", source=VALIDATION)(
+    lambda: 100 * float(_validation("piecewise predictive").median_error)
+)
+claim("pp-val-piecewise-within", page="pingpong", unit="%", source=VALIDATION)(
+    lambda: 100 * float(_validation("piecewise predictive").share_within)
+)
+claim("pp-val-interp-error", page="pingpong", unit="%", source=VALIDATION)(
+    lambda: 100 * float(_validation("interpolation").median_error)
+)
