@@ -141,7 +141,7 @@ def _compared():
 def _():
     from ..chapters.pingpong import agree_from
 
-    return agree_from(_compared(), rel_tol=0.02)
+    return agree_from(_compared(), rel_tol=0.02)  # pp-machines-agree-tol
 
 
 for _name, _machine, _size in [
@@ -166,7 +166,7 @@ def _():
 # the exercises (references from commbook.exercises)
 NHALF = "commbook.exercises pp-nhalf (λ·b, UCX by node)"
 reference_claim("pp-nhalf", "pingpong", "B", "pp-nhalf", rel_tol=0.001, source=NHALF)
-reference_claim("pp-nhalf-KB", "pingpong", "KB", "pp-nhalf", per=1e3, source=NHALF)
+reference_claim("pp-nhalf-KB", ("pingpong", "pingpong_lab"), "KB", "pp-nhalf", per=1e3, source=NHALF)
 reference_claim("pp-tcp-time", "pingpong", "us", "pp-tcp")
 
 
@@ -207,7 +207,7 @@ def _probe_max():
 
 @claim(
     "pp-eager-probe-max",
-    page="pingpong",
+    page="pingpong_lab",
     unit="B",
     source="commbook.exercises.check_eager: the largest size the probe tries (max_bytes)",
 )
@@ -217,7 +217,7 @@ def _():
 
 @claim(
     "pp-eager-probe-steps",
-    page="pingpong",
+    page="pingpong_lab",
     unit="",
     source="binary search up to the probe's largest size: ceil(log2(max + 1))",
 )
@@ -276,3 +276,28 @@ claim("pp-val-piecewise-within", page="pingpong", unit="%", source=VALIDATION)(
 claim("pp-val-interp-error", page="pingpong", unit="%", source=VALIDATION)(
     lambda: 100 * float(_validation("interpolation").median_error)
 )
+
+
+@claim("pp-machines-agree-tol", page="pingpong", unit="%", source="the tolerance pp-machines-agree-from uses")
+def _():
+    return 2.0
+
+
+@claim(
+    "pp-library-bandwidth-gap-max",
+    page="pingpong",
+    unit="%",
+    source=SEED + ": largest gap between Open MPI and Intel MPI on the same kind of transport and placement",
+)
+def _():
+    pairs = [("ucx", "mlx"), ("ob1-vader", "shm"), ("ob1-tcp", "tcp")]
+    gaps = []
+    for ompi, intel in pairs:
+        for mapping in ("core", "socket", "node"):
+            try:
+                a = pp(mapping, ompi, "bandwidth_asymptotic_MBps")
+                b = pp(mapping, intel, "bandwidth_asymptotic_MBps")
+            except LookupError:
+                continue  # no shared memory between nodes
+            gaps.append(abs(b / a - 1) * 100)
+    return max(gaps)
