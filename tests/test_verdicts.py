@@ -124,3 +124,21 @@ def test_the_grids_against_the_cache_follow_the_sizes():
     assert jacobi.grids_vs_cache_words(grids, 32 << 20).startswith("far beyond")
     assert jacobi.grids_vs_cache_words(grids, 128 << 20).startswith("beyond")
     assert jacobi.grids_vs_cache_words(grids, 503_000_000).startswith("together smaller")
+
+
+def test_node_boundary_verdicts_of_the_pingpong_lab():
+    from types import SimpleNamespace
+
+    from commbook.nodes import boundary
+
+    live = boundary.BoundaryRun(None, None, {"nodes": 2, "mpi_library": "Open MPI 5.0.7"}, live=True)
+    assert boundary.provenance(live).case == "live" and boundary.provenance(live).numbers["nodes"] == 2
+    shipped = boundary.BoundaryRun(None, None, {"machine": "m", "date": "2026-01-02T03", "command": "c"}, False, "why")
+    v = boundary.provenance(shipped)
+    assert v.case == "reference" and v.numbers["date"] == "2026-01-02" and v.numbers["why"] == "why"
+    core = SimpleNamespace(lambda_us=0.5, bandwidth_MBps=8000.0)
+    node = SimpleNamespace(lambda_us=20.0, bandwidth_MBps=3000.0)
+    v = boundary.crossing({"core": core, "node": node})
+    assert v.case == "lower" and v.numbers["lambda_ratio"] == pytest.approx(40.0)
+    node.bandwidth_MBps = 9000.0
+    assert boundary.crossing({"core": core, "node": node}).case == "higher"

@@ -173,8 +173,10 @@ def write_notebooks(root: Path, out: Path, kernel: str) -> list[Path]:
     import jupytext
     import yaml
 
+    from .pages import toc_files
+
     toc = yaml.safe_load((root / "_toc.yml").read_text())
-    names = [toc["root"]] + [c["file"] for part in toc.get("parts", []) for c in part["chapters"]]
+    names = toc_files(toc)
     written = []
     for md in (root / f"{name}.md" for name in names):
         if not md.is_file():

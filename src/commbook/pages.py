@@ -49,8 +49,19 @@ def chapter_files(root: Path, student: bool = False) -> list[Path]:
     toc = yaml.safe_load((root / "_toc.yml").read_text())
     if student:
         toc = student_toc(toc)
-    pages = [toc["root"]] + [c["file"] for part in toc.get("parts", []) for c in part["chapters"]]
-    return [root / f"{p}.md" for p in pages]
+    return [root / f"{p}.md" for p in toc_files(toc)]
+
+
+def toc_files(toc: dict) -> list[str]:
+    """The files of a parsed _toc.yml in order: the root, each chapter, then its sections (a
+    chapter's lab page)."""
+
+    def walk(entries):
+        for entry in entries:
+            yield entry["file"]
+            yield from walk(entry.get("sections", []))
+
+    return [toc["root"]] + list(walk(c for part in toc.get("parts", []) for c in part["chapters"]))
 
 
 INSTRUCTOR_PAGES = ("book/instructor",)  # for teachers only: left out of the student edition

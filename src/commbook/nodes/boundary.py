@@ -209,7 +209,7 @@ def provenance(run: BoundaryRun) -> Verdict:
         "folder": f"data/reference/{REFERENCE}/",
         "machine": str(run.meta.get("machine", "?")),
         "date": str(run.meta.get("date", "?"))[:10],
-        "command": str(run.meta.get("command", "?")),
+        "command": f"`{run.meta.get('command', '?')}`",
     }
     return Verdict("reference", numbers)
 
