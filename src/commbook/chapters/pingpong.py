@@ -326,7 +326,7 @@ def echo_verdict(ratio) -> Verdict:
     """Echo over own-buffer time at every size of the table: slower (all above 1.05), faster
     (all below 0.95), the same (all within 5 %), or mixed."""
     r = np.asarray([float(x) for x in ratio])
-    numbers = {"ratio_min": float(r.min()), "ratio_max": float(r.max()), "ratio_median": float(np.median(r))}
+    numbers = {"ratio_min": float(r.min()), "ratio_max": float(r.max()), "tolerance_pct": 5.0}
     if (r > 1.05).all():
         return Verdict("slower", numbers)
     if (r < 0.95).all():
@@ -356,6 +356,7 @@ def allocation_verdict(plain, huge, policy: str | None = None) -> Verdict:
         "ratio_max": float(r.max()),
         "first": bytes_text(sizes[0]),
         "last": bytes_text(sizes[-1]),
+        "tolerance_pct": 5.0,
     }
     if (abs(r - 1) <= 0.05).all():
         return Verdict("same", numbers)
@@ -410,10 +411,12 @@ def model_against_measured(here, model, sizes):
 
 
 def glue_model_table(prefix: str, table) -> None:
-    """Glue each cell of model_against_measured as <prefix>_<size>_<column>."""
+    """Glue each cell of model_against_measured as <prefix>_<size>_<column>, and the size as
+    <prefix>_<size>_size."""
     from .. import glued
 
     for size, row in table.iterrows():
+        glued.text(f"{prefix}_{size}_size", bytes_text(size))
         for column in ("measured_us", "model_us", "ratio"):
             glued.number(f"{prefix}_{size}_{column}", row[column])
 
