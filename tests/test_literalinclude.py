@@ -49,7 +49,7 @@ def test_student_notebooks_hold_the_c_code_not_the_directive(repo):
 
 def test_lab_view_expands_and_saving_puts_the_directive_back(repo):
     jupytext = pytest.importorskip("jupytext", reason="jupytext comes with the book extra")
-    original = (repo / "book" / "pingpong.md").read_text()
+    original = (repo / "book" / "pingpong_lab.md").read_text()
     nb = jupytext.reads(original, fmt="md:myst")
     notebook_code.expand_notebook(nb, repo / "book", keep_original=True)
     shown = [c.source for c in nb.cells if c.cell_type == "markdown"]
@@ -107,4 +107,4 @@ def test_commbook_notebooks_writes_every_chapter_with_its_code(repo, tmp_path):
         text = nb.read_text()
         assert text.count("literalinclude") == 0, nb.name
         assert json.loads(text)["metadata"]["kernelspec"]["name"] == "commbook"
-    assert "static void round_trips" in (tmp_path / "pingpong.ipynb").read_text()
+    assert "static void round_trips" in (tmp_path / "pingpong_lab.ipynb").read_text()
