@@ -271,8 +271,8 @@ def eager_against_rendezvous(moved, default_limit, moved_limit) -> Verdict:
     eager_col = [c for c in t.columns if c != "default"][0]
     between = t[(t.index > (default_limit or 0)) & (t.index < moved_limit)]
     numbers = {"default": bytes_text(default_limit or 0), "moved": bytes_text(moved_limit)}
-    if between.empty:
-        return Verdict("none", numbers)
+    if between.empty:  # every case's words are parsed: the numbers exist in every case
+        return Verdict("none", {**numbers, "first": "-", "last": "-", "sizes": 0, "ratio_min": 0.0, "ratio_max": 0.0})
     ratio = between[eager_col] / between["default"]  # eager over rendezvous
     numbers.update(
         {
@@ -292,7 +292,7 @@ def library_limit(default_limit) -> Verdict:
     """Whether the MPI library reported its default shared-memory eager limit."""
     if default_limit:
         return Verdict("reported", {"bytes": float(default_limit)})
-    return Verdict("unreported", {})
+    return Verdict("unreported", {"bytes": 0.0})
 
 
 def machines_compared(
@@ -357,11 +357,12 @@ def allocation_verdict(plain, huge, policy: str | None = None) -> Verdict:
         "first": bytes_text(sizes[0]),
         "last": bytes_text(sizes[-1]),
         "tolerance_pct": 5.0,
+        "policy": str(policy),
     }
     if (abs(r - 1) <= 0.05).all():
         return Verdict("same", numbers)
     if policy in ("never", "always"):
-        return Verdict("noise", {**numbers, "policy": policy})
+        return Verdict("noise", numbers)
     if (r < 0.95).all():
         return Verdict("faster", numbers)
     if (r > 1.05).all():
