@@ -384,17 +384,19 @@ def reference_scope(ref_meta: dict, here: dict) -> Verdict:
 # The lab's live run: the machinery behind its visible cells
 
 
-def run_sweep(cluster, sizes, repetitions: int = 5):
-    """Ping-pong once per size on the cluster's two engines; the tidy table, saved with its
-    metadata (commbook.data.measurement_path("pingpong"))."""
+def run_sweep(cluster, sizes, repetitions: int = 5, save: bool = True, **options):
+    """Ping-pong once per size on the cluster's two engines (more kernel options, such as
+    hugepages=1, as keywords); the tidy table, saved with its metadata
+    (commbook.data.measurement_path("pingpong")) unless save=False."""
     from .. import data, kernels, machine
 
-    outputs = cluster.sweep("pingpong", [f"{s}:{s}" for s in sizes], "sizes", {"repetitions": repetitions})
+    outputs = cluster.sweep("pingpong", [f"{s}:{s}" for s in sizes], "sizes", {"repetitions": repetitions, **options})
     here = kernels.tidy_all(
         outputs, machine=machine.name(), mapping=machine.local_mapping(2), source="live run, book/pingpong_lab.md"
     )
-    meta = kernels.measurement_meta(outputs[0], "book/pingpong_lab.md")
-    data.write_measurements(data.measurement_path("pingpong"), here, meta)
+    if save:
+        meta = kernels.measurement_meta(outputs[0], "book/pingpong_lab.md")
+        data.write_measurements(data.measurement_path("pingpong"), here, meta)
     return here
 
 
