@@ -97,25 +97,25 @@ def test_orfeo_figures_drawn_from_derived_tables(built_book, page):
 def test_pingpong_page_has_every_figure(built_book):
     html = (built_book / "book" / "pingpong.html").read_text()
     images = re.findall(r'<img [^>]*src="([^"]+)"', html)
-    # fit, residuals, piecewise, reference run, ORFEO link classes (+ the live explorer)
+    # fit, residuals, piecewise, ORFEO link classes and curves (+ the explorer); the lesson runs no MPI
     assert len(images) >= 5, images
     assert 'class="commbook-explorer"' in html
 
 
-@pytest.mark.parametrize("page", ["pingpong", "ring_lab"])
+@pytest.mark.parametrize("page", ["pingpong_lab", "ring_lab"])
 def test_node_boundary_sections_say_where_their_numbers_come_from(built_book, page):
     """Live on emulated nodes where the build can make them (root, CI), else the shipped
     reference run, said in the text (tests/test_nodes.py checks the reference path itself)."""
     from commbook.nodes import boundary
 
-    html = (built_book / "book" / f"{page}.html").read_text()
+    html = re.sub(r"<[^>]+>", "", (built_book / "book" / f"{page}.html").read_text())  # glued values sit in spans
     if boundary.reference_reason():
         assert "not measured while this page was built" in html
     else:
         assert "measured while this page was built, on 2 emulated nodes" in html
 
 
-@pytest.mark.parametrize("page", ["pingpong", "ring_lab", "matrix_add_lab", "data", "jacobi_lab"])
+@pytest.mark.parametrize("page", ["pingpong_lab", "ring_lab", "matrix_add_lab", "data", "jacobi_lab"])
 def test_measuring_page_says_which_mpi_measured_it(built_book, page):
     from commbook import mpi_env
 

@@ -49,7 +49,7 @@ def test_student_notebooks_hold_the_c_code_not_the_directive(repo):
 
 def test_lab_view_expands_and_saving_puts_the_directive_back(repo):
     jupytext = pytest.importorskip("jupytext", reason="jupytext comes with the book extra")
-    original = (repo / "book" / "pingpong.md").read_text()
+    original = (repo / "book" / "pingpong_lab.md").read_text()
     nb = jupytext.reads(original, fmt="md:myst")
     notebook_code.expand_notebook(nb, repo / "book", keep_original=True)
     shown = [c.source for c in nb.cells if c.cell_type == "markdown"]
@@ -72,21 +72,21 @@ def test_lab_contents_manager_opens_with_code_and_saves_the_directive(repo, tmp_
     manager = CodeInNotebooksContentsManager(root_dir=str(tmp_path))
 
     async def round_trip():
-        model = await manager.get("book/ring.md", content=True, type="notebook")
+        model = await manager.get("book/ring_lab.md", content=True, type="notebook")
         cells = model["content"]["cells"]
         assert not any("{literalinclude}" in c["source"] for c in cells)
         assert any("```c\nstatic void ring_shift" in c["source"] for c in cells)
-        await manager.save({"type": "notebook", "format": "json", "content": model["content"]}, "book/ring.md")
+        await manager.save({"type": "notebook", "format": "json", "content": model["content"]}, "book/ring_lab.md")
 
     # in a thread of its own: the session's Playwright keeps an event loop running in this one
     with ThreadPoolExecutor(1) as pool:
         pool.submit(asyncio.run, round_trip()).result()
-    saved = (tmp_path / "book" / "ring.md").read_text()
+    saved = (tmp_path / "book" / "ring_lab.md").read_text()
     assert saved.replace("    jupytext_version:", "").count("{literalinclude}") == (
-        repo / "book" / "ring.md"
+        repo / "book" / "ring_lab.md"
     ).read_text().count("{literalinclude}")
     assert [l for l in saved.splitlines() if "jupytext_version" not in l] == (
-        repo / "book" / "ring.md"
+        repo / "book" / "ring_lab.md"
     ).read_text().splitlines()
 
 
@@ -107,4 +107,4 @@ def test_commbook_notebooks_writes_every_chapter_with_its_code(repo, tmp_path):
         text = nb.read_text()
         assert text.count("literalinclude") == 0, nb.name
         assert json.loads(text)["metadata"]["kernelspec"]["name"] == "commbook"
-    assert "static void round_trips" in (tmp_path / "pingpong.ipynb").read_text()
+    assert "static void round_trips" in (tmp_path / "pingpong_lab.ipynb").read_text()

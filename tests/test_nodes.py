@@ -450,10 +450,10 @@ def test_node_boundary_sections_render_the_reference_and_say_so(repo, tmp_path):
     (stage / "book").mkdir(parents=True)
     sections = [
         section((repo / "book" / f"{page}.md").read_text(), heading)
-        for page, heading in (("pingpong", "Across a node boundary"), ("ring", "The bump on this machine"))
+        for page, heading in (("pingpong_lab", "Across a node boundary"), ("ring", "The bump on this machine"))
     ]
     front = (repo / "book" / "pingpong.md").read_text().split("\n---\n", 1)[0] + "\n---\n"  # jupytext header
-    setup = "\n```{code-cell} ipython3\nfrom commbook import orfeo\n```\n"
+    setup = "\n```{code-cell} ipython3\nimport pandas as pd\nfrom commbook import glued, orfeo\n```\n"
     (stage / "book" / "nodes.md").write_text(front + "\n# The node boundary\n" + setup + "".join(sections))
     shutil.copytree(repo / "book" / "_static", stage / "book" / "_static")
     shutil.copy2(repo / "references.bib", stage / "references.bib")

@@ -1,51 +1,81 @@
-"""The ping-pong page (commbook.chapters.pingpong): its verdicts follow the tables they are given (no MPI)."""
+"""The ping-pong pages (commbook.chapters.pingpong): every verdict's case and numbers follow the
+numbers it is given, both ways, reading every size the page shows."""
 
 from __future__ import annotations
 
 import pandas as pd
+import pytest
 
 from commbook.chapters import pingpong as pp
 
 
-def test_pingpong_reference_scope_and_allocation_under_each_policy():
+def test_pingpong_reference_scope():
     from commbook.chapters import pingpong as pp
 
     here = {"cpu": "AMD EPYC", "cores": 2}
-    assert "same kind of machine" in pp.reference_scope({"cpu": "AMD EPYC", "cores": "2"}, here)
-    assert "another kind of machine" in pp.reference_scope({"cpu": "Intel Xeon", "cores": "2"}, here)
-    plain = pd.DataFrame({"size_bytes": [1 << 26], "t_us": [10000.0]})
-    huge = pd.DataFrame({"size_bytes": [1 << 26], "t_us": [5000.0]})
-    assert "faster copies" in pp.allocation_verdict(plain, huge, "madvise")
-    assert "noise" in pp.allocation_verdict(plain, huge, "never")
-    assert "noise" in pp.allocation_verdict(plain, huge, "always")
-    assert "no difference" in pp.allocation_verdict(plain, plain, "never")
+    assert pp.reference_scope({"cpu": "AMD EPYC", "cores": "2"}, here).case == "same_kind"
+    v = pp.reference_scope({"cpu": "Intel Xeon", "cores": "2"}, here)
+    assert v.case == "other_kind" and v.numbers["ref_cpu"] == "Intel Xeon" and v.numbers["cpu"] == "AMD EPYC"
+    assert pp.reference_scope({"cpu": "AMD EPYC", "cores": "4"}, here).case == "other_kind"
 
 
-def _moved(eager_8k, rdv_8k):
+def _moved(times):
+    """The eager-limit table: {size: (eager time, rendezvous time)}, 4 KiB default, 32 KiB moved."""
     rows = []
-    for limit, t8 in (("default", rdv_8k), ("32768", eager_8k)):
+    for size, (eager, rdv) in times.items():
         rows += [
-            {"size_bytes": 8192, "eager_limit": limit, "t_min_us": t8},
-            {"size_bytes": 16384, "eager_limit": limit, "t_min_us": t8 * 1.5},
+            {"size_bytes": size, "eager_limit": "default", "t_min_us": rdv},
+            {"size_bytes": size, "eager_limit": "32768", "t_min_us": eager},
         ]
     return pd.DataFrame(rows)
 
 
-def test_eager_verdict_follows_the_table():
-    assert "sending them eagerly was the cheaper" in pp.eager_against_rendezvous(_moved(1.0, 2.0))
-    assert "by rendezvous was the cheaper" in pp.eager_against_rendezvous(_moved(2.0, 1.0))
-    assert "8 KiB: 1.00 µs eagerly, 2.00 µs by rendezvous" in pp.eager_against_rendezvous(_moved(1.0, 2.0))
-    assert "none of the sizes" in pp.eager_against_rendezvous(_moved(1.0, 2.0), sizes=(4096,))
+def test_eager_verdict_reads_every_size_between_the_limits():
+    v = pp.eager_against_rendezvous(_moved({8192: (1.0, 2.0), 16384: (1.5, 3.0)}), 4096, 32768)
+    assert v.case == "eager" and v.numbers["sizes"] == 2
+    assert v.numbers["ratio_min"] == pytest.approx(0.5) and v.numbers["ratio_max"] == pytest.approx(0.5)
+    assert (v.numbers["first"], v.numbers["last"]) == ("8 KiB", "16 KiB")
+    assert pp.eager_against_rendezvous(_moved({8192: (2.0, 1.0), 16384: (3.0, 1.5)}), 4096, 32768).case == "rendezvous"
+    # the old reading took 8 and 16 KiB only: a third size between the limits flips it to mixed
+    three = _moved({8192: (1.0, 2.0), 16384: (1.5, 3.0), 4097 * 4: (5.0, 2.0)})
+    assert pp.eager_against_rendezvous(three, 4096, 32768).case == "mixed"
+    # sizes outside the limits are not read: eager at 64 KiB does not make it mixed
+    outside = _moved({8192: (1.0, 2.0), 65536: (9.0, 2.0)})
+    assert pp.eager_against_rendezvous(outside, 4096, 32768).case == "eager"
+    assert pp.eager_against_rendezvous(_moved({2048: (1.0, 2.0)}), 4096, 32768).case == "none"
+    assert pp.library_limit(4096).case == "reported" and pp.library_limit(4096).numbers["bytes"] == 4096
+    assert pp.library_limit(None).case == "unreported"
 
 
-def test_echo_and_hugepage_and_allocation_verdicts():
-    assert "slower" in pp.echo_verdict([1.3, 1.2, 1.4])
-    assert "*faster*" in pp.echo_verdict([0.8, 0.9, 0.7])
-    assert "within 5 %" in pp.echo_verdict([1.0, 1.01, 0.99])
-    assert "opt-in" in pp.hugepage_policy_text("madvise") and "always" in pp.hugepage_policy_text("always")
-    plain = pd.DataFrame({"size_bytes": [2**26], "t_us": [100.0]})
-    assert "faster copies" in pp.allocation_verdict(plain, plain.assign(t_us=80.0))
-    assert "no difference" in pp.allocation_verdict(plain, plain.assign(t_us=101.0))
+def test_echo_verdict_reads_every_size():
+    assert pp.echo_verdict([1.3, 1.2, 1.4]).case == "slower"
+    assert pp.echo_verdict([0.8, 0.9, 0.7]).case == "faster"
+    v = pp.echo_verdict([1.0, 1.01, 0.99])
+    assert v.case == "same" and v.numbers["ratio_min"] == pytest.approx(0.99)
+    # the old verdict took the median (1.3: slower); one size the other way makes it mixed
+    assert pp.echo_verdict([1.3, 1.4, 0.8]).case == "mixed"
+
+
+def test_hugepage_policy_and_allocation_verdicts():
+    assert pp.hugepage_policy("madvise").case == "madvise" and pp.hugepage_policy("[odd]").case == "unknown"
+    plain = pd.DataFrame({"size_bytes": [2**20, 2**26], "t_us": [100.0, 100.0]})
+    v = pp.allocation_verdict(plain, plain.assign(t_us=80.0), "madvise")
+    assert v.case == "faster" and v.numbers["ratio_max"] == pytest.approx(0.8) and v.numbers["last"] == "64 MiB"
+    assert pp.allocation_verdict(plain, plain.assign(t_us=101.0)).case == "same"
+    assert pp.allocation_verdict(plain, plain.assign(t_us=120.0)).case == "slower"
+    assert pp.allocation_verdict(plain, plain.assign(t_us=80.0), "never").case == "noise"
+    # the old verdict read the largest size only (faster there); 1 MiB the other way: mixed
+    assert pp.allocation_verdict(plain, plain.assign(t_us=[130.0, 80.0])).case == "mixed"
+
+
+def test_lab_verdicts_on_the_core_count_and_the_model_table():
+    assert pp.cores_for_the_pair(1).case == "oversubscribed" and pp.cores_for_the_pair(2).case == "one_per_core"
+    from commbook.models.hockney import Hockney
+
+    here = pd.DataFrame({"size_bytes": [0, 0, 1024], "t_us": [1.0, 3.0, 4.0]})
+    table = pp.model_against_measured(here, Hockney(1.0, 1024.0), [0, 1024])
+    assert table.loc[0, "measured_us"] == 2.0 and table.loc[0, "ratio"] == pytest.approx(2.0)
+    assert table.loc[1024, "model_us"] == pytest.approx(2.0) and table.loc[1024, "ratio"] == pytest.approx(2.0)
 
 
 def test_machines_agree_from_the_largest_size_down():
@@ -54,3 +84,21 @@ def test_machines_agree_from_the_largest_size_down():
     )
     assert pp.agree_from(t, 0.02) == 2**20
     assert pp.agree_from(t.assign(gpu=t.gpu * 1.1), 0.02) != pp.agree_from(t, 0.02)
+
+
+def test_node_boundary_verdicts_of_the_pingpong_lab():
+    from types import SimpleNamespace
+
+    from commbook.nodes import boundary
+
+    live = boundary.BoundaryRun(None, None, {"nodes": 2, "mpi_library": "Open MPI 5.0.7"}, live=True)
+    assert boundary.provenance(live).case == "live" and boundary.provenance(live).numbers["nodes"] == 2
+    shipped = boundary.BoundaryRun(None, None, {"machine": "m", "date": "2026-01-02T03", "command": "c"}, False, "why")
+    v = boundary.provenance(shipped)
+    assert v.case == "reference" and v.numbers["date"] == "2026-01-02" and v.numbers["why"] == "why"
+    core = SimpleNamespace(lambda_us=0.5, bandwidth_MBps=8000.0)
+    node = SimpleNamespace(lambda_us=20.0, bandwidth_MBps=3000.0)
+    v = boundary.crossing({"core": core, "node": node})
+    assert v.case == "lower" and v.numbers["lambda_ratio"] == pytest.approx(40.0)
+    node.bandwidth_MBps = 9000.0
+    assert boundary.crossing({"core": core, "node": node}).case == "higher"

@@ -28,6 +28,7 @@ from pathlib import Path
 import numpy as np
 
 from .. import config, data, kernels, machine, mpi_env
+from ..verdict import Verdict, cases
 from . import available
 
 REFERENCE = "emulated-nodes"
@@ -190,6 +191,35 @@ def fit_links(run: BoundaryRun) -> dict:
         g = g.sort_values("size_bytes")
         out[link] = fit.fit_hockney(g["size_bytes"].to_numpy(float), g["t_us"].to_numpy(float), n_boot=0)
     return out
+
+
+@cases("live", "reference")
+def provenance(run: BoundaryRun) -> Verdict:
+    """Where the run's numbers come from, as a case the page words (the ping-pong lab). Every
+    case carries every number: the page parses the words of all cases."""
+    numbers = {
+        "nodes": float(run.meta.get("nodes", 2)),
+        "library": kernels.short_library(run.meta.get("mpi_library", "")),
+        "why": run.why_reference or "-",
+        "machine": str(run.meta.get("machine", "?")),
+        "date": str(run.meta.get("date", "?"))[:10],
+        "command": f"`{run.meta.get('command', '?')}`",
+    }
+    return Verdict("live" if run.live else "reference", numbers)
+
+
+@cases("higher", "lower")
+def crossing(links: dict) -> Verdict:
+    """Latency and bandwidth across nodes against inside one (the fitted links)."""
+    core, node = links["core"], links["node"]
+    numbers = {
+        "lambda_core": core.lambda_us,
+        "lambda_node": node.lambda_us,
+        "lambda_ratio": node.lambda_us / core.lambda_us,
+        "b_core": core.bandwidth_MBps,
+        "b_node": node.bandwidth_MBps,
+    }
+    return Verdict("higher" if node.bandwidth_MBps > core.bandwidth_MBps else "lower", numbers)
 
 
 @dataclass

@@ -141,7 +141,7 @@ def _compared():
 def _():
     from ...chapters.pingpong import agree_from
 
-    return agree_from(_compared(), rel_tol=0.02)
+    return agree_from(_compared(), rel_tol=0.02)  # pp-machines-agree-tol
 
 
 for _name, _machine, _size in [
@@ -166,7 +166,7 @@ def _():
 # the exercises (references from commbook.exercises)
 NHALF = "commbook.exercises pp-nhalf (λ·b, UCX by node)"
 reference_claim("pp-nhalf", "pingpong", "B", "pp-nhalf", rel_tol=0.001, source=NHALF)
-reference_claim("pp-nhalf-KB", "pingpong", "KB", "pp-nhalf", per=1e3, source=NHALF)
+reference_claim("pp-nhalf-KB", ("pingpong", "pingpong_lab"), "KB", "pp-nhalf", per=1e3, source=NHALF)
 reference_claim("pp-tcp-time", "pingpong", "us", "pp-tcp")
 
 
@@ -207,7 +207,7 @@ def _probe_max():
 
 @claim(
     "pp-eager-probe-max",
-    page="pingpong",
+    page="pingpong_lab",
     unit="B",
     source="commbook.exercises.check_eager: the largest size the probe tries (max_bytes)",
 )
@@ -217,9 +217,87 @@ def _():
 
 @claim(
     "pp-eager-probe-steps",
-    page="pingpong",
+    page="pingpong_lab",
     unit="",
     source="binary search up to the probe's largest size: ceil(log2(max + 1))",
 )
 def _():
     return math.ceil(math.log2(_probe_max() + 1))
+
+
+# the lesson's fit of ORFEO's curve between two THIN nodes (UCX, Open MPI), on relative error
+# and by plain least squares
+@per_tables_dir
+def _node_curve():
+    from ... import orfeo
+    from .figures import orfeo_curve
+
+    curves, _ = orfeo.load("pingpong")
+    return orfeo_curve(curves, "node", "ucx")
+
+
+@per_tables_dir
+def _node_fits():
+    from ... import fit
+
+    g = _node_curve()
+    n, t = g["size_bytes"].to_numpy(float), g["t_us"].to_numpy(float)
+    return fit.fit_hockney(n, t, n_boot=0), fit.ols_hockney(n, t)
+
+
+for _name, _which, _attr, _unit in [
+    ("pp-fit-node-lambda", 0, "lambda_us", "us"),
+    ("pp-fit-node-b", 0, "bandwidth_MBps", "MB/s"),
+    ("pp-ols-node-lambda", 1, "lambda_us", "us"),
+]:
+    claim(_name, page="pingpong", unit=_unit, source=CURVES + ": commbook.fit on relative / absolute error")(
+        lambda w=_which, a=_attr: float(getattr(_node_fits()[w], a))
+    )
+
+
+# the validation page's ping-pong result, quoted by the lesson
+def _validation(method):
+    from ... import validate
+
+    s = validate.summary()
+    return s[(s.model == "ping-pong") & s.split.str.startswith("sizes") & (s.method == method)].iloc[0]
+
+
+VALIDATION = "data/validation/ (commbook validate all --write): even sizes fitted, odd predicted"
+claim("pp-val-curves", page="pingpong", unit="", source=VALIDATION)(
+    lambda: float(_validation("piecewise predictive").cases)
+)
+claim("pp-val-piecewise-error", page="pingpong", unit="%", source=VALIDATION)(
+    lambda: 100 * float(_validation("piecewise predictive").median_error)
+)
+claim("pp-val-piecewise-within", page="pingpong", unit="%", source=VALIDATION)(
+    lambda: 100 * float(_validation("piecewise predictive").share_within)
+)
+claim("pp-val-interp-error", page="pingpong", unit="%", source=VALIDATION)(
+    lambda: 100 * float(_validation("interpolation").median_error)
+)
+
+
+@claim("pp-machines-agree-tol", page="pingpong", unit="%", source="the tolerance pp-machines-agree-from uses")
+def _():
+    return 2.0
+
+
+@claim(
+    "pp-library-bandwidth-gap-max",
+    page="pingpong",
+    unit="%",
+    source=SEED + ": largest gap between Open MPI and Intel MPI on the same kind of transport and placement",
+)
+def _():
+    pairs = [("ucx", "mlx"), ("ob1-vader", "shm"), ("ob1-tcp", "tcp")]
+    gaps = []
+    for ompi, intel in pairs:
+        for mapping in ("core", "socket", "node"):
+            try:
+                a = pp(mapping, ompi, "bandwidth_asymptotic_MBps")
+                b = pp(mapping, intel, "bandwidth_asymptotic_MBps")
+            except LookupError:
+                continue  # no shared memory between nodes
+            gaps.append(abs(b / a - 1) * 100)
+    return max(gaps)

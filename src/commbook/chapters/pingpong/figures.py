@@ -8,6 +8,7 @@ import numpy as np
 from ...glued import bytes_text
 from ...orfeo import per_configuration
 from ...plotting import measured, model_label, model_line, model_of, size_axis, size_grid
+from ...verdict import Verdict, cases
 
 
 def pingpong_points(data, times=None, t_min=None, t_max=None):
@@ -75,15 +76,15 @@ def plot_pingpong_fit(
     model = model_of(fit) if fit is not None else None
     if model is not None and hasattr(model, "n_half"):
         ax_b.axhline(model.bandwidth_MBps, color="C1", lw=0.8, ls=":", label="b (model asymptote)")
-        ax_b.axvline(model.n_half, color="0.4", lw=0.8, ls=":", label=f"n½ = λ·b = {model.n_half:.3g} B (model)")
+        ax_b.axvline(model.n_half, color="0.4", lw=0.8, ls=":", label=f"n½ = {model.n_half:.3g} B (model)")
     for bp in getattr(model, "breakpoints", []) or []:
         for ax in (ax_t, ax_b):
             ax.axvline(bp, color="0.5", lw=0.8, ls="-.")
     ax_t.set_yscale("log")
-    ax_t.set_ylabel("time t (µs, half round trip)")
+    ax_t.set_ylabel("half-round-trip t (µs)")
     ax_t.set_title("latency")
     ax_b.set_yscale("log")
-    ax_b.set_ylabel("bandwidth n / t (MB/s)")
+    ax_b.set_ylabel("n / t (MB/s)")
     ax_b.set_title("effective bandwidth")
     for ax in (ax_t, ax_b):
         size_axis(ax)
@@ -93,7 +94,7 @@ def plot_pingpong_fit(
     return fig
 
 
-def plot_residuals(fit, sizes, times=None, *, others=None, title="Relative residuals of the fit", ax=None):
+def plot_residuals(fit, sizes, times=None, *, others=None, title="Relative residuals", ax=None):
     """(model - measured) / measured in % against size; piecewise breakpoints as lines."""
     n, t, _, _ = pingpong_points(sizes, times)
     if ax is None:
@@ -132,11 +133,11 @@ def plot_allocation_effect(tables: dict, figsize=(6.4, 4.0)):
         measured(ax, n, n / t["t_us"], n / t["t_max_us"], n / t["t_min_us"], label=label, color=f"C{i}", lw=1)
     ax.set_xscale("log", base=2)
     ax.set_xlabel("message size n (bytes)")
-    ax.set_ylabel("bandwidth n / t (MB/s)")
+    ax.set_ylabel("n / t (MB/s)")
     ax.set_ylim(bottom=0)
     ax.grid(True, which="both", alpha=0.3)
     ax.legend(fontsize=8)
-    ax.set_title("Same kernel, two ways to allocate the buffers")
+    ax.set_title("Two buffer allocations")
     fig.tight_layout()
     return fig
 
@@ -168,7 +169,7 @@ def plot_link_classes(seed, here_fit=None, here_label="this machine", machine="o
     ax_b.set_title("bandwidth b")
     ax_l.legend(fontsize=8)
     machines = ", ".join(sorted(set(rows["machine"])))
-    fig.suptitle(f"ORFEO ping-pong ({machines}): figures quoted in the seed report", fontsize=10)
+    fig.suptitle(f"Seed report figures ({machines})", fontsize=10)
     fig.tight_layout()
     return fig
 
@@ -211,10 +212,10 @@ def plot_orfeo_pingpong(curves, here=None, machine="orfeo-thin", figsize=(12, 6.
             size_axis(ax)
             ax.set_yscale("log")
         ax_t.set_xlabel("")
-    axes[0, 0].set_ylabel("time t (µs, half round trip)")
-    axes[1, 0].set_ylabel("bandwidth n / t (MB/s)")
+    axes[0, 0].set_ylabel("half-round-trip t (µs)")
+    axes[1, 0].set_ylabel("n / t (MB/s)")
     fig.legend(list(handles.values()), list(handles), loc="outside lower center", ncol=4, fontsize=8)
-    fig.suptitle(f"ORFEO {machine} ping-pong (IMB), median over students of each one's median run", fontsize=10)
+    fig.suptitle(f"{machine} ping-pong, IMB medians", fontsize=10)
     return fig
 
 
@@ -252,8 +253,8 @@ def plot_orfeo_machines(
         ax.set_yscale("log")
         ax.set_title(f"map by {mapping}")
         ax.legend(fontsize=7)
-    axes[0, 0].set_ylabel("bandwidth n / t (MB/s)")
-    fig.suptitle(f"ORFEO {' against '.join(machines)} ({library}, IMB PingPong)", fontsize=10)
+    axes[0, 0].set_ylabel("n / t (MB/s)")
+    fig.suptitle(f"{' against '.join(machines)}, {library}", fontsize=10)
     return fig
 
 
@@ -261,27 +262,37 @@ def plot_orfeo_machines(
 # What the page's prose says about its own measurements, decided from them
 
 
-def eager_against_rendezvous(moved, sizes=(8192, 16384)) -> str:
-    """The sentence the eager-limit table supports at `sizes`: which of the two protocols was
-    cheaper (fastest repetition), size by size, with the times."""
+@cases("eager", "rendezvous", "mixed", "none")
+def eager_against_rendezvous(moved, default_limit, moved_limit) -> Verdict:
+    """Which protocol was cheaper (fastest repetition) at every size of the table strictly
+    between the default eager limit and the moved one: sent eagerly in the moved run, by
+    rendezvous in the default run."""
     t = moved.pivot_table(index="size_bytes", columns="eager_limit", values="t_min_us")
     eager_col = [c for c in t.columns if c != "default"][0]
-    parts, cheaper = [], set()
-    for s in sizes:
-        if s not in t.index:
-            continue
-        rdv, eager = float(t.loc[s, "default"]), float(t.loc[s, eager_col])
-        winner = "eagerly" if eager < rdv else "by rendezvous"
-        cheaper.add(winner)
-        parts.append(f"{bytes_text(s)}: {eager:.2f} µs eagerly, {rdv:.2f} µs by rendezvous")
-    if not parts:
-        return "the table holds none of the sizes between the two limits"
-    verdict = (
-        f"here sending them {cheaper.pop()} was the cheaper"
-        if len(cheaper) == 1
-        else "here neither protocol won at every size"
+    between = t[(t.index > (default_limit or 0)) & (t.index < moved_limit)]
+    numbers = {"default": bytes_text(default_limit or 0), "moved": bytes_text(moved_limit)}
+    if between.empty:  # every case's words are parsed: the numbers exist in every case
+        return Verdict("none", {**numbers, "first": "-", "last": "-", "sizes": 0, "ratio_min": 0.0, "ratio_max": 0.0})
+    ratio = between[eager_col] / between["default"]  # eager over rendezvous
+    numbers.update(
+        {
+            "first": bytes_text(between.index.min()),
+            "last": bytes_text(between.index.max()),
+            "sizes": len(between),
+            "ratio_min": float(ratio.min()),
+            "ratio_max": float(ratio.max()),
+        }
     )
-    return f"{verdict} ({'; '.join(parts)})"
+    case = "eager" if (ratio < 1).all() else "rendezvous" if (ratio > 1).all() else "mixed"
+    return Verdict(case, numbers)
+
+
+@cases("reported", "unreported")
+def library_limit(default_limit) -> Verdict:
+    """Whether the MPI library reported its default shared-memory eager limit."""
+    if default_limit:
+        return Verdict("reported", {"bytes": float(default_limit)})
+    return Verdict("unreported", {"bytes": 0.0})
 
 
 def machines_compared(
@@ -310,75 +321,125 @@ def agree_from(compared, rel_tol=0.02) -> float:
     return start
 
 
-def echo_verdict(ratio) -> str:
-    """What the echo/own-buffer ratios of this run say (median over the sizes)."""
-    import statistics
-
-    med = statistics.median(float(r) for r in ratio)
-    if med > 1.05:
-        return (
-            f"the echo was the slower, by a median factor of {med:.2f} over these sizes: the modified cache lines cost."
-        )
-    if med < 0.95:
-        return (
-            f"the echo was the *faster* (median ratio {med:.2f}): on this machine reading "
-            "another core's modified lines beat the own buffer's path, so the effect above "
-            "is not universal."
-        )
-    return (
-        f"the two replies were within 5 % of each other (median ratio {med:.2f}): on this "
-        "machine the cache state of the buffer did not show."
-    )
+@cases("slower", "faster", "same", "mixed")
+def echo_verdict(ratio) -> Verdict:
+    """Echo over own-buffer time at every size of the table: slower (all above 1.05), faster
+    (all below 0.95), the same (all within 5 %), or mixed."""
+    r = np.asarray([float(x) for x in ratio])
+    numbers = {"ratio_min": float(r.min()), "ratio_max": float(r.max()), "tolerance_pct": 5.0}
+    if (r > 1.05).all():
+        return Verdict("slower", numbers)
+    if (r < 0.95).all():
+        return Verdict("faster", numbers)
+    if (abs(r - 1) <= 0.05).all():
+        return Verdict("same", numbers)
+    return Verdict("mixed", numbers)
 
 
-def hugepage_policy_text(policy: str) -> str:
-    """The sentence about this machine's transparent huge pages setting."""
-    if policy == "madvise":
-        return (
-            "huge pages are opt-in (`madvise`, printed in the page's header above), so a "
-            "buffer gets them only if the program asks."
-        )
-    if policy == "always":
-        return (
-            "every large buffer gets huge pages (`always`), asked for or not, so the two "
-            "allocations below may hardly differ."
-        )
-    if policy == "never":
-        return (
-            "huge pages are switched off (`never`): asking for them changes nothing, and the "
-            "two allocations below measure the same thing."
-        )
-    return f"the huge-page setting could not be read (`{policy}`)."
+@cases("madvise", "always", "never", "unknown")
+def hugepage_policy(policy: str) -> Verdict:
+    """This machine's transparent huge pages setting, as a case the page words."""
+    case = policy if policy in ("madvise", "always", "never") else "unknown"
+    return Verdict(case, {"policy": str(policy)})
 
 
-def allocation_verdict(plain, huge, policy: str | None = None) -> str:
-    """Compare the two allocations at the largest size both measured. With transparent huge
+@cases("faster", "slower", "same", "mixed", "noise")
+def allocation_verdict(plain, huge, policy: str | None = None) -> Verdict:
+    """Huge-page over 4 KiB-page time at every size both runs measured. With transparent huge
     pages `never` or `always` (policy) both runs had the same pages, so a difference is noise."""
     a = plain.groupby("size_bytes")["t_us"].median()
     b = huge.groupby("size_bytes")["t_us"].median()
-    size = max(set(a.index) & set(b.index))
-    r = float(b[size] / a[size])
-    where = f"At {bytes_text(size)} the huge-page buffers took {r:.2f} times the time of 4 KiB pages"
-    if policy in ("never", "always") and not 0.95 <= r <= 1.05:
-        return where + f": with huge pages `{policy}`, both runs had the same pages, so this is the machine's noise."
-    if r < 0.95:
-        return where + ": fewer pages to translate, faster copies."
-    if r > 1.05:
-        return where + ": slower here, so on this machine something else than address translation limits the copy."
-    return where + ": no difference worth a word on this machine."
+    sizes = sorted(set(a.index) & set(b.index))
+    r = np.array([float(b[s] / a[s]) for s in sizes])
+    numbers = {
+        "ratio_min": float(r.min()),
+        "ratio_max": float(r.max()),
+        "first": bytes_text(sizes[0]),
+        "last": bytes_text(sizes[-1]),
+        "tolerance_pct": 5.0,
+        "policy": str(policy),
+    }
+    if (abs(r - 1) <= 0.05).all():
+        return Verdict("same", numbers)
+    if policy in ("never", "always"):
+        return Verdict("noise", numbers)
+    if (r < 0.95).all():
+        return Verdict("faster", numbers)
+    if (r > 1.05).all():
+        return Verdict("slower", numbers)
+    return Verdict("mixed", numbers)
 
 
-def reference_scope(ref_meta: dict, here: dict) -> str:
+@cases("same_kind", "other_kind")
+def reference_scope(ref_meta: dict, here: dict) -> Verdict:
     """How the shipped reference run relates to this machine (machine.describe()): the same kind
     (CPU model and core count) on another day, or another kind altogether."""
-    cpu, cores = here.get("cpu", "?"), here.get("cores", "?")
-    ref_cpu, ref_cores = ref_meta.get("cpu", "?"), ref_meta.get("cores", "?")
-    if str(ref_cpu) == str(cpu) and str(ref_cores) == str(cores):
-        return (
-            f"the same kind of machine ({cpu}, {cores} cores) on another day is a lesson in how much "
-            "a measurement moves."
-        )
-    return (
-        f"it was measured on another kind of machine ({ref_cpu}, {ref_cores} cores; this one is "
-        f"{cpu}, {cores} cores), so the two differ by machine as well as by day."
+    cpu, cores = str(here.get("cpu", "?")), str(here.get("cores", "?"))
+    ref_cpu, ref_cores = str(ref_meta.get("cpu", "?")), str(ref_meta.get("cores", "?"))
+    numbers = {"cpu": cpu, "cores": cores, "ref_cpu": ref_cpu, "ref_cores": ref_cores}
+    return Verdict("same_kind" if (ref_cpu, ref_cores) == (cpu, cores) else "other_kind", numbers)
+
+
+# ---------------------------------------------------------------------------------------
+# The lab's live run: the machinery behind its visible cells
+
+
+def run_sweep(cluster, sizes, repetitions: int = 5, save: bool = True, **options):
+    """Ping-pong once per size on the cluster's two engines (more kernel options, such as
+    hugepages=1, as keywords); the tidy table, saved with its metadata
+    (commbook.data.measurement_path("pingpong")) unless save=False."""
+    from ... import data, kernels, machine
+
+    outputs = cluster.sweep("pingpong", [f"{s}:{s}" for s in sizes], "sizes", {"repetitions": repetitions, **options})
+    here = kernels.tidy_all(
+        outputs, machine=machine.name(), mapping=machine.local_mapping(2), source="live run, book/pingpong_lab.md"
     )
+    if save:
+        meta = kernels.measurement_meta(outputs[0], "book/pingpong_lab.md")
+        data.write_measurements(data.measurement_path("pingpong"), here, meta)
+    return here
+
+
+def model_against_measured(here, model, sizes):
+    """Measured time (median of the repetitions), the model's and their ratio at `sizes`."""
+    import pandas as pd
+
+    t = here.groupby("size_bytes")["t_us"].median()
+    rows = [
+        {"size_bytes": int(s), "measured_us": float(t[s]), "model_us": float(np.asarray(model.time_us(s)).ravel()[0])}
+        for s in sizes
+    ]
+    table = pd.DataFrame(rows).set_index("size_bytes")
+    return table.assign(ratio=table.measured_us / table.model_us)
+
+
+def glue_model_table(prefix: str, table) -> None:
+    """Glue each cell of model_against_measured as <prefix>_<size>_<column>, and the size as
+    <prefix>_<size>_size."""
+    from ... import glued
+
+    for size, row in table.iterrows():
+        glued.text(f"{prefix}_{size}_size", bytes_text(size))
+        for column in ("measured_us", "model_us", "ratio"):
+            glued.number(f"{prefix}_{size}_{column}", row[column])
+
+
+@cases("oversubscribed", "one_per_core")
+def cores_for_the_pair(cores: int) -> Verdict:
+    """Whether this machine has a core for each of the ping-pong's two ranks."""
+    return Verdict("one_per_core" if cores >= 2 else "oversubscribed", {"cores": float(cores)})
+
+
+def orfeo_curve(curves, mapping="node", transport="ucx", machine="orfeo-thin", library="Open MPI"):
+    """One ORFEO ping-pong curve (size_bytes, t_us): the median per size over the students'
+    median runs of one machine, placement, transport and library family."""
+    d = per_configuration(curves)
+    d = d[
+        (d["machine"] == machine)
+        & (d["mapping"] == mapping)
+        & (d["transport"] == transport)
+        & d["mpi_library"].str.startswith(library)
+    ]
+    if d.empty:
+        raise LookupError(f"no ORFEO ping-pong curve for {machine}, {mapping}, {transport}, {library}")
+    return d.groupby("size_bytes", as_index=False)["t_us"].median().sort_values("size_bytes")
