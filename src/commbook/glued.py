@@ -63,11 +63,11 @@ def measured_by(prefix: str) -> None:
     (the words stay in the page)::
 
         *Measured while this page was built, with **{glue:md}`p_measured_by`** on
-        {glue:md}`p_machine` ({glue:text}`p_cores:.0f` cores, load average {glue:md}`p_load_average`).*
+        {glue:md}`p_measured_on` ({glue:text}`p_measured_cores:.0f` cores, load average {glue:md}`p_measured_load`).*
     """
     from . import machine, mpi_env
 
     text(f"{prefix}_measured_by", mpi_env.detect().version)
-    text(f"{prefix}_machine", f"`{machine.name()}`")
-    number(f"{prefix}_cores", machine.describe()["cores"])
-    text(f"{prefix}_load_average", str(machine.load_average()))
+    text(f"{prefix}_measured_on", f"`{machine.name()}`")
+    number(f"{prefix}_measured_cores", machine.describe()["cores"])
+    text(f"{prefix}_measured_load", str(machine.load_average()))
