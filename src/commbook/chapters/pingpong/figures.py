@@ -5,9 +5,9 @@ from __future__ import annotations
 import matplotlib.pyplot as plt
 import numpy as np
 
-from ...glued import bytes_text
 from ...orfeo import per_configuration
 from ...plotting import measured, model_label, model_line, model_of, size_axis, size_grid
+from ...units import format_bytes
 
 
 def pingpong_points(data, times=None, t_min=None, t_max=None):
@@ -273,7 +273,7 @@ def eager_against_rendezvous(moved, sizes=(8192, 16384)) -> str:
         rdv, eager = float(t.loc[s, "default"]), float(t.loc[s, eager_col])
         winner = "eagerly" if eager < rdv else "by rendezvous"
         cheaper.add(winner)
-        parts.append(f"{bytes_text(s)}: {eager:.2f} µs eagerly, {rdv:.2f} µs by rendezvous")
+        parts.append(f"{format_bytes(s, exact=True)}: {eager:.2f} µs eagerly, {rdv:.2f} µs by rendezvous")
     if not parts:
         return "the table holds none of the sizes between the two limits"
     verdict = (
@@ -358,7 +358,7 @@ def allocation_verdict(plain, huge, policy: str | None = None) -> str:
     b = huge.groupby("size_bytes")["t_us"].median()
     size = max(set(a.index) & set(b.index))
     r = float(b[size] / a[size])
-    where = f"At {bytes_text(size)} the huge-page buffers took {r:.2f} times the time of 4 KiB pages"
+    where = f"At {format_bytes(size, exact=True)} the huge-page buffers took {r:.2f} times the time of 4 KiB pages"
     if policy in ("never", "always") and not 0.95 <= r <= 1.05:
         return where + f": with huge pages `{policy}`, both runs had the same pages, so this is the machine's noise."
     if r < 0.95:
