@@ -180,11 +180,12 @@ def source_notebook(md_path: Path, time_limit: float = DEFAULT_TIME_LIMIT):
     """(nbgrader source notebook of a chapter, its exercises [(name, kind)], student files)."""
     import jupytext
 
+    from ..notebook_code import expand_text
     from ..pages import split_solutions
-    from .excerpts import inline_literalincludes, plain_exercises
+    from .excerpts import plain_exercises
 
     text, _ = split_solutions(md_path.read_text())
-    text = plain_exercises(inline_literalincludes(text, md_path.parent))
+    text = plain_exercises(expand_text(text, md_path.parent, md_path.name))
     nb = jupytext.reads(text, fmt="md:myst")
     cells = [_code_cell(SETUP, _nbgrader("setup", locked=True))]
     found, files = [], []

@@ -27,10 +27,8 @@ def _clu_node_links():
     Method: with 24 cores per node, rank r is on node r // 24; check each link r -> r+1 and the link 47 -> 0.
     """
     from ... import orfeo
-    from ...models.ring import Placement
 
-    thin = orfeo.node("orfeo-thin")
-    return Placement(thin.cores_per_socket, thin.sockets, map_by="core").link_classes(48).count("node")
+    return orfeo.placement("orfeo-thin", map_by="core").link_classes(48).count("node")
 
 
 @_exercise("clu-sbatch", "cluster", rel_tol=0.03, unit="µs")
