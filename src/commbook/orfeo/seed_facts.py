@@ -72,7 +72,8 @@ def links(transport: str = "ucx", library: str = "Open MPI", machine: str = "orf
 def link_parameters(transport: str = "ucx", library: str = "Open MPI", machine: str = "orfeo-thin") -> dict:
     """{'core': (lambda_us, b_MBps), 'socket': ..., 'node': ...}: :func:`links` as pairs, the
     link classes of commbook.models.link_classes."""
-    return {c: (h.lambda_us, h.bandwidth_MBps) for c, h in links(transport, library, machine).items()}
+    found = links(transport, library, machine)
+    return {c: (found[c].lambda_us, found[c].bandwidth_MBps) for c in ("core", "socket", "node") if c in found}
 
 
 def placement(machine: str = "orfeo-thin", map_by: str = "core"):

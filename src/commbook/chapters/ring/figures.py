@@ -157,16 +157,16 @@ def size_agreement_text(n, measured_t, model_t) -> str:
     n = np.asarray(n, float)
     k = int(np.argmax(n))
     r = float(np.asarray(measured_t, float)[k] / np.asarray(model_t, float)[k])
-    from ...glued import bytes_text
+    from ...units import format_bytes
 
     if 0.8 <= r <= 1.25:
         return (
-            f"At {bytes_text(n[k])} the measured ring is {r:.2f} times the model: the bandwidth "
+            f"At {format_bytes(n[k], exact=True)} the measured ring is {r:.2f} times the model: the bandwidth "
             "term has taken over and each step costs about two message transfers, as the "
             "model says."
         )
     return (
-        f"At {bytes_text(n[k])} the measured ring is {r:.2f} times the model: on this machine "
+        f"At {format_bytes(n[k], exact=True)} the measured ring is {r:.2f} times the model: on this machine "
         "the two transfers of a step do not cost what the ping-pong predicts."
     )
 
