@@ -26,7 +26,7 @@ else
 $(error MPI must be openmpi or mpich, not '$(MPI)')
 endif
 
-.PHONY: book test test-env test-fast lint lint-fix lab doctor clean-book clean benchmark assignments pdf claims
+.PHONY: book test test-env test-fast lint lint-fix lab doctor clean-book clean benchmark assignments pdf execute
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -60,7 +60,7 @@ book: $(STAMP)
 
 # Every chapter executed with this MPI but not rendered (the book's execution cache, so a later
 # `make book` reuses the runs), then its glue and claims checked: python -m commbook.execution.chapters
-claims: $(STAMP)
+execute: $(STAMP)
 	$(PY) -m commbook.execution.chapters $(PAGES)
 
 # The built pages printed in Chromium into one PDF (contents, page numbers): _build/pdf/commbook.pdf;

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from commbook import algorithm_records, algorithms, c_tables, collective_runs, config, importers
+from commbook import algorithms, algorithms_csv, c_tables, collective_runs, config, importers
 from commbook.chapters import collectives as collectives_chapter
 from commbook.models import collective_schedules as schedules
 
@@ -74,8 +74,8 @@ HEADER = "operation,model,kernel,ompi_id,ompi_name,mpich,mpich_index,smpi,colour
 
 
 def test_the_records_are_the_shipped_table():
-    table = config.data_dir() / algorithm_records.TABLE
-    assert algorithm_records.read_records(table) == algorithms.ALGORITHMS
+    table = config.data_dir() / algorithms_csv.TABLE
+    assert algorithms_csv.read_records(table) == algorithms.ALGORITHMS
     ring = algorithms.library_record("openmpi", "allreduce", "ring")
     assert (ring.model, ring.kernel, ring.ompi_id, ring.mpich, ring.mpich_index) == ("ring", "ring", 4, "ring", 8)
     assert algorithms.by_label("bcast", "binary").aliases == ("bintree", "binarytree", "btree", "binary")
@@ -94,12 +94,12 @@ def test_the_records_are_the_shipped_table():
 def test_a_bad_row_names_the_file_and_line(tmp_path, row, what):
     table = tmp_path / "algorithms.csv"
     table.write_text(f"# what: a test\n{HEADER}\nbcast,chain,chain,2,chain,,,NTSL,C1,,fine\n\n{row}\n")
-    with pytest.raises(algorithm_records.RecordError, match=f"algorithms.csv:5: {what}"):
-        algorithm_records.read_records(table)
+    with pytest.raises(algorithms_csv.RecordError, match=f"algorithms.csv:5: {what}"):
+        algorithms_csv.read_records(table)
 
 
 def test_a_bad_header_names_the_file_and_line(tmp_path):
     table = tmp_path / "algorithms.csv"
     table.write_text("# what: a test\n" + HEADER.replace("colour", "color") + "\n")
-    with pytest.raises(algorithm_records.RecordError, match="algorithms.csv:2: the header must name each of"):
-        algorithm_records.read_records(table)
+    with pytest.raises(algorithms_csv.RecordError, match="algorithms.csv:2: the header must name each of"):
+        algorithms_csv.read_records(table)

@@ -172,7 +172,7 @@ def test_every_bad_input_gives_one_clear_line(capsys, csv, tmp_path):
         (["predict", "hockney", "--model", csv, "--lambda-us", "1"], "not both"),
         (
             ["predict", "hockney", "--lambda-us", "1", "--bandwidth-MBps", "9", "--sizes", "8,big"],
-            "'big' is not a size",
+            "'big' is not a byte count",
         ),
         (["predict", "hockney", "--model", model_junk], "bad.json:2: not valid JSON"),
         (["predict", "hockney", "--model", model_kind], "kind.json: not a Hockney model"),

@@ -159,7 +159,7 @@ def test_an_mpich_build_draws_the_node_boundary_from_the_shipped_run(monkeypatch
 
 
 def test_pages_execute_as_the_book_build_runs_them(tmp_path, monkeypatch):
-    """make claims fills the cache make book renders from, so its kernels get the book build's
+    """make execute fills the cache make book renders from, so its kernels get the book build's
     environment, the static-page marker included (without it a run panel caches live widgets
     and an explorer its inlined bundle, and the next make book renders them)."""
     from jupyter_cache import get_cache

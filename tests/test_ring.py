@@ -177,6 +177,15 @@ def test_links_from_the_orfeo_seed_table():
         links_from_table(pd.DataFrame({"machine": [], "transport": [], "mapping": []}), "x", "y")
 
 
+def test_orfeo_thin_links_and_placement_are_the_seed_tables():
+    """orfeo.links / orfeo.placement: the one way every chapter builds ORFEO's THIN ring."""
+    links = orfeo.links("ucx")
+    assert links == links_from_table(orfeo.summary_table("pingpong_seed"), "orfeo-thin", "ucx", library="Open MPI")
+    assert orfeo.link_parameters()["node"] == (links["node"].lambda_us, links["node"].bandwidth_MBps)
+    assert orfeo.placement("orfeo-thin") == THIN
+    assert orfeo.placement("orfeo-thin", map_by="socket").boundaries(48) == [(1, "self"), (2, "socket"), (25, "node")]
+
+
 # ---------------------------------------------------------------------------------------
 # Widget
 

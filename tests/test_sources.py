@@ -54,6 +54,16 @@ def test_every_citation_names_an_entry(repo):
                 assert key.strip() in keys, f"{page.name}:{line}: {{cite}} of unknown key {key.strip()!r}"
 
 
+def test_the_citation_list_is_a_list_of_list_items(repo):
+    """commbook.bibliography (a Sphinx extension of _config.yml): no deprecated ARIA role."""
+    from commbook.bibliography import aria_bibliography
+
+    context = {"body": '<div role="list"><div role="doc-biblioentry">Loletti</div></div>'}
+    aria_bibliography(None, "references", "page.html", context, None)
+    assert context["body"] == '<div role="list"><div role="listitem">Loletti</div></div>'
+    assert "commbook.bibliography" in (repo / "_config.yml").read_text()
+
+
 def _forbidden_lines(repo, paths):
     bad = []
     for path in paths:

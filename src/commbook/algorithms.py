@@ -1,5 +1,5 @@
 """Collective algorithms: one record per algorithm, the table every module reads (its rows are
-in data/collective_algorithms.csv, read by :mod:`commbook.algorithm_records`).
+in data/collective_algorithms.csv, read by :mod:`commbook.algorithms_csv`).
 
 A record ties together what one message pattern is called everywhere: its operation, the
 commbook model (``commbook.models.collective_schedules``), the label of the hand-written kernel
@@ -26,7 +26,7 @@ from __future__ import annotations
 from functools import lru_cache
 
 from . import mpi_env
-from .algorithm_records import ALGORITHMS, Algorithm
+from .algorithms_csv import ALGORITHMS, Algorithm
 
 __all__ = ["ALGORITHMS", "Algorithm"]
 

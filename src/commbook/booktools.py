@@ -78,7 +78,7 @@ def select_execution_cache(root: Path) -> Path:
 
 
 def execution_environment(base: dict) -> dict:
-    """`base` with what the book's kernels need while the pages execute (make book, make claims):
+    """`base` with what the book's kernels need while the pages execute (make book, make execute):
     this MPI's run environment, ipyparallel without prompts, the inline plots, and the marker
     that says the page will be static HTML (explorers load the shared bundle, run panels show
     their command instead of widgets)."""

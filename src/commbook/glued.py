@@ -8,22 +8,6 @@ glued.measured_by("pp")                  -> the MPI, machine, cores and load its
 from __future__ import annotations
 
 
-def bytes_text(n: float) -> str:
-    """4096 -> '4 KiB', 67108864 -> '64 MiB', 100 -> '100 B' (as the prose writes sizes)."""
-    n = int(round(n))
-    for unit, f in (("GiB", 1 << 30), ("MiB", 1 << 20), ("KiB", 1 << 10)):
-        if n >= f and n % f == 0:
-            return f"{n // f} {unit}"
-    return f"{n} B"
-
-
-def size_value(text: str) -> int:
-    """'64K' -> 65536, '1M' -> 1048576, '4' -> 4 (sizes as the kernels' options write them)."""
-    text = text.strip()
-    factor = {"K": 1 << 10, "M": 1 << 20, "G": 1 << 30}.get(text[-1:].upper(), 1)
-    return int(text[:-1] if factor > 1 else text) * factor
-
-
 def number(name: str, value: float) -> None:
     """Glue a number (shown with {glue:text}`name:.2f`); returns nothing, so a cell ending
     with it displays nothing."""

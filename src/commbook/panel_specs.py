@@ -16,12 +16,11 @@ import shlex
 from dataclasses import dataclass
 from typing import Callable
 
-from . import machine, mpi_env
+from . import machine, mpi_env, units
 
 MAX_SIZE = 64 * 2**20  # the ping-pong kernel's largest message
 MAX_POINTS = 40  # runs of one Run click
 MAX_PROCESSES = 64
-_SUFFIX = {"": 1, "K": 2**10, "M": 2**20, "G": 2**30}
 
 
 class PanelInputError(ValueError):
@@ -73,42 +72,25 @@ class PanelSpec:
 
 def parse_bytes(text: str, what: str = "size") -> int:
     """'4', '64K', '1M' -> bytes."""
-    m = re.fullmatch(r"\s*(\d+)\s*([KMG]?)i?B?\s*", str(text), re.IGNORECASE)
-    if not m:
-        raise PanelInputError(f"{what}: '{text}' is not a byte count (e.g. 8, 64K, 1M)")
-    return int(m.group(1)) * _SUFFIX[m.group(2).upper()]
+    try:
+        return units.parse_size(text)
+    except ValueError as e:
+        raise PanelInputError(f"{what}: {e}") from None
 
 
 def parse_sizes(text: str, lo: int, hi: int, label: str = "sizes") -> list[int]:
-    """'MIN:MAX' (0 and the powers of two between, as the kernels read it) or 'a,b,c'."""
-    text = str(text).strip()
-    if not text:
-        raise PanelInputError(f"{label}: empty; give MIN:MAX or a list (e.g. 0:1M or 8,1K,1M)")
-    if ":" in text:
-        parts = text.split(":")
-        if len(parts) != 2:
-            raise PanelInputError(f"{label}: '{text}' is not MIN:MAX")
-        a, b = (parse_bytes(p, label) for p in parts)
-        if a > b:
-            raise PanelInputError(f"{label}: MIN {a} B is larger than MAX {b} B")
-        sizes = ([0] if a == 0 else []) + [2**k for k in range(0, 40) if max(a, 1) <= 2**k <= b]
-        if not sizes or (a and a not in sizes):
-            sizes = sorted(set(sizes) | {a})
-    else:
-        sizes = sorted({parse_bytes(p, label) for p in text.split(",") if p.strip()})
+    """commbook.units.parse_sizes ('MIN:MAX' doubling, as the kernels read it, or 'a,b,c'),
+    bounded to lo..hi and MAX_POINTS runs."""
+    try:
+        sizes = units.parse_sizes(text)
+    except ValueError as e:
+        raise PanelInputError(f"{label}: {e}") from None
     bad = [s for s in sizes if not lo <= s <= hi]
     if bad:
-        raise PanelInputError(f"{label}: {bad[0]} B is outside {lo} B .. {_human(hi)}")
+        raise PanelInputError(f"{label}: {bad[0]} B is outside {lo} B .. {units.format_bytes(hi, exact=True)}")
     if len(sizes) > MAX_POINTS:
         raise PanelInputError(f"{label}: {len(sizes)} sizes, at most {MAX_POINTS} in one run")
     return sizes
-
-
-def _human(n: int) -> str:
-    for unit, f in (("GiB", 2**30), ("MiB", 2**20), ("KiB", 2**10)):
-        if n >= f and n % f == 0:
-            return f"{n // f} {unit}"
-    return f"{n} B"
 
 
 def parse_int(text, lo: int, hi: int, label: str) -> int:
@@ -149,7 +131,9 @@ def check(spec: PanelSpec, raw: dict) -> dict:
         elif c.kind == "bytes":
             n = parse_bytes(value, c.label)
             if not c.lo <= n <= c.hi:
-                raise PanelInputError(f"{c.label}: {n} B is outside {int(c.lo)} B .. {_human(int(c.hi))}")
+                raise PanelInputError(
+                    f"{c.label}: {n} B is outside {int(c.lo)} B .. {units.format_bytes(int(c.hi), exact=True)}"
+                )
             out[c.name] = n
         elif c.kind == "grids":
             items = [p for p in str(value).replace(" ", "").split(",") if p]
@@ -183,18 +167,11 @@ def command(spec: PanelSpec, values: dict) -> str:
 
 
 def size_range(sizes: list[int]) -> str:
-    """The kernel's MIN:MAX when sizes are 0/powers of two between two bounds, else a list."""
+    """The kernel's MIN:MAX when sizes are MIN doubling up to MAX, else a list."""
     lo, hi = min(sizes), max(sizes)
     if parse_sizes(f"{lo}:{hi}", lo, hi) == sizes:
-        return f"{_short(lo)}:{_short(hi)}"
-    return ",".join(_short(s) for s in sizes)
-
-
-def _short(n: int) -> str:
-    for s in ("G", "M", "K"):
-        if n and n % _SUFFIX[s] == 0:
-            return f"{n // _SUFFIX[s]}{s}"
-    return str(n)
+        return f"{units.format_bytes(lo, compact=True)}:{units.format_bytes(hi, compact=True)}"
+    return ",".join(units.format_bytes(s, compact=True) for s in sizes)
 
 
 # --- what this machine offers -----------------------------------------------------------------

@@ -121,19 +121,19 @@ def register(spec: KernelSpec) -> KernelSpec:
 
 
 def _ring_summary(out) -> str:
-    from .summaries import ring
+    from .run_lines import ring
 
     return ring(out)
 
 
 def _matrix_add_summary(out) -> str:
-    from .summaries import matrix_add
+    from .run_lines import matrix_add
 
     return matrix_add(out)
 
 
 def _stream_summary(out) -> str:
-    from .summaries import stream
+    from .run_lines import stream
 
     return stream(out)
 

@@ -73,12 +73,12 @@ def test_send_mode_sentence_follows_the_table():
     )
     out = kernels.parse_output(text)
     assert primer.standard_send_sentence(out) == (
-        "the 8-byte standard send returned at once (the library buffered it), "
+        "the 8 B standard send returned at once (the library buffered it), "
         "the 4 MiB one waited until the receive was posted"
     )
     assert primer.waited(out, "synchronous", False) and not primer.waited(out, "buffered", True)
     eager_everywhere = kernels.parse_output(text.replace("standard 4194304 201.0", "standard 4194304 0.5"))
-    assert primer.standard_send_sentence(eager_everywhere).startswith("both the 8-byte and the 4 MiB")
+    assert primer.standard_send_sentence(eager_everywhere).startswith("both the 8 B and the 4 MiB")
 
 
 def test_prim_standard_is_checked_against_the_readers_own_run():

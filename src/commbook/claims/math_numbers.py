@@ -14,9 +14,8 @@ from __future__ import annotations
 import math
 import re
 import warnings
-from dataclasses import dataclass
 
-from .prose import HTML_COMMENT, INLINE_MATH, prose_lines
+from .prose import HTML_COMMENT, INLINE_MATH, Finding, prose_lines
 from .quantity import NUMBER, parse_number
 
 _RELATION = re.compile(r"\\approx|\\simeq|≈|(?<![<>!\\])=")
@@ -24,17 +23,6 @@ _STATEMENT = re.compile(r"\\q?quad|;|\\\\|&|\\text\{[^}]*\}|,\s(?=[A-Za-z\\])")
 _NUM = re.compile(rf"(?<![\w.\\^_{{])(?:{NUMBER})(?![\w.])")
 _SYMBOL = re.compile(r"^\s*(?:\\[A-Za-z]+|[A-Za-z])(?:_\{?[\w,\\]+\}?)?(?:\^\{?[\w*]+\}?)?\s*$")
 _SCALES = (1.0, 1e3, 1e-3, 1e6, 1e-6, 100.0, 0.01)
-
-
-@dataclass(frozen=True)
-class MathFinding:
-    page: str
-    line: int
-    text: str
-    why: str
-
-    def __str__(self) -> str:
-        return f"{self.page}.md:{self.line}: {self.text!r} in math: {self.why}"
 
 
 def math_spans(text: str) -> list[tuple[int, str]]:
@@ -115,7 +103,7 @@ def _small(text: str) -> bool:
     return len(clean.rstrip("0") or "0") < 3 or (int(clean) & (int(clean) - 1)) == 0
 
 
-def unchecked_math(text: str, page: str, values: list[float], allowed: set[str]) -> list[MathFinding]:
+def unchecked_math(text: str, page: str, values: list[float], allowed: set[str]) -> list[Finding]:
     """Math numbers the page states without a check, and chains that do not hold."""
     findings = []
 
@@ -136,10 +124,12 @@ def unchecked_math(text: str, page: str, values: list[float], allowed: set[str])
                 if v is not None and before is not None:
                     tol = max(0.01 * abs(v), _last_half(side) * (1 + 1e-9))
                     if abs(v - before) > tol:
-                        findings.append(MathFinding(page, line, statement.strip(), f"{before:.6g} is not {v:.6g}"))
+                        findings.append(
+                            Finding(page, line, statement.strip(), f"{before:.6g} is not {v:.6g}", "in math")
+                        )
                 else:
                     findings += [
-                        MathFinding(page, line, n, "an input that is no claim of the page, no definition")
+                        Finding(page, line, n, "an input that is no claim of the page, no definition", "in math")
                         for n in _numbers(side)
                         if not known(n)
                     ]

@@ -105,13 +105,21 @@ _FENCE = re.compile(r"^(?P<indent>\s*)(?P<fence>`{3,}|~{3,}|:{3,})(?P<info>.*)$"
 
 @dataclass(frozen=True)
 class Finding:
+    """A number of a page that nothing checks: where, the number, and its line (or, in math,
+    why: `where` says which)."""
+
     page: str
     line: int
     text: str
     context: str
+    where: str = "in"
+
+    @property
+    def why(self) -> str:
+        return self.context
 
     def __str__(self) -> str:
-        return f"{self.page}.md:{self.line}: {self.text!r} in: {self.context.strip()[:110]}"
+        return f"{self.page}.md:{self.line}: {self.text!r} {self.where}: {self.context.strip()[:110]}"
 
 
 def prose_lines(text: str) -> list[tuple[int, str]]:

@@ -18,15 +18,6 @@ def claim_role(name, rawtext, text, lineno, inliner, options=None, content=None)
     return [node], []
 
 
-def aria_bibliography(app, pagename, templatename, context, doctree):
-    """docutils marks each entry of a citation list role="doc-biblioentry", a deprecated ARIA
-    role that a role="list" may not contain (axe: aria-required-children): a list item it is."""
-    body = context.get("body")
-    if body and 'role="doc-biblioentry"' in body:
-        context["body"] = body.replace('role="doc-biblioentry"', 'role="listitem"')
-
-
 def setup(app):
     app.add_role("claim", claim_role)
-    app.connect("html-page-context", aria_bibliography)
     return {"parallel_read_safe": True, "parallel_write_safe": True}

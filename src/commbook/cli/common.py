@@ -15,41 +15,13 @@ def command_group(sub, name: str, help: str, dest: str = "action", metavar: str 
 
 
 def parse_sizes(text: str) -> list[int]:
-    """'0,8,1K' or '0:64M' (0 and powers of two between) or '1K:1M:4' (geometric step)."""
+    """commbook.units.parse_sizes, its refusal as the one-line CLI error."""
+    from ..units import parse_sizes as read
 
-    def one(tok: str) -> int:
-        tok = tok.strip()
-        mult = {"K": 1 << 10, "M": 1 << 20, "G": 1 << 30}
-        t = tok.upper().removesuffix("B")
-        factor = 1
-        if t and t[-1] in mult:
-            factor, t = mult[t[-1]], t[:-1]
-        try:
-            v = int(float(t) * factor)
-        except ValueError:
-            raise CLIError(f"'{tok}' is not a size (use bytes with optional K, M, G)") from None
-        if v < 0:
-            raise CLIError(f"size {tok} is negative")
-        return v
-
-    text = str(text).strip()
-    if ":" in text:
-        parts = text.split(":")
-        if len(parts) not in (2, 3):
-            raise CLIError(f"'{text}' is not MIN:MAX or MIN:MAX:FACTOR")
-        lo, hi = one(parts[0]), one(parts[1])
-        factor = float(parts[2]) if len(parts) == 3 else 2.0
-        if hi < lo or factor <= 1:
-            raise CLIError(f"'{text}': need MIN <= MAX and FACTOR > 1")
-        sizes, s = ([0] if lo == 0 else []), max(lo, 1)
-        while s <= hi:
-            sizes.append(int(s))
-            s *= factor
-        return sizes
-    sizes = [one(t) for t in text.split(",") if t.strip()]
-    if not sizes:
-        raise CLIError("no sizes given")
-    return sizes
+    try:
+        return read(text)
+    except ValueError as e:
+        raise CLIError(str(e)) from None
 
 
 # Building the parser must not import pandas, scipy or numpy (`commbook --help` stays fast;

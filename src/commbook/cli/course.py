@@ -5,7 +5,7 @@
 
 The first writes nbgrader source notebooks of the chapters with exercises
 (commbook.course.assignments); the second reads nbgrader's gradebook and writes a table and a
-chart of success rates and wrong directions per exercise (commbook.course.summary)."""
+chart of success rates and wrong directions per exercise (commbook.course.gradebook)."""
 
 from __future__ import annotations
 
@@ -76,7 +76,7 @@ def build(args) -> int:
 
 
 def summary(args) -> int:
-    from ..course import summary as S
+    from ..course import gradebook as S
 
     try:
         png, csv, table = S.write(args.gradebook, args.out, args.course_dir, args.title)

@@ -7,7 +7,8 @@ self-checks check, and a summary of where the class went wrong.
   measurements an exercise depends on) and the autograder's test cells (`grade`, `grade_c`);
 * :mod:`.nbgrader_hooks` configures nbgrader for such a course (imported by the course's
   `nbgrader_config.py` only, never by a student's kernel);
-* :mod:`.summary` reads nbgrader's gradebook: success rate and wrong directions per exercise
+* :mod:`.gradebook` reads nbgrader's gradebook: success rate and wrong directions per exercise
   (`commbook grades summary GRADEBOOK`);
-* :mod:`.excerpts` shows the chapters' `literalinclude` excerpts as C code in a notebook.
+* :mod:`.exercise_text` writes the chapters' `{exercise}` directives as plain Markdown for a
+  notebook (the C excerpts are commbook.notebook_code's).
 """

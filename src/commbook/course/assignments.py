@@ -4,7 +4,7 @@ For each chapter with exercises this writes an nbgrader *source* notebook,
 ``<course>/source/<chapter>/<chapter>.ipynb``, and the C skeletons its exercises edit:
 
 * the chapter as a notebook, solutions stripped as in the student edition, the C excerpts as
-  code and the exercise questions as plain Markdown (:mod:`.excerpts`);
+  code and the exercise questions as plain Markdown (commbook.notebook_code, :mod:`.exercise_text`);
 * a locked first cell calling :func:`commbook.course.grading.setup` (the page's measurements
   are saved beside the notebook and handed in with it);
 * each exercise's answer lines (``x_answer = ...``) in an nbgrader solution cell, whose
@@ -198,11 +198,12 @@ def source_notebook(md_path: Path, time_limit: float = DEFAULT_TIME_LIMIT):
     """(nbgrader source notebook of a chapter, its exercises [(name, kind)], student files)."""
     import jupytext
 
+    from ..notebook_code import expand_text
     from ..pages import split_solutions
-    from .excerpts import inline_literalincludes, plain_exercises
+    from .exercise_text import plain_exercises
 
     text, _ = split_solutions(md_path.read_text())
-    text = plain_exercises(inline_literalincludes(text, md_path.parent))
+    text = plain_exercises(expand_text(text, md_path.parent, md_path.name))
     nb = jupytext.reads(text, fmt="md:myst")
     cells = [_code_cell(SETUP, _nbgrader("setup", locked=True))]
     found, files = [], []

@@ -1,6 +1,6 @@
 """Execute the chapters with this MPI without rendering them, and check what they glued.
 
-    python -m commbook.execution.chapters [PAGE ...]       (make claims, make claims MPI=mpich)
+    python -m commbook.execution.chapters [PAGE ...]       (make execute, make execute MPI=mpich)
 
 Each page is read and executed as `make book` executes it: MyST-NB's reader, jupyter-cache, the
 execution cache of this MPI family (_build/.jupyter_cache-<family>), the build's environment. So

@@ -13,9 +13,8 @@ START = "the sliders"  # the menu entry under which the sliders set the model
 def orfeo_links(transport: str = "ucx", library: str = "Open MPI") -> dict:
     """{link class: Hockney} of ORFEO's THIN nodes, from the seed report's ping-pong table."""
     from .. import orfeo
-    from ..models.ring import links_from_table
 
-    return links_from_table(orfeo.summary_table("pingpong_seed"), "orfeo-thin", transport, library=library)
+    return orfeo.links(transport, library)
 
 
 def emulated_links() -> dict:

@@ -3,8 +3,9 @@ time (commbook.models.collective_schedules), the textbook closed forms, lower bo
 tables, crossovers, and fitting lambda and b per algorithm.
 
 A step costs its slowest message, lambda + frac * n * (beta + gamma * combine), and an
-algorithm costs the sum of its steps. The closed forms (``CLOSED_FORMS``) are written
-separately and the tests check that both agree, so a schedule bug cannot hide.
+algorithm costs the sum of its steps. The closed forms (``COSTS``, also the cost table's
+coefficients) are written separately and the tests check that both agree, so a schedule bug
+cannot hide.
 
 Units: lambda (``lam``) in us, bandwidth b in MB/s (1e6 B/s, so beta = 1/b is us per byte),
 n in bytes, gamma (reduction cost) in us per byte, times in us. Root is rank 0.
@@ -173,90 +174,12 @@ def _topology_terms(G, P, placement, t_h, contention):
 
 
 # ---------------------------------------------------------------------------------------
-# Closed forms (textbook; Thakur, Rabenseifner & Gropp 2005; Chan et al. 2007)
+# Closed forms (textbook; Thakur, Rabenseifner & Gropp 2005; Chan et al. 2007) as alpha-beta-gamma
+# coefficients: t = A(P) lam + B(P) n beta + C(P) n gamma
 
 
 def _pow2(P):
     return P >= 1 and P & (P - 1) == 0
-
-
-def _cf_rd(P, n, lam, b, g):
-    Pp = 1 << (P.bit_length() - 1)
-    t = math.log2(Pp) * (lam + n / b + n * g)
-    if P > Pp:  # fold in (send + combine) and fold out (send)
-        t += (lam + n / b + n * g) + (lam + n / b)
-    return t
-
-
-CLOSED_FORMS = {
-    # (op, algorithm): (formula(P, n, lam, b, gamma), for which P it is exact)
-    ("bcast", "linear"): (lambda P, n, lam, b, g: (P - 1) * (lam + n / b), lambda P: True),
-    ("bcast", "chain"): (lambda P, n, lam, b, g: (P - 1) * (lam + n / b), lambda P: True),
-    ("bcast", "binomial"): (lambda P, n, lam, b, g: ceil_log2(P) * (lam + n / b), lambda P: True),
-    # full binary tree of height h (P = 2^(h+1) - 1): the last right child waits 2 sends per level
-    ("bcast", "binary_tree"): (
-        lambda P, n, lam, b, g: 2 * (math.log2(P + 1) - 1) * (lam + n / b),
-        lambda P: _pow2(P + 1),
-    ),
-    ("bcast", "scatter_allgather"): (
-        lambda P, n, lam, b, g: (math.log2(P) + P - 1) * lam + 2 * (P - 1) / P * n / b,
-        _pow2,
-    ),
-    ("gather", "linear"): (lambda P, n, lam, b, g: (P - 1) * (lam + n / b), lambda P: True),
-    ("gather", "binomial"): (lambda P, n, lam, b, g: math.log2(P) * lam + (P - 1) * n / b, _pow2),
-    ("scatter", "linear"): (lambda P, n, lam, b, g: (P - 1) * (lam + n / b), lambda P: True),
-    ("scatter", "binomial"): (lambda P, n, lam, b, g: math.log2(P) * lam + (P - 1) * n / b, _pow2),
-    ("reduce", "linear"): (lambda P, n, lam, b, g: (P - 1) * (lam + n / b + n * g), lambda P: True),
-    ("reduce", "binomial"): (lambda P, n, lam, b, g: ceil_log2(P) * (lam + n / b + n * g), lambda P: True),
-    ("allreduce", "recursive_doubling"): (_cf_rd, lambda P: True),
-    ("allreduce", "reduce_bcast"): (
-        lambda P, n, lam, b, g: ceil_log2(P) * (2 * lam + 2 * n / b + n * g),
-        lambda P: True,
-    ),
-    ("allreduce", "ring"): (
-        lambda P, n, lam, b, g: 2 * (P - 1) * (lam + n / (P * b)) + (P - 1) * n * g / P,
-        lambda P: True,
-    ),
-    ("allreduce", "rabenseifner"): (
-        lambda P, n, lam, b, g: 2 * math.log2(P) * lam + 2 * (P - 1) / P * n / b + (P - 1) / P * n * g,
-        _pow2,
-    ),
-    ("allgather", "ring"): (lambda P, n, lam, b, g: (P - 1) * (lam + n / b), lambda P: True),
-    ("allgather", "recursive_doubling"): (lambda P, n, lam, b, g: math.log2(P) * lam + (P - 1) * n / b, _pow2),
-    ("allgather", "bruck"): (lambda P, n, lam, b, g: ceil_log2(P) * lam + (P - 1) * n / b, lambda P: True),
-    ("alltoall", "pairwise"): (lambda P, n, lam, b, g: (P - 1) * (lam + n / b), lambda P: True),
-    ("alltoall", "bruck"): (lambda P, n, lam, b, g: math.log2(P) * (lam + P / 2 * n / b), _pow2),
-    ("reduce_scatter", "ring"): (
-        lambda P, n, lam, b, g: (P - 1) * (lam + n / (P * b) + n * g / P),
-        lambda P: True,
-    ),
-    ("reduce_scatter", "recursive_halving"): (
-        lambda P, n, lam, b, g: math.log2(P) * lam + (P - 1) / P * (n / b + n * g),
-        _pow2,
-    ),
-}
-
-
-def closed_form(
-    op: str, algorithm: str, P: int, n: float, lam: float, b: float, gamma: float = 0.0, segments: int | None = None
-) -> float:
-    """The textbook formula; ValueError when it is not exact for this P (e.g. P not 2^k)."""
-    check_algorithm(op, algorithm)
-    P = check_P(P)
-    check_params(lam, b, gamma)
-    if P == 1:
-        return 0.0
-    if algorithm == "pipeline":
-        k = segments if segments is not None else optimal_segments(P, n, lam, b)
-        return pipeline_time(P, n, lam, b, k)
-    formula, valid = CLOSED_FORMS[op, algorithm]
-    if not valid(P):
-        raise ValueError(f"the closed form of {op}/{algorithm} holds only for special P, not {P}")
-    return float(formula(P, n, lam, b, gamma))
-
-
-# ---------------------------------------------------------------------------------------
-# alpha-beta-gamma costs as coefficients: t = A(P) lam + B(P) n beta + C(P) n gamma
 
 
 @dataclass(frozen=True)
@@ -322,6 +245,26 @@ LOWER_BOUNDS = {
     "alltoall": Cost("ceil_log2(P)", "P - 1"),
     "reduce_scatter": Cost("ceil_log2(P)", "(P - 1)/P", "(P - 1)/P"),
 }
+
+
+def closed_form(
+    op: str, algorithm: str, P: int, n: float, lam: float, b: float, gamma: float = 0.0, segments: int | None = None
+) -> float:
+    """The textbook formula (:data:`COSTS`, the pipeline's own); ValueError when it is not exact
+    for this P (e.g. P not 2^k)."""
+    check_algorithm(op, algorithm)
+    P = check_P(P)
+    check_params(lam, b, gamma)
+    if P == 1:
+        return 0.0
+    if algorithm == "pipeline":
+        k = segments if segments is not None else optimal_segments(P, n, lam, b)
+        return pipeline_time(P, n, lam, b, k)
+    cost = COSTS[op, algorithm]
+    if not cost.holds(P):
+        raise ValueError(f"the closed form of {op}/{algorithm} holds only for {cost.exact_for}, not {P}")
+    A, B, C = cost.coefficients(P)
+    return float(A * lam + B * n / b + C * n * gamma)
 
 
 def coefficients(op: str, algorithm: str, P: int, segments: int | None = None):

@@ -32,7 +32,7 @@ from .raw_catalog import (
     source_of,
     write_catalog,
 )
-from .seed_facts import Link, Node, link, link_parameters, node
+from .seed_facts import Link, Node, link, link_parameters, links, node, placement
 from .tables import TABLES_DIR, DataUnavailable, read_table, summary_table, table_names
 from .views import coverage, known_problems, overview
 
@@ -49,6 +49,8 @@ __all__ = [
     "Node",
     "link",
     "link_parameters",
+    "links",
+    "placement",
     "node",
     "build_catalog",
     "cache_dir",

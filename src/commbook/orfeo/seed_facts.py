@@ -61,10 +61,25 @@ def link(mapping: str, transport: str, machine: str = "orfeo-thin", library: str
     return Link(float(r.latency_us), float(r.bandwidth_fit_MBps), float(r.bandwidth_asymptotic_MBps), str(r.source))
 
 
+def links(transport: str = "ucx", library: str = "Open MPI", machine: str = "orfeo-thin") -> dict:
+    """{'core': Hockney, 'socket': ..., 'node': ...}: the report's ping-pong fit per mapping
+    (pingpong_seed.csv), the link classes of a ring or a collective on ORFEO."""
+    from ..models.ring import links_from_table
+
+    return links_from_table(summary_table("pingpong_seed"), machine, transport, library=library)
+
+
 def link_parameters(transport: str = "ucx", library: str = "Open MPI", machine: str = "orfeo-thin") -> dict:
-    """{'core': (lambda_us, b_MBps), 'socket': ..., 'node': ...}: the report's Hockney fit per
-    mapping, the link classes of commbook.models.link_classes."""
-    return {
-        c: (link(c, transport, machine, library).latency_us, link(c, transport, machine, library).bandwidth_MBps)
-        for c in ("core", "socket", "node")
-    }
+    """{'core': (lambda_us, b_MBps), 'socket': ..., 'node': ...}: :func:`links` as pairs, the
+    link classes of commbook.models.link_classes."""
+    found = links(transport, library, machine)
+    return {c: (found[c].lambda_us, found[c].bandwidth_MBps) for c in ("core", "socket", "node") if c in found}
+
+
+def placement(machine: str = "orfeo-thin", map_by: str = "core"):
+    """Where `mpirun --map-by map_by` puts the ranks on the machine's usual nodes
+    (a commbook.models.ring.Placement)."""
+    from ..models.ring import Placement
+
+    n = node(machine)
+    return Placement(n.cores_per_socket, n.sockets, map_by=map_by)

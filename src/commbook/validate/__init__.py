@@ -47,7 +47,7 @@ from .pingpong_splits import (
     pingpong_runs,
     pingpong_sizes,
 )
-from .summary import headline, overview, summary
+from .scorecard import headline, overview, summary
 from .tables import DESCRIPTIONS, SPLITS, TABLE_FILES, TABLES_DIR, load_table, run, to_csv_text, write_tables
 
 __all__ = [

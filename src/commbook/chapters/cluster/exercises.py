@@ -17,10 +17,8 @@ def _clu_hang():
 @_exercise("clu-node-links", "cluster", rel_tol=0, unit="links", giveaways=("link_classes(48)",))
 def _clu_node_links():
     from ... import orfeo
-    from ...models.ring import Placement
 
-    thin = orfeo.node("orfeo-thin")
-    return Placement(thin.cores_per_socket, thin.sockets, map_by="core").link_classes(48).count("node")
+    return orfeo.placement("orfeo-thin", map_by="core").link_classes(48).count("node")
 
 
 @_exercise("clu-sbatch", "cluster", rel_tol=0.03, unit="µs")

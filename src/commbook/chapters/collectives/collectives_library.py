@@ -6,7 +6,6 @@ numbers; the sentences are in the pages)."""
 from __future__ import annotations
 
 import math
-import re
 
 import pandas as pd
 
@@ -45,14 +44,6 @@ def measure_local(cluster, sizes: str = "0:4M", repetitions: int = 5, iterations
             data.measurement_path(f"collectives_{op}"), local[op], kernels.measurement_meta(out, PAGE)
         )
     return local
-
-
-def size_bytes(text: str) -> int:
-    """'16K' -> 16384, '1M' -> 1048576: a kernel option's size (K, M, G are powers of 1024)."""
-    m = re.fullmatch(r"(\d+)([KMG]?)", text.strip().upper())
-    if not m:
-        raise ValueError(f"not a size: {text!r}")
-    return int(m.group(1)) << {"": 0, "K": 10, "M": 20, "G": 30}[m.group(2)]
 
 
 def p2_bcast_table(by: pd.DataFrame, lam: float, bw: float, segment_bytes: int = SEGMENT_BYTES) -> pd.DataFrame:

@@ -4,6 +4,7 @@ they printed: which send modes waited for the receiver, the Cartesian grid."""
 from __future__ import annotations
 
 from ... import kernels
+from ...units import format_bytes
 
 EXAMPLES = ("point_to_point", "send_modes", "cartesian", "collectives")
 
@@ -50,18 +51,10 @@ def large_standard_send(out: kernels.KernelOutput) -> tuple[float, float]:
     return float(rows.return_ms.iloc[-1]), float(out.meta["delay_ms"])
 
 
-def bytes_text(n: int) -> str:
-    """8 -> '8-byte', 65536 -> '64 KiB', 4194304 -> '4 MiB'."""
-    for unit, f in (("GiB", 1 << 30), ("MiB", 1 << 20), ("KiB", 1 << 10)):
-        if n >= f and n % f == 0:
-            return f"{n // f} {unit}"
-    return f"{n}-byte"
-
-
 def standard_send_sentence(out: kernels.KernelOutput) -> str:
     """What the standard send did here, small and large, in words computed from the run."""
     t = send_modes_table(out)
-    small, large = (bytes_text(n) for n in sorted(set(t.size_bytes)))
+    small, large = (format_bytes(n, exact=True) for n in sorted(set(t.size_bytes)))
     s, l = waited(out, "standard", False), waited(out, "standard", True)
     word = {False: "returned at once (the library buffered it)", True: "waited until the receive was posted"}
     if s == l:

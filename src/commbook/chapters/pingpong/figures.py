@@ -5,9 +5,9 @@ from __future__ import annotations
 import matplotlib.pyplot as plt
 import numpy as np
 
-from ...glued import bytes_text
 from ...orfeo import per_configuration
 from ...plotting import measured, model_label, model_line, model_of, size_axis, size_grid
+from ...units import format_bytes as bytes_text
 from ...verdict import Verdict, cases
 
 

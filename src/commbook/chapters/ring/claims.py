@@ -13,11 +13,8 @@ RING_SEED = "data/orfeo/ring_seed.csv (Scorcia report, sec. 1)"
 
 def _thin():
     from ... import orfeo
-    from ...models.ring import Placement, links_from_table
 
-    hw = orfeo.summary_table("hardware_seed").set_index("node_type").loc["THIN (Xeon Gold 6126)"]
-    links = links_from_table(orfeo.summary_table("pingpong_seed"), "orfeo-thin", "ucx", library="Open MPI")
-    return links, Placement(int(hw.cores_per_socket), int(hw.sockets), map_by="core")
+    return orfeo.links("ucx"), orfeo.placement("orfeo-thin", map_by="core")
 
 
 @per_tables_dir

@@ -7,11 +7,8 @@ from ...exercises.core import _exercise
 
 def _thin_ring():
     from ... import orfeo
-    from ...models.ring import Placement, links_from_table
 
-    thin = orfeo.node("orfeo-thin")
-    links = links_from_table(orfeo.summary_table("pingpong_seed"), "orfeo-thin", "ucx", library="Open MPI")
-    return links, Placement(thin.cores_per_socket, thin.sockets, map_by="core")
+    return orfeo.links("ucx"), orfeo.placement("orfeo-thin", map_by="core")
 
 
 def _ring_time(P: int, n: float) -> float:

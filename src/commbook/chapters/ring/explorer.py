@@ -104,8 +104,9 @@ def explorer(
     thin = orfeo.node("orfeo-thin")
     cores_per_socket = cores_per_socket or thin.cores_per_socket
     sockets_per_node = sockets_per_node or thin.sockets
-    lambda_us = lambda_us or {c: orfeo.link(c, "ucx").latency_us for c in CLASSES}
-    bandwidth_MBps = bandwidth_MBps or {c: orfeo.link(c, "ucx").bandwidth_MBps for c in CLASSES}
+    thin_links = orfeo.links("ucx")
+    lambda_us = lambda_us or {c: thin_links[c].lambda_us for c in CLASSES}
+    bandwidth_MBps = bandwidth_MBps or {c: thin_links[c].bandwidth_MBps for c in CLASSES}
     presets = ring_presets() if presets is None else presets
     params = [menu_param("preset", list(presets))]
     for c in CLASSES:

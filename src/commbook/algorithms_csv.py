@@ -1,4 +1,4 @@
-"""The records of commbook.algorithms: one per collective algorithm (what it is called in the
+"""The file behind commbook.algorithms: one per collective algorithm (what it is called in the
 models, the kernels, Open MPI's coll_tuned and MPICH, its description, colour and aliases),
 read from the table data/collective_algorithms.csv, a row per record. Read them through
 :mod:`commbook.algorithms`, which documents where the names come from."""
