@@ -78,3 +78,17 @@ def browser():
             yield b
         finally:
             b.close()
+
+
+@pytest.fixture
+def smpi(tmp_path_factory, monkeypatch):
+    """SimGrid's SMPI (its status), or a skip (a failure under COMMBOOK_REQUIRE_SMPI, as CI sets);
+    builds and results in a folder of the test session, so nothing comes from the user's cache."""
+    from commbook.simulate import runner
+
+    if not runner.status().ok:
+        if os.environ.get("COMMBOOK_REQUIRE_SMPI"):
+            pytest.fail("SimGrid's SMPI is required here (COMMBOOK_REQUIRE_SMPI) but smpirun/smpicc are missing")
+        pytest.skip("SimGrid's SMPI is not installed (apt-get install libsimgrid-dev)")
+    monkeypatch.setenv("COMMBOOK_BUILD_DIR", str(tmp_path_factory.getbasetemp() / "smpi-build"))
+    return runner.status()

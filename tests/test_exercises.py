@@ -2,7 +2,6 @@
 really compile and run the reader's file under MPI (and fail on wrong or deadlocking code)."""
 
 import ast
-import os
 import re
 from pathlib import Path
 
@@ -312,19 +311,6 @@ def test_butterfly_check_refuses_a_linear_algorithm_by_its_messages(tmp_path, ca
 
 
 # ---- the performance point: the reader's program against the solution on simulated ORFEO ----------
-
-
-@pytest.fixture
-def smpi(tmp_path_factory, monkeypatch):
-    """SimGrid's SMPI, or a skip (a failure under COMMBOOK_REQUIRE_SMPI, as CI sets); builds and
-    results in a folder of the test session, so nothing comes from the user's cache."""
-    from commbook.simulate import runner
-
-    if not runner.status().ok:
-        if os.environ.get("COMMBOOK_REQUIRE_SMPI"):
-            pytest.fail("SimGrid's SMPI is required here (COMMBOOK_REQUIRE_SMPI) but smpirun/smpicc are missing")
-        pytest.skip("SimGrid's SMPI is not installed (apt-get install libsimgrid-dev)")
-    monkeypatch.setenv("COMMBOOK_BUILD_DIR", str(tmp_path_factory.getbasetemp() / "smpi-build"))
 
 
 @pytest.mark.parametrize("name", sorted(slow_exercises.EDITS))

@@ -1,7 +1,6 @@
 """commbook.simulate: platforms generated from ORFEO's hardware table, the calibration fitted to
 ORFEO's ping-pong, the book's kernels under SimGrid's SMPI, `commbook simulate`."""
 
-import os
 import re
 import shutil
 import xml.etree.ElementTree as ET
@@ -13,18 +12,6 @@ from commbook.cli import main
 from commbook.simulate import calibration, cluster, platforms, runner, validation
 
 RING = {"iterations": 5, "repetitions": 1}
-
-
-@pytest.fixture
-def smpi(tmp_path_factory, monkeypatch):
-    """SimGrid's SMPI, or a skip (a failure under COMMBOOK_REQUIRE_SMPI, as CI sets); builds and
-    results in a folder of the test session, so nothing comes from the user's cache."""
-    if not runner.status().ok:
-        if os.environ.get("COMMBOOK_REQUIRE_SMPI"):
-            pytest.fail("SimGrid's SMPI is required here (COMMBOOK_REQUIRE_SMPI) but smpirun/smpicc are missing")
-        pytest.skip("SimGrid's SMPI is not installed (apt-get install libsimgrid-dev)")
-    monkeypatch.setenv("COMMBOOK_BUILD_DIR", str(tmp_path_factory.getbasetemp() / "smpi-build"))
-    return runner.status()
 
 
 def thin(nodes=2):

@@ -7,6 +7,7 @@ import numpy as np
 
 from ...plotting import SERIES_COLORS, measured, model_line, new_axes
 from ...verdict import Verdict, cases
+from ..lab import machine_scope as what_this_machine_shows  # noqa: F401 (the lab page's verdict)
 
 
 # --- jacobi --------------------------------------------------------------------------------
@@ -368,12 +369,3 @@ def placement12(cmp, band: float = 0.02) -> Verdict:
     if spread.min() > by["core"]:
         return Verdict("spread_faster", numbers)
     return Verdict("packed_faster" if spread.max() < by["core"] else "mixed", numbers)
-
-
-@cases("one_core", "some_oversubscribed", "all_own_core")
-def what_this_machine_shows(cores: int, largest_run: int) -> Verdict:
-    """What the lab's runs (up to `largest_run` ranks) can show on a machine with `cores` cores."""
-    numbers = {"cores": cores, "largest": largest_run, "oversubscribed_from": cores + 1}
-    if cores < 2:
-        return Verdict("one_core", numbers)
-    return Verdict("some_oversubscribed" if largest_run > cores else "all_own_core", numbers)

@@ -7,6 +7,7 @@ import matplotlib.pyplot as plt
 import numpy as np
 
 from ...verdict import Verdict, cases
+from ..lab import machine_scope  # noqa: F401 (the lab page's verdict)
 
 PHASE_COLORS = {"scatter": "C0", "add": "C2", "gather": "C1"}
 
@@ -130,15 +131,6 @@ def plot_halo_vs_collective(shape, P, title=None, ax=None):
 
 # ---------------------------------------------------------------------------------------
 # Verdicts of the lab (book/matrix_add_lab.md): code picks the case, the page holds the words
-
-
-@cases("one_core", "some_oversubscribed", "all_own_core")
-def machine_scope(cores: int, largest_run: int) -> Verdict:
-    """What the lab's runs (up to `largest_run` ranks) can show on a machine with `cores` cores."""
-    numbers = {"cores": cores, "largest": largest_run, "oversubscribed_from": cores + 1}
-    if cores < 2:
-        return Verdict("one_core", numbers)
-    return Verdict("some_oversubscribed" if largest_run > cores else "all_own_core", numbers)
 
 
 @cases("one_fastest", "one_beaten")
