@@ -173,15 +173,20 @@ def compile_kernel(kernel: str | os.PathLike, kind: str = "shared", extra_flags:
     out = build_dir() / (f"lib{src.stem}-{tag}.so" if kind == "shared" else f"{src.stem}-{tag}")
     if out.exists():
         return out
+    return build_atomically([mpicc, *flags, *map(str, sources)], out, "mpicc", src.name, env=mpi_env.environ())
+
+
+def build_atomically(cmd: list[str], out: Path, compiler: str, name: str, env=None) -> Path:
+    """Run the compiler `cmd` (its -o added) into a temporary file beside `out`, then rename it
+    into place: a half-written build is never taken from the cache. A failure raises
+    CompileError with the compiler's own message."""
     fd, tmp = tempfile.mkstemp(prefix=f".{out.name}.", dir=out.parent)
     os.close(fd)
-    cmd = [mpicc, *flags, *map(str, sources), "-o", tmp, "-lm"]
     try:
-        proc = subprocess.run(cmd, capture_output=True, text=True, timeout=300, env=mpi_env.environ())
+        proc = subprocess.run([*cmd, "-o", tmp, "-lm"], capture_output=True, text=True, timeout=300, env=env)
         if proc.returncode != 0:
-            raise CompileError(
-                f"mpicc failed on {src.name} (exit {proc.returncode}):\n" + (proc.stderr or proc.stdout).strip()
-            )
+            msg = "\n".join(line for line in (proc.stderr or proc.stdout).strip().splitlines() if line.strip())
+            raise CompileError(f"{compiler} failed on {name} (exit {proc.returncode}):\n{msg}")
         os.chmod(tmp, 0o755)
         os.replace(tmp, out)
     finally:

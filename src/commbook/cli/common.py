@@ -14,6 +14,24 @@ def command_group(sub, name: str, help: str, dest: str = "action", metavar: str 
     return words
 
 
+def add_kernel_options(parser, spec, default=None, label: str = "") -> None:
+    """The kernel's own options (read from its C table) as `--flags` of a subcommand, stored as
+    `k_<name>`; `default(opt)` replaces the kernel's default (named in the help after `label`)."""
+    for opt in spec.options:
+        dest = "k_" + opt.kernel_name
+        if opt.flag_only:
+            parser.add_argument(
+                opt.flag, dest=dest, action="store_const", const=opt.set_value, default=None, help=opt.help
+            )
+        elif default is None:
+            parser.add_argument(opt.flag, dest=dest, default=opt.default, help=opt.help)
+        else:
+            value = default(opt)
+            parser.add_argument(
+                opt.flag, dest=dest, default=value, help=opt.help + (f" ({label}: {value})" if value else "")
+            )
+
+
 def parse_sizes(text: str) -> list[int]:
     """commbook.units.parse_sizes, its refusal as the one-line CLI error."""
     from ..units import parse_sizes as read

@@ -15,7 +15,7 @@ import signal
 import sys
 
 from .. import kernels, machine, process_tree, registry
-from .common import CLIError, command_group
+from .common import CLIError, add_kernel_options, command_group
 
 
 def register(sub):
@@ -46,14 +46,7 @@ def register(sub):
         )
         b.add_argument("--transport", default="", help="transport recorded (e.g. vader, ucx)")
         b.add_argument("--quiet", action="store_true", help="no progress lines")
-        for opt in spec.options:
-            dest = "k_" + opt.kernel_name
-            if opt.flag_only:
-                b.add_argument(
-                    opt.flag, dest=dest, action="store_const", const=opt.set_value, default=None, help=opt.help
-                )
-            else:
-                b.add_argument(opt.flag, dest=dest, default=opt.default, help=opt.help)
+        add_kernel_options(b, spec)
         b.set_defaults(func=run, spec=spec)
 
 

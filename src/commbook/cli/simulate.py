@@ -9,7 +9,7 @@ import shlex
 import sys
 
 from .. import kernels, registry
-from .common import CLIError, command_group
+from .common import CLIError, add_kernel_options, command_group
 
 PLATFORMS = ("orfeo-thin", "orfeo-fat", "orfeo-epyc", "torus", "fat-tree", "dragonfly")  # simulate.platforms'
 # what `commbook simulate reference` ships: (kernel, platform, nodes, map-by, nps, options)
@@ -66,20 +66,9 @@ def register(sub):
         b.add_argument("--transport", default=None, help="calibration to use: ucx (InfiniBand, default) or ob1-tcp")
         b.add_argument("--timeout", type=float, default=300.0, help="kill the simulation after this many seconds")
         b.add_argument("--out", help="tidy CSV to write (labelled simulated)")
-        for opt in spec.options:
-            dest = "k_" + opt.kernel_name
-            if opt.flag_only:
-                b.add_argument(
-                    opt.flag, dest=dest, action="store_const", const=opt.set_value, default=None, help=opt.help
-                )
-            else:
-                default = _default(spec.name, opt.kernel_name)
-                b.add_argument(
-                    opt.flag,
-                    dest=dest,
-                    default=default,
-                    help=opt.help + (f" (simulated: {default})" if default else ""),
-                )
+        add_kernel_options(
+            b, spec, default=lambda opt, name=spec.name: _default(name, opt.kernel_name), label="simulated"
+        )
         b.set_defaults(func=run, spec=spec)
 
 

@@ -96,20 +96,7 @@ def compile_smpi(kernel: str | os.PathLike) -> Path:
     out = cache_dir() / f"{src.stem}-{tag}"
     if out.exists():
         return out
-    fd, tmp = tempfile.mkstemp(prefix=f".{out.name}.", dir=out.parent)
-    os.close(fd)
-    try:
-        proc = subprocess.run(
-            [st.smpicc, *flags, *map(str, sources), "-o", tmp, "-lm"], capture_output=True, text=True, timeout=300
-        )
-        if proc.returncode != 0:
-            msg = "\n".join(line for line in (proc.stderr or proc.stdout).strip().splitlines() if line.strip())
-            raise kernels.CompileError(f"smpicc failed on {src.name} (exit {proc.returncode}):\n{msg}")
-        os.chmod(tmp, 0o755)
-        os.replace(tmp, out)
-    finally:
-        Path(tmp).unlink(missing_ok=True)
-    return out
+    return kernels.build_atomically([st.smpicc, *flags, *map(str, sources)], out, "smpicc", src.name)
 
 
 @dataclass
