@@ -119,13 +119,6 @@ def test_jacobi_placement_of_the_shipped_orfeo_runs_is_flat():
     assert v.case == "flat" and v.numbers["range"] < 2
 
 
-def test_jacobi_lab_scope_follows_the_cores():
-    assert jac.what_this_machine_shows(1, 4).case == "one_core"
-    v = jac.what_this_machine_shows(2, 4)
-    assert v.case == "some_oversubscribed" and v.numbers["oversubscribed_from"] == 3
-    assert jac.what_this_machine_shows(8, 4).case == "all_own_core"
-
-
 def test_noncompute_facts_read_every_multiprocess_run():
     runs = pd.DataFrame(
         {

@@ -15,13 +15,6 @@ def _pred(add, total, serial=0.0):
     return SimpleNamespace(add=add, total=total, speedup=serial / total)
 
 
-def test_machine_scope_follows_the_core_count():
-    assert madd.machine_scope(1, 3).case == "one_core"
-    v = madd.machine_scope(2, 3)
-    assert v.case == "some_oversubscribed" and v.numbers["oversubscribed_from"] == 3
-    assert madd.machine_scope(4, 3).case == "all_own_core"
-
-
 def test_first_look_reads_the_one_process_row():
     by_P = pd.DataFrame({"np": [1, 2, 3], "t_add_median_us": [20.0, 5.0, 4.0], "t_median_us": [100.0, 200.0, 300.0]})
     v = madd.first_look(by_P)
