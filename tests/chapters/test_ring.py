@@ -53,3 +53,18 @@ def test_ring_oversubscription_and_model_verdicts():
     assert ring.model_side([1, 2], [2.0, 3.0], [2.1, 2.9]).case == "within"
     v = ring.model_side([2, 3], [4.0, 6.0], [2.0, 3.0])
     assert v.case == "below" and v.numbers["ratio_min"] == v.numbers["ratio_max"] == 2.0
+
+
+def test_the_simulated_ring_says_where_its_points_come_from():
+    from types import SimpleNamespace
+
+    def run(P, step_us, reference=None):
+        table = pd.DataFrame({"t_median_us": [step_us * P]})
+        return SimpleNamespace(np=P, output=SimpleNamespace(table=table), library="SMPI 3.32", reference=reference)
+
+    runs = [run(2, 0.4), run(12, 0.4), run(13, 0.9), run(24, 0.9), run(25, 2.0), run(48, 2.0)]
+    v = ring.simulated_source(runs)
+    assert v.case == "live"
+    assert [v.numbers[k] for k in ("core_us", "socket_us", "node_us")] == pytest.approx([0.4, 0.9, 2.0])
+    shipped = [run(P, 0.5, "data/reference/simulated/ring.csv") for P in (2, 13, 25)]
+    assert ring.simulated_source(shipped).case == "reference"

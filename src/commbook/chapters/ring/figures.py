@@ -253,3 +253,34 @@ def what_this_machine_shows(cores: int, nodes_live: bool, node_ranks: int) -> Ve
     if not nodes_live:
         return Verdict("no_node", numbers)
     return Verdict("emulated_shared" if cores < node_ranks else "emulated", numbers)
+
+
+# --- the same kernel on a simulated ORFEO (SimGrid SMPI; commbook.simulate) ----------------------
+SIMULATED_P = (2, 6, 12, 13, 18, 24, 25, 36, 48)  # both sides of each step, few runs (fast builds)
+
+
+def simulated_steps(P_values=SIMULATED_P, options=None):
+    """The book's ring.c on two simulated THIN nodes placed by core: a tidy table (µs per ring)
+    and the SimulatedRun of each P (live with smpirun, else the shipped reference run)."""
+    from ...simulate.cluster import SimulatedCluster
+
+    sim = SimulatedCluster(platform="orfeo-thin", nodes=2)
+    runs = sim.sweep("ring", P_values, options or {"iterations": 10, "repetitions": 1})
+    return sim.tidy(runs), runs
+
+
+@cases("live", "reference")
+def simulated_source(runs) -> Verdict:
+    """Simulated here by SMPI, or drawn from the shipped reference simulation; the step's levels
+    (µs per step) below the second socket, on it, and across the node, from every P shown."""
+    reference = next((r.reference for r in runs if getattr(r, "reference", None)), None)
+    per_step = {r.np: float(r.output.table.t_median_us.iloc[0]) / r.np for r in runs}
+    level = {
+        name: float(np.median([t for P, t in per_step.items() if lo <= P <= hi]))
+        for name, (lo, hi) in {"core": (2, 12), "socket": (13, 24), "node": (25, 48)}.items()
+    }
+    numbers = {f"{k}_us": v for k, v in level.items()} | {
+        "library": runs[0].library,
+        "reference": reference or "none (simulated live)",
+    }
+    return Verdict("reference" if reference else "live", numbers)
