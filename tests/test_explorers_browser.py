@@ -7,6 +7,7 @@ import chromium
 import explorer_browser as eb
 import pytest
 
+from commbook import explorers
 from commbook.explorers import ALL, render
 
 pytestmark = pytest.mark.browser
@@ -46,7 +47,7 @@ def page(browser, bundle, tmp_path):
 @pytest.mark.parametrize("name", ALL)
 def test_browser_model_equals_python_model(page, name):
     open_, external, errors = page
-    mod = __import__(f"commbook.explorers.{name}", fromlist=["explorer"])
+    mod = explorers.module(name)
     tab, div = open_(mod.explorer())
     compared = eb.compare_models(tab, div)
     assert compared >= len(mod.TEST_POINTS)
@@ -56,7 +57,7 @@ def test_browser_model_equals_python_model(page, name):
 @pytest.mark.parametrize("name", ALL)
 def test_every_control_moves_the_figure(page, name, tmp_path):
     open_, external, errors = page
-    mod = __import__(f"commbook.explorers.{name}", fromlist=["explorer"])
+    mod = explorers.module(name)
     tab, div = open_(mod.explorer())
     controls = eb.controls(tab, div)
     assert controls, "no controls"
@@ -76,7 +77,7 @@ def test_controls_are_named_and_sliders_work_from_the_keyboard(page, name):
     """Every control has a name a screen reader reads (its label); Tab reaches the sliders and
     the End/Home keys move them and the chart's parameters."""
     open_, external, errors = page
-    mod = __import__(f"commbook.explorers.{name}", fromlist=["explorer"])
+    mod = explorers.module(name)
     explorer = mod.explorer()
     tab, div = open_(explorer)
     names = [p["name"] for p in explorer.spec()["params"] if "bind" in p]
