@@ -450,7 +450,7 @@ def test_node_boundary_sections_render_the_reference_and_say_so(repo, tmp_path):
     (stage / "book").mkdir(parents=True)
     sections = [
         section((repo / "book" / f"{page}.md").read_text(), heading)
-        for page, heading in (("pingpong_lab", "Across a node boundary"), ("ring", "The bump on this machine"))
+        for page, heading in (("pingpong_lab", "Across a node boundary"), ("ring_lab", "The bump on emulated nodes"))
     ]
     front = (repo / "book" / "pingpong.md").read_text().split("\n---\n", 1)[0] + "\n---\n"  # jupytext header
     setup = "\n```{code-cell} ipython3\nimport pandas as pd\nfrom commbook import glued, orfeo\n```\n"
