@@ -374,6 +374,7 @@ def test_bad_options_are_refused_with_one_line():
 
 
 @pytest.mark.mpi
+@pytest.mark.openmpi_only
 def test_trace_agrees_with_the_messages_the_library_counted():
     needs_openmpi("message counts need Open MPI's pml monitoring")
     for op, algs in (
@@ -400,6 +401,7 @@ def test_trace_agrees_with_the_messages_the_library_counted():
 
 
 @pytest.mark.mpi
+@pytest.mark.openmpi_only
 def test_forced_library_algorithms_send_their_own_messages():
     needs_openmpi("coll_tuned numbers are Open MPI's")
     P = 6

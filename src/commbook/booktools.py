@@ -10,6 +10,8 @@
    (mpiexec must be found by the engines) and execution cached per MPI family:
    _build/.jupyter_cache points at _build/.jupyter_cache-<openmpi|mpich> (`make book MPI=mpich`
    after an Open MPI build re-executes every page with MPICH);
+   COMMBOOK_EXECUTE_LANES=2 executes the pages first, those that run no MPI beside those that do
+   (faster on 2 cores; CI uses it), and Jupyter Book renders them from the cache;
 4. fails if MPI or ipyparallel processes are left behind, or if any page failed to execute.
 
 `build --student` (`make book EDITION=student`) builds the student edition: the chapters with
@@ -98,8 +100,12 @@ def build(root: Path, strict: bool = True, announce: bool = True) -> int:
 
     vendor_bundle(root / "book")
     fetch_orfeo(root)
-    print(f"book: execution cache {select_execution_cache(root)}")
+    cache_dir = select_execution_cache(root)
+    print(f"book: execution cache {cache_dir}")
     env = execution_environment(os.environ)
+    lanes = int(os.environ.get("COMMBOOK_EXECUTE_LANES", "1"))
+    if lanes > 1:
+        execute_beside(root, cache_dir, env, lanes)
     jb = shutil.which("jupyter-book", path=env["PATH"])
     if jb is None:
         raise SystemExit("jupyter-book not found: pip install -e '.[book]' (make book does)")
@@ -124,6 +130,28 @@ def build(root: Path, strict: bool = True, announce: bool = True) -> int:
     if rc == 0 and announce:
         print(f"book: open {root / '_build' / 'html' / 'index.html'}")
     return rc
+
+
+def execute_beside(root: Path, cache_dir: Path, env: dict, lanes: int) -> None:
+    """Execute the pages into the cache in lanes (COMMBOOK_EXECUTE_LANES=2: the pages that run
+    no MPI beside those that do; commbook.execution.chapters.execute_lanes) before Jupyter Book
+    renders them from the cache. A page that fails here is executed again, and reported, by the build."""
+    from jupyter_cache import get_cache
+
+    from .execution.chapters import execute_lanes, pages_to_run
+
+    t0, saved = time.perf_counter(), dict(os.environ)
+    os.environ.update(env)  # the kernels inherit this process's environment
+    try:
+        results = execute_lanes(pages_to_run(root, []), get_cache(str(cache_dir)), 900, lanes)
+    finally:
+        os.environ.clear()
+        os.environ.update(saved)
+    failed = [p.stem for p, r in results.items() if isinstance(r, RuntimeError)]
+    ran = sum(1 for r in results.values() if not isinstance(r, RuntimeError) and r[1])
+    print(
+        f"book: {ran} pages executed in {lanes} lanes in {time.perf_counter() - t0:.0f} s; failed: {failed or 'none'}"
+    )
 
 
 def _leftovers() -> list[str]:
