@@ -11,12 +11,14 @@ from ...verdict import Verdict, cases
 from . import common as chapter
 
 
-def _runs(values) -> str:
-    """Sorted process counts as ranges of consecutive even (or whole) numbers: '2-4, 10, 18-24'."""
+def _runs(values, grid=None) -> str:
+    """Sorted process counts as ranges of consecutive ones on the grid of P measured (default:
+    the values themselves): '2-4, 10, 18-24' for an even grid."""
     values = sorted(int(v) for v in values)
     if not values:
         return "none"
-    step = min((b - a for a, b in zip(values, values[1:])), default=1) or 1
+    points = sorted(int(v) for v in (values if grid is None else grid))
+    step = min((b - a for a, b in zip(points, points[1:])), default=1) or 1
     out, start, prev = [], values[0], values[0]
     for v in values[1:] + [None]:
         if v is not None and v - prev == step:
@@ -102,7 +104,7 @@ def chains(measured: pd.DataFrame, params: dict, n: int) -> Verdict:
     one = np.abs(np.log(t["one chain model"] / t["chain"]))
     four_at, one_at = t.index[four < one], t.index[four >= one]
     case = "split" if len(four_at) and len(one_at) else "four" if len(four_at) else "one"
-    return Verdict(case, {"four_at": _runs(four_at), "one_at": _runs(one_at)})
+    return Verdict(case, {"four_at": _runs(four_at, t.index), "one_at": _runs(one_at, t.index)})
 
 
 @cases("below", "above", "crosses")
@@ -120,7 +122,7 @@ def linear(measured: pd.DataFrame, params: dict, n: int = 1) -> Verdict:
             "P_min": int(r.idxmin()),
             "ratio_max": float(r.max()),
             "P_max": int(r.idxmax()),
-            "above_at": _runs(above),
+            "above_at": _runs(above, r.index),
             "ratio_last": float(r.iloc[-1]),
             "P_first": int(r.index.min()),
             "P_last": int(r.index.max()),
@@ -149,7 +151,7 @@ def large(measured: pd.DataFrame, params: dict, n: int = 1 << 20) -> Verdict:
         "P_last": int(r.index.max()),
     }
     for a in LARGE_ALGORITHMS:
-        numbers[f"{a}_below_at"] = _runs(r.index[r[a] <= 1])
+        numbers[f"{a}_below_at"] = _runs(r.index[r[a] <= 1], r.index)
     return Verdict("mostly_above" if share >= 0.5 else "mostly_below", numbers)
 
 
