@@ -71,6 +71,7 @@ def calibration(params: dict, pingpong: dict, band: float = BAND) -> Verdict:
             "bw_min_class": lo,
             "bw_max": bw[hi],
             "bw_max_class": hi,
+            "band_pct": 100 * band,
         },
     )
 
