@@ -1,20 +1,24 @@
 """Collectives III (book/collectives_orfeo.md): ORFEO's broadcast and gather against the
-link-class models, and the verdicts its prose takes from the data and the models."""
+link-class models, and the verdicts the page words from the data and the models (case keys and
+numbers; the sentences are in the page)."""
 
 from __future__ import annotations
 
 import numpy as np
 import pandas as pd
 
+from ...verdict import Verdict, cases
 from . import common as chapter
 
 
-def _runs(values) -> str:
-    """Sorted process counts as ranges of consecutive even (or whole) numbers: '2-4, 10, 18-24'."""
+def _runs(values, grid=None) -> str:
+    """Sorted process counts as ranges of consecutive ones on the grid of P measured (default:
+    the values themselves): '2-4, 10, 18-24' for an even grid."""
     values = sorted(int(v) for v in values)
     if not values:
         return "none"
-    step = min((b - a for a, b in zip(values, values[1:])), default=1) or 1
+    points = sorted(int(v) for v in (values if grid is None else grid))
+    step = min((b - a for a, b in zip(points, points[1:])), default=1) or 1
     out, start, prev = [], values[0], values[0]
     for v in values[1:] + [None]:
         if v is not None and v - prev == step:
@@ -40,80 +44,131 @@ def model_table(measured: pd.DataFrame, n: int, algorithms, params: dict) -> pd.
     return pd.DataFrame(out)
 
 
-def chain_verdict(measured: pd.DataFrame, params: dict, sizes=(1, 1 << 20)) -> str:
-    """Which chain model (Open MPI's four chains or the single chain) is closer, on a log scale,
-    to the measured "chain" at each P, per size: a sentence for the page."""
-    parts = []
-    for n in sizes:
-        t = model_table(measured, n, ["chain", "one chain"], params).dropna()
-        four = np.abs(np.log(t["chain model"] / t["chain"]))
-        one = np.abs(np.log(t["one chain model"] / t["chain"]))
-        four_at, one_at = t.index[four < one], t.index[four >= one]
-        label = f"{n} B" if n < 1024 else f"{n >> 20} MiB"
-        if len(one_at) == 0:
-            parts.append(f"at {label} the four-chain model is the closer one at every P")
-        elif len(four_at) == 0:
-            parts.append(f"at {label} the single-chain model is the closer one at every P")
-        else:
-            parts.append(
-                f"at {label} the four-chain model is the closer one at P = "
-                f"{_runs(four_at)}, the single chain at P = {_runs(one_at)}"
-            )
-    return "; ".join(parts)
-
-
 def factor(a, b) -> float:
     """How far apart two positive times are: max(a/b, b/a)."""
     return float(max(a / b, b / a))
 
 
-def tree_factors(measured: pd.DataFrame, params: dict, n: int = 1, nps=(24, 48)) -> dict:
-    """{P: the largest factor between measured and model over the binary tree and the four
-    chains} at size n."""
-    t = model_table(measured, n, ["binary_tree", "chain"], params)
-    return {P: max(factor(t.loc[P, a], t.loc[P, f"{a} model"]) for a in ("binary_tree", "chain")) for P in nps}
+BAND = 0.25  # two calibrations within 25 % of each other "agree"
+CLASSES = ("core", "socket", "node")
 
 
-def small_tree_words(f: dict) -> str:
-    lo, hi = min(f), max(f)
-    worst = max(f.values())
-    within = "within a factor of two" if worst <= 2 else f"within a factor {worst:.1f}"
-    closer = "closer at" if f[hi] < f[lo] else "no closer at"
-    return (
-        f"The binary tree and the four chains come {within} of the model of the mean over "
-        f"ranks at P = {lo} and {hi} ({closer} P = {hi} than at {lo}: factors "
-        f"{f[lo]:.2f} and {f[hi]:.2f})"
+@cases("both_agree", "latencies_agree", "bandwidths_agree", "neither")
+def calibration(params: dict, pingpong: dict, band: float = BAND) -> Verdict:
+    """The P = 2 osu_bcast calibration against the IMB ping-pong's, over the three link classes:
+    the largest latency factor, the bandwidth ratios (osu_bcast / IMB) at both ends."""
+    lat = {c: factor(params[c][0], pingpong[c][0]) for c in CLASSES}
+    bw = {c: params[c][1] / pingpong[c][1] for c in CLASSES}
+    lat_ok = max(lat.values()) <= 1 + band
+    bw_ok = max(factor(r, 1) for r in bw.values()) <= 1 + band
+    case = {(True, True): "both_agree", (True, False): "latencies_agree", (False, True): "bandwidths_agree"}
+    lo, hi = min(bw, key=bw.get), max(bw, key=bw.get)
+    return Verdict(
+        case.get((lat_ok, bw_ok), "neither"),
+        {
+            "lat_pct": 100 * (max(lat.values()) - 1),
+            "bw_min": bw[lo],
+            "bw_min_class": lo,
+            "bw_max": bw[hi],
+            "bw_max_class": hi,
+            "band_pct": 100 * band,
+        },
     )
 
 
-def linear_words(ratio_1b: float) -> str:
-    """The linear broadcast at 1 B and P = 48: measured / model."""
-    if ratio_1b < 0.9:
-        return f"**The linear broadcast at 1 B is cheaper than the model** (measured / model {ratio_1b:.2f} at P = 48)."
-    if ratio_1b > 1.1:
-        return f"**The linear broadcast at 1 B is dearer than the model** (measured / model {ratio_1b:.2f} at P = 48)."
-    return f"**The linear broadcast at 1 B follows the model** (measured / model {ratio_1b:.2f})."
+@cases("within_two", "beyond_two")
+def small_trees(measured: pd.DataFrame, params: dict, n: int = 1, table_P=(24, 48)) -> Verdict:
+    """At n bytes, the factor between measured and the model of the mean over ranks for the
+    binary tree and the four chains at every P: the worst (where, which) and the table's rows."""
+    t = model_table(measured, n, ["binary_tree", "chain"], params).dropna()
+    f = pd.DataFrame({a: np.maximum(t[a] / t[f"{a} model"], t[f"{a} model"] / t[a]) for a in ("binary_tree", "chain")})
+    worst_alg = f.max().idxmax()
+    worst_P = int(f[worst_alg].idxmax())
+    numbers = {
+        "worst": float(f[worst_alg].max()),
+        "worst_alg": worst_alg.replace("_", " "),
+        "worst_P": worst_P,
+        "P_first": int(f.index.min()),
+        "P_last": int(f.index.max()),
+    }
+    for P in table_P:
+        numbers[f"at_{P}"] = float(f.loc[P].max())
+    return Verdict("within_two" if numbers["worst"] <= 2 else "beyond_two", numbers)
 
 
-def large_words(measured: pd.DataFrame, params: dict, P: int = 48) -> str:
-    """1 MiB: measured / model per algorithm at P, which the trees sit above most."""
-    t = model_table(measured, 1 << 20, ["basic_linear", "chain", "binary_tree"], params)
-    r = {a: float(t.loc[P, a] / t.loc[P, f"{a} model"]) for a in ("basic_linear", "chain", "binary_tree")}
-    return large_sentence(r, P)
+@cases("four", "one", "split")
+def chains(measured: pd.DataFrame, params: dict, n: int) -> Verdict:
+    """Which chain model (Open MPI's four chains or the single chain) is closer, on a log scale,
+    to the measured "chain" at n bytes, at every P: the P ranges of each."""
+    t = model_table(measured, n, ["chain", "one chain"], params).dropna()
+    four = np.abs(np.log(t["chain model"] / t["chain"]))
+    one = np.abs(np.log(t["one chain model"] / t["chain"]))
+    four_at, one_at = t.index[four < one], t.index[four >= one]
+    case = "split" if len(four_at) and len(one_at) else "four" if len(four_at) else "one"
+    return Verdict(case, {"four_at": _runs(four_at, t.index), "one_at": _runs(one_at, t.index)})
 
 
-def large_sentence(r: dict, P: int = 48) -> str:
-    """The 1 MiB verdict from measured / model per algorithm at P ({algorithm: ratio})."""
-    above = [a for a, v in r.items() if v > 1]
-    worst = max(r, key=r.get)
-    if not above:
-        return (
-            f"**At 1 MiB the measurements sit at or below the model** at P = {P} "
-            f"(measured / model {', '.join(f'{a} {v:.2f}' for a, v in r.items())})."
-        )
-    names = [f"the {a.replace('_', ' ')}" for a in above]
-    names = names[0] if len(names) == 1 else f"{', '.join(names[:-1])} and {names[-1]}"
-    return (
-        f"**At 1 MiB the measurements sit above the model** for {names} at "
-        f"P = {P}, the {worst.replace('_', ' ')} most (by a factor {r[worst]:.1f})."
+@cases("below", "above", "crosses")
+def linear(measured: pd.DataFrame, params: dict, n: int = 1) -> Verdict:
+    """The linear broadcast at n bytes: measured over the model of the mean over ranks, at every
+    P: its range (and where) and where it is above 1."""
+    t = model_table(measured, n, ["basic_linear"], params).dropna()
+    r = t["basic_linear"] / t["basic_linear model"]
+    above = r.index[r > 1]
+    case = "above" if len(above) == len(r) else "below" if not len(above) else "crosses"
+    return Verdict(
+        case,
+        {
+            "ratio_min": float(r.min()),
+            "P_min": int(r.idxmin()),
+            "ratio_max": float(r.max()),
+            "P_max": int(r.idxmax()),
+            "above_at": _runs(above, r.index),
+            "ratio_last": float(r.iloc[-1]),
+            "P_first": int(r.index.min()),
+            "P_last": int(r.index.max()),
+        },
+    )
+
+
+LARGE_ALGORITHMS = ("basic_linear", "chain", "binary_tree")
+
+
+@cases("mostly_above", "mostly_below")
+def large(measured: pd.DataFrame, params: dict, n: int = 1 << 20) -> Verdict:
+    """At n bytes, measured over model for the linear broadcast, the four chains and the binary
+    tree at every P: the share of rows above the model, the largest ratio (which, where) and,
+    per algorithm, the P where it is at or below the model."""
+    t = model_table(measured, n, list(LARGE_ALGORITHMS), params).dropna()
+    r = pd.DataFrame({a: t[a] / t[f"{a} model"] for a in LARGE_ALGORITHMS})
+    worst = r.max().idxmax()
+    share = float((r > 1).to_numpy().mean())
+    numbers = {
+        "share_above": share,
+        "ratio_max": float(r[worst].max()),
+        "worst_alg": worst.replace("_", " "),
+        "worst_P": int(r[worst].idxmax()),
+        "P_first": int(r.index.min()),
+        "P_last": int(r.index.max()),
+    }
+    for a in LARGE_ALGORITHMS:
+        numbers[f"{a}_below_at"] = _runs(r.index[r[a] <= 1], r.index)
+    return Verdict("mostly_above" if share >= 0.5 else "mostly_below", numbers)
+
+
+@cases("above_all", "not_above_all")
+def critical_path(check: pd.DataFrame) -> Verdict:
+    """The binomial gather's table (rows P; columns measured, eq. 3, critical path): both models
+    over the measured mean at the largest P, and whether the critical path is above it at every P."""
+    over = check.iloc[:, 1:].div(check.iloc[:, 0], axis=0)
+    last = check.index.max()
+    cp = over.iloc[:, 1]
+    return Verdict(
+        "above_all" if (cp > 1).all() else "not_above_all",
+        {
+            "eq3_over": float(over.loc[last].iloc[0]),
+            "cp_over": float(cp.loc[last]),
+            "cp_over_min": float(cp.min()),
+            "P_last": int(last),
+        },
     )

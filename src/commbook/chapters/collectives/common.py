@@ -138,7 +138,7 @@ def plot_communication_diagram(trace, algorithm: str, P: int, ax=None, title=Non
     ax.set_ylim(-len(steps) - 0.4, 0.4)
     for side in ("left", "right", "top"):
         ax.spines[side].set_visible(False)
-    ax.set_title(title or f"{algorithm}: who sends to whom, step by step (P = {P})", fontsize=10)
+    ax.set_title(title or f"{algorithm}, P = {P}", fontsize=10)
     ax.figure.tight_layout()
     return ax
 
@@ -156,7 +156,7 @@ def plot_ratio(ratios, x="size_bytes", label="ratio", title="", ax=None, color="
         r["ratio_low"],
         r["ratio_high"],
         color=color,
-        label=f"{label}: medians (bars: worst-case range)",
+        label=f"{label}: median, range",
     )
     ax.plot(xs, r["ratio_of_minima"], "x", color=color, label=f"{label}: fastest repetitions")
     ax.axhline(1.0, color="0.3", lw=1)
@@ -435,4 +435,4 @@ def orfeo_or_empty(key: str) -> tuple[pd.DataFrame, str]:
     try:
         return orfeo.load(key)
     except orfeo.DataUnavailable as e:
-        return empty_table(), f"ORFEO data not available here ({e}); only the models are drawn"
+        return empty_table(), f"no ORFEO data ({e})"

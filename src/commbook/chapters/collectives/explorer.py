@@ -23,9 +23,9 @@ from ...models import collective_costs, collective_schedules
 NAME = "collectives"
 NETWORKS = {  # label: (topology, placement) ; None: every pair of ranks one link apart
     "ideal (no topology)": None,
-    "cluster 2 nodes x 2 sockets x 4 cores, map by core": ("cluster:2x2x4", "core"),
-    "cluster 2 nodes x 2 sockets x 4 cores, map by socket": ("cluster:2x2x4", "socket"),
-    "cluster 2 nodes x 2 sockets x 4 cores, map by node": ("cluster:2x2x4", "node"),
+    "2x2x4 cluster, by core": ("cluster:2x2x4", "core"),
+    "2x2x4 cluster, by socket": ("cluster:2x2x4", "socket"),
+    "2x2x4 cluster, by node": ("cluster:2x2x4", "node"),
     "2-D torus 4x4": ("torus:16", "core"),
     "hypercube of 16": ("hypercube:16", "core"),
     "fat tree 2-ary 4-tree (16)": ("fat_tree:2x4", "core"),
@@ -44,11 +44,11 @@ TEST_POINTS = [
         ("bcast", 16, 1.0, 5000.0, "ideal (no topology)"),
         ("bcast", 7, 0.05, 100.0, "ideal (no topology)"),
         ("bcast", 2, 50.0, 30000.0, "ideal (no topology)"),
-        ("bcast", 13, 3.7, 12000.0, "cluster 2 nodes x 2 sockets x 4 cores, map by node"),
+        ("bcast", 13, 3.7, 12000.0, "2x2x4 cluster, by node"),
         ("allreduce", 12, 0.5, 900.0, "2-D torus 4x4"),
         ("allreduce", 16, 2.0, 20000.0, "fat tree 2-ary 4-tree (16)"),
         ("gather", 5, 10.0, 300.0, "hypercube of 16"),
-        ("reduce", 16, 0.2, 6000.0, "cluster 2 nodes x 2 sockets x 4 cores, map by socket"),
+        ("reduce", 16, 0.2, 6000.0, "2x2x4 cluster, by socket"),
         ("scatter", 9, 1.5, 2500.0, "ring of 16"),
     ]
 ]
@@ -131,7 +131,7 @@ def explorer(
         slider("P", "processes P (count)", *P_RANGE, P),
         slider("lam", "λ (µs)", *LAMBDA_US, round(min(max(lambda_us, 0.0), 50.0), 2)),
         slider("bw", "b (MB/s)", *BANDWIDTH_MBPS, round(min(max(bandwidth_MBps, 100.0), 30000.0), -1)),
-        menu("net", "network (link sharing divides bandwidth)", list(NETWORKS), "ideal (no topology)"),
+        menu("net", "network (shared links)", list(NETWORKS), "ideal (no topology)"),
     ]
     lines = (
         alt.Chart(alt.Data(values=records(_coefficients())))
@@ -161,5 +161,6 @@ def explorer(
     return Explorer(
         column_wide(model + points, params, 320, title),
         NAME,
-        notes=["The pipelined broadcast is drawn on the ideal network only (its segment count follows n, λ and b)."],
+        # the pipeline's segment count follows n, λ and b: the browser computes it for the ideal network only
+        notes=["pipeline: ideal network only"],
     )
