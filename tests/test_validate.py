@@ -149,8 +149,9 @@ def test_tables_write_read_and_summarise(tmp_path):
     s = validate.summary(tmp_path)
     j = s[s.model == "Jacobi P(L, N)"].iloc[0]
     assert j.share_within == 0.5 and j.met == "no"
-    assert "within 15 % of 50% of the 2" in validate.headline("jacobi", tmp_path)
-    assert "2 ORFEO ping-pong curves" in validate.headline("pingpong", tmp_path)
+    v = validate.jacobi_verdict(validate.load_table("jacobi", tmp_path))
+    assert v.case == "some_outside" and v.numbers["runs"] == 2 and v.numbers["outside"] == 1
+    assert validate.pingpong_verdict(validate.load_table("pingpong_sizes", tmp_path)).numbers["curves"] == 2
     with pytest.raises(ValueError, match="no headline"):
         validate.headline("ring", tmp_path)
     with pytest.raises(FileNotFoundError, match="commbook validate"):
@@ -204,3 +205,28 @@ def test_overview_pools_collectives_per_operation():
     assert o.model.iloc[-1] == "Jacobi P(L, N)"
     bcast = o[o.model == "bcast algorithm choice"].iloc[0]
     assert bcast.met.endswith(f"of {bcast.cases.split()[0]}")
+
+
+def _sizes(model, interp):
+    """A pingpong_sizes table: one row per curve, each method's median relative error."""
+    return pd.DataFrame({"err_piecewise_predictive": model, "err_interpolation": interp, "err_piecewise_bic": interp})
+
+
+def test_pingpong_verdict_reads_every_curve():
+    ahead = validate.pingpong_verdict(_sizes([0.01, 0.02, 0.03], [0.02, 0.03, 0.04]))
+    assert ahead.case == "model_ahead" and ahead.numbers["curves"] == 3
+    assert ahead.numbers["model_error"] == pytest.approx(2.0) and ahead.numbers["interp_within"] == pytest.approx(100)
+    # one more curve the model misses and interpolation does not: lower median error, smaller share
+    split = validate.pingpong_verdict(_sizes([0.01, 0.02, 0.03, 0.5], [0.02, 0.03, 0.04, 0.05]))
+    assert split.case == "split" and split.numbers["model_within"] == pytest.approx(75)
+    behind = validate.pingpong_verdict(_sizes([0.3, 0.4], [0.01, 0.02]))
+    assert behind.case == "interpolation_ahead"
+
+
+def test_jacobi_verdict_counts_every_run():
+    runs = pd.DataFrame({"within_15": [True, True], "model_over_measured": [1.02, 0.95]})
+    v = validate.jacobi_verdict(runs)
+    assert v.case == "all_within" and v.numbers == {"runs": 2, "outside": 0, "error": pytest.approx(3.5)}
+    one_more = pd.concat([runs, pd.DataFrame({"within_15": [False], "model_over_measured": [1.9]})])
+    v = validate.jacobi_verdict(one_more)
+    assert v.case == "some_outside" and v.numbers["outside"] == 1 and v.numbers["runs"] == 3

@@ -47,7 +47,7 @@ from .pingpong_splits import (
     pingpong_runs,
     pingpong_sizes,
 )
-from .scorecard import headline, overview, summary
+from .scorecard import headline, jacobi_verdict, overview, pingpong_verdict, summary
 from .tables import DESCRIPTIONS, SPLITS, TABLE_FILES, TABLES_DIR, load_table, run, to_csv_text, write_tables
 
 __all__ = [
@@ -66,6 +66,8 @@ __all__ = [
     "collective_processes",
     "figure",
     "headline",
+    "pingpong_verdict",
+    "jacobi_verdict",
     "jacobi_model",
     "load_table",
     "loglog_interpolate",

@@ -1,11 +1,14 @@
 """The validation in numbers the book quotes: one row per model and split (`summary`), pooled
-per operation (`overview`), one sentence per chapter (`headline`); from the committed tables."""
+per operation (`overview`), the verdicts the validation page words (`pingpong_verdict`,
+`jacobi_verdict`), and one sentence per chapter (`headline`, still printed
+by the jacobi and collectives_orfeo pages); from the committed tables."""
 
 from __future__ import annotations
 
 import numpy as np
 import pandas as pd
 
+from ..verdict import Verdict, cases
 from .criteria import WITHIN
 from .pingpong_splits import PINGPONG_METHODS
 from .tables import load_table
@@ -112,6 +115,38 @@ def _share_range(low: float, high: float) -> str:
     """'61% to 96%', or '96%' when both ends print the same."""
     a, b = f"{low:.0%}", f"{high:.0%}"
     return a if a == b else f"{a} to {b}"
+
+
+@cases("model_ahead", "interpolation_ahead", "split")
+def pingpong_verdict(sizes: pd.DataFrame | None = None) -> Verdict:
+    """The sizes split (even -> odd), every curve of `sizes` (default: the committed
+    pingpong_sizes table): each method's median error and share of curves within WITHIN, in %.
+    The case compares the predictive piecewise model with log-log interpolation on both: lower
+    error and at least the share ("model_ahead"), the reverse, or one each ("split")."""
+    pp = load_table("pingpong_sizes") if sizes is None else sizes
+    numbers = {"curves": len(pp)}
+    for key, method in (("model", "piecewise_predictive"), ("interp", "interpolation"), ("bic", "piecewise_bic")):
+        err = pp[f"err_{method}"]
+        numbers[f"{key}_error"] = 100 * float(err.median())
+        numbers[f"{key}_within"] = 100 * float((err <= WITHIN).mean())
+    lower = numbers["model_error"] < numbers["interp_error"]
+    wider = numbers["model_within"] >= numbers["interp_within"]
+    case = "model_ahead" if lower and wider else "interpolation_ahead" if not (lower or wider) else "split"
+    return Verdict(case, numbers)
+
+
+@cases("all_within", "some_outside")
+def jacobi_verdict(runs: pd.DataFrame | None = None) -> Verdict:
+    """The report's model against every run of `runs` (default: the committed jacobi table): how
+    many runs, how many miss the JACOBI_WITHIN band, the median error (in %)."""
+    ja = load_table("jacobi") if runs is None else runs
+    within = ja.within_15.astype(bool)
+    numbers = {
+        "runs": len(ja),
+        "outside": int((~within).sum()),
+        "error": 100 * float((ja.model_over_measured - 1).abs().median()),
+    }
+    return Verdict("all_within" if within.all() else "some_outside", numbers)
 
 
 def headline(name: str, directory=None) -> str:

@@ -1,5 +1,5 @@
-"""Claims of the ORFEO data page (book/data.md): the faults of the raw files, as the catalog
-and the derived tables record them, and the data-gather exercise."""
+"""Claims of the ORFEO data pages (book/data.md, book/data_catalogue.md): the faults of the raw
+files, as the catalog and the derived tables record them, and the data-gather exercise."""
 
 from __future__ import annotations
 
@@ -21,7 +21,7 @@ def _load(dataset):
 
 @claim(
     "data-ring-as-ns",
-    page="data",
+    page="data_catalogue",
     unit="ns",
     source=DERIVED + " thomasverardo/ring: 2 processes on THIN, median over placements, read as ns",
 )
@@ -36,7 +36,12 @@ def _rule_text(dataset, field):
     return re.search(rf'^{field} = "(.*)"$', block, re.M).group(1)
 
 
-@claim("data-faulty-latency", page="data", unit="ms", source=RULES + ": the skip reason of mzampar/latency_2nodes")
+@claim(
+    "data-faulty-latency",
+    page="data_catalogue",
+    unit="ms",
+    source=RULES + ": the skip reason of mzampar/latency_2nodes",
+)
 def _():
     return float(re.search(r"about ([\d.]+) ms", _rule_text("mzampar/latency_2nodes", "skip")).group(1))
 
@@ -46,19 +51,19 @@ def _slow():
     return a, a[a.t_us > 5000]
 
 
-@claim("data-anankin-slow-rows", page="data", unit="", source=DERIVED + " anankin12/latency: rows above 5 ms")
+@claim("data-anankin-slow-rows", page="data_catalogue", unit="", source=DERIVED + " anankin12/latency: rows above 5 ms")
 def _():
     return float(len(_slow()[1]))
 
 
-@claim("data-anankin-rows", page="data", unit="", source=DERIVED + " anankin12/latency")
+@claim("data-anankin-rows", page="data_catalogue", unit="", source=DERIVED + " anankin12/latency")
 def _():
     return float(len(_slow()[0]))
 
 
 @claim(
     "data-anankin-slow-time",
-    page="data",
+    page="data_catalogue",
     unit="ms",
     source=DERIVED + " anankin12/latency: median of the rows above 5 ms",
 )
@@ -68,7 +73,7 @@ def _():
 
 @claim(
     "data-anankin-slow-from-core",
-    page="data",
+    page="data_catalogue",
     unit="",
     source=DERIVED + " anankin12/latency: first core_to of the slow rows",
 )
