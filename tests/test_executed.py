@@ -165,8 +165,8 @@ def test_pages_execute_as_the_book_build_runs_them(tmp_path, monkeypatch):
     from jupyter_cache import get_cache
 
     from commbook import mpi_env
-    from commbook.booktools import execution_environment
     from commbook.execution.cache import select
+    from commbook.execution.environment import execution_environment
     from commbook.explorers.render import ENV_STATIC
 
     for key in execution_environment({}):  # run() sets them in os.environ: undone after the test

@@ -33,6 +33,7 @@ import time
 from pathlib import Path
 
 from . import config, mpi_env
+from .execution.environment import execution_environment
 from .pages import INSTRUCTOR_PAGES, chapter_files, split_solutions, student_toc  # noqa: F401
 
 
@@ -77,21 +78,6 @@ def select_execution_cache(root: Path) -> Path:
     from .execution.cache import select
 
     return select(root / "_build", mpi_env.detect().family.name)
-
-
-def execution_environment(base: dict) -> dict:
-    """`base` with what the book's kernels need while the pages execute (make book, make execute):
-    this MPI's run environment, ipyparallel without prompts, the inline plots, and the marker
-    that says the page will be static HTML (explorers load the shared bundle, run panels show
-    their command instead of widgets)."""
-    from .explorers.render import ENV_STATIC
-
-    env = dict(base)
-    env.update(mpi_env.run_environment())
-    env["IPP_NONINTERACTIVE"] = "1"
-    env.setdefault("MPLBACKEND", "module://matplotlib_inline.backend_inline")
-    env[ENV_STATIC] = "1"
-    return env
 
 
 def build(root: Path, strict: bool = True, announce: bool = True) -> int:

@@ -205,9 +205,9 @@ def run(root: Path, wanted: list[str], timeout: int = 900, out=print, lanes: int
     from jupyter_cache import get_cache
 
     from .. import mpi_env
-    from ..booktools import execution_environment
     from ..claims.check import check_book
     from .cache import select
+    from .environment import execution_environment
 
     info = mpi_env.detect()
     cache = get_cache(str(select(root / "_build", info.family.name)))
