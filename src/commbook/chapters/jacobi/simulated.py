@@ -85,10 +85,10 @@ def model_vs_simulation(table, band: float = BAND) -> Verdict:
     return Verdict("part_within_node", numbers)
 
 
-def plot_simulated_scaling(table, orfeo_runs, rate_mlups: float, L: int, title="Jacobi on simulated THIN nodes"):
+def plot_simulated_scaling(table, orfeo_runs, rate_mlups: float, L: int, title="Jacobi, simulated THIN"):
     """Parallel efficiency (MLUP/s over N times one process's rate) against N: the simulation
     and the model for L^3, ORFEO's measured 1200^3 runs beside them."""
-    fig, ax = new_axes(title, "processes N", "MLUP/s / (N x one process)", logx=True)
+    fig, ax = new_axes(title, "processes N", "parallel efficiency", logx=True)
     N = table.processes.to_numpy(float)
     ideal = N * rate_mlups
     model_line(ax, N, table["model MLUP/s"] / ideal, label=f"model, {L}³", color="k")
