@@ -3,7 +3,6 @@
 
 from __future__ import annotations
 
-import numpy as np
 import pandas as pd
 
 from ...models import jacobi as jm
@@ -87,24 +86,19 @@ def model_vs_simulation(table, band: float = BAND) -> Verdict:
 
 def plot_simulated_scaling(table, orfeo_runs, rate_mlups: float, L: int, title="Jacobi, simulated THIN"):
     """Parallel efficiency (MLUP/s over N times one process's rate) against N: the simulation
-    and the model for L^3, ORFEO's measured 1200^3 runs beside them."""
+    and the model for L^3, ORFEO's measured 1200^3 runs (one machine) beside them."""
     fig, ax = new_axes(title, "processes N", "parallel efficiency", logx=True)
     N = table.processes.to_numpy(float)
     ideal = N * rate_mlups
     model_line(ax, N, table["model MLUP/s"] / ideal, label=f"model, {L}³", color="k")
     measured(ax, N, table["simulated MLUP/s"] / ideal, label=f"simulated (SMPI), {L}³", color="C3", marker="s", ms=6)
-    for i, ((machine, mapping), g) in enumerate(orfeo_runs.groupby(["machine", "mapping"])):
-        label = f"{machine.replace('orfeo-', '')} by {mapping}, 1200³"
+    for i, (mapping, g) in enumerate(orfeo_runs.groupby("mapping")):
+        label = f"ORFEO by {mapping}, 1200³ (measured)"
         measured(ax, g.np, g.measured_mlups / (g.np * rate_mlups), label=label, color=f"C{i}", ms=5)
     ax.axhline(1.0, color="0.5", lw=0.8)
     for n in (24, 48, 96):
         ax.axvline(n + 0.5, color="0.8", ls=":", lw=1)
-    ax.set_ylim(0.5, 1.1)
+    ax.set_ylim(0.8, 1.05)
     ax.set_xticks(N, [str(int(n)) for n in N])
     ax.legend(fontsize=8, loc="lower left")
     return fig
-
-
-def efficiency_range(values) -> tuple[float, float]:
-    v = np.asarray(values, float)
-    return float(v.min()), float(v.max())
