@@ -232,6 +232,10 @@ def smpi_options(params: dict) -> list[str]:
 
 
 JACOBI_SEED_L = 1200  # the report's single-process sweep is over 1200^3 points
+JACOBI_COMPUTE_SOURCE = (
+    "one process's measured sweep rate, 1200^3 / T_s of data/orfeo jacobi_seed "
+    "(commbook.simulate.calibration.jacobi_compute_lups)"
+)
 
 
 def jacobi_compute_lups(machine: str = MACHINE) -> int:

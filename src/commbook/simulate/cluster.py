@@ -182,6 +182,11 @@ def write_reference(
         "kernel_args": " ".join(kernels.kernel_args(options)),
         "nps": " ".join(str(n) for n in nps),
         "command": command or f"commbook simulate reference {kernel}",
+        **(
+            {"compute": f"--sim-lups {options['sim-lups']}: {calibration.JACOBI_COMPUTE_SOURCE}"}
+            if options and "sim-lups" in options
+            else {}
+        ),
         "source": "commbook.simulate.cluster.write_reference: each row one smpirun of the book's kernel",
     }
     path = reference_dir() / reference_name(kernel, platform, nodes, map_by)
