@@ -342,3 +342,12 @@ def test_jacobi_simulated_compute_is_charged_at_the_given_rate(smpi):
     assert free.compute_us < 1
     assert paid.compute_us == pytest.approx(24**3 / 4 / rate * 1e6, rel=1e-3)
     assert paid.checksum == free.checksum
+
+
+def test_every_reference_run_is_shipped_with_its_arguments():
+    from commbook.cli import simulate as cli_simulate
+
+    for kernel, plat, nodes, map_by, nps, options in cli_simulate.reference_runs():
+        m = data.read_measurements(cluster.reference_dir() / cluster.reference_name(kernel, plat, nodes, map_by))
+        assert m.meta["kernel_args"] == " ".join(kernels.kernel_args(options))
+        assert sorted(set(m.table.np)) == sorted(nps)
