@@ -11,7 +11,7 @@ from ..lab import machine_scope as what_this_machine_shows  # noqa: F401 (the la
 
 
 # --- jacobi --------------------------------------------------------------------------------
-def plot_jacobi_convergence(runs, title="Jacobi: error by sweep"):
+def plot_jacobi_convergence(runs, title="Jacobi, sweep by sweep"):
     """runs: [(label, error_rms_history, residual_rms_history)]; both on a log axis."""
     fig, axes = plt.subplots(1, 2, figsize=(10, 3.6))
     for i, (label, err, res) in enumerate(runs):
