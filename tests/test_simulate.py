@@ -309,3 +309,45 @@ def test_collective_points_are_reproduced_by_a_new_simulation(smpi):
     old = points[(points.operation == "allreduce") & (points.np == 4)].reset_index(drop=True)
     assert len(fresh) == len(old) > 0
     assert list(fresh.simulated_us) == pytest.approx(list(old.simulated_us), rel=1e-4)
+
+
+# ------------------------------------------------------------------ Jacobi: compute at the calibrated rate
+def test_jacobi_compute_rate_is_the_report_single_process_sweep():
+    seed = orfeo.summary_table("jacobi_seed")
+    T_s = float(seed[(seed.machine == "orfeo-thin") & (seed.quantity == "T_s")].value.iloc[0])
+    assert calibration.jacobi_compute_lups() == round(1200**3 / T_s)
+    with pytest.raises(LookupError):
+        calibration.jacobi_compute_lups("orfeo-nowhere")
+
+
+def test_jacobi_reference_answers_without_smpi(monkeypatch):
+    monkeypatch.setattr(runner, "status", lambda: runner.SMPIStatus(None, None, ""))
+    kernel, plat, nodes, map_by, nps, options = cluster.jacobi_strong_scaling()
+    runs = cluster.SimulatedCluster(plat, nodes).sweep_if_cached(kernel, nps, options, map_by)
+    assert [r.np for r in runs] == list(nps) == [1, 24, 48, 96, 192]
+    assert {r.reference for r in runs} == {"data/reference/simulated/jacobi3d-orfeo-thin-8n-core.csv"}
+    t = {r.np: r.output.table.iloc[0] for r in runs}
+    # one process: no halo, the sweep is exactly the calibrated compute
+    assert t[1].t_median_us == pytest.approx(options["L"] ** 3 / options["sim-lups"] * 1e6, rel=1e-6)
+    assert t[1].halo_us < 1
+    assert len({r.checksum for r in t.values()}) == 1  # the same field on every decomposition
+
+
+def test_jacobi_simulated_compute_is_charged_at_the_given_rate(smpi):
+    sim = cluster.SimulatedCluster("orfeo-thin", 2)
+    opts = {"L": 24, "sweeps": 2, "check": 0}
+    free = sim.run("jacobi3d", opts, np=4).output.table.iloc[0]
+    rate = 1_000_000  # LUP/s: 24^3 / 4 points per rank, 3.456 ms a sweep
+    paid = sim.run("jacobi3d", {**opts, "sim-lups": rate}, np=4).output.table.iloc[0]
+    assert free.compute_us < 1
+    assert paid.compute_us == pytest.approx(24**3 / 4 / rate * 1e6, rel=1e-3)
+    assert paid.checksum == free.checksum
+
+
+def test_every_reference_run_is_shipped_with_its_arguments():
+    from commbook.cli import simulate as cli_simulate
+
+    for kernel, plat, nodes, map_by, nps, options in cli_simulate.reference_runs():
+        m = data.read_measurements(cluster.reference_dir() / cluster.reference_name(kernel, plat, nodes, map_by))
+        assert m.meta["kernel_args"] == " ".join(kernels.kernel_args(options))
+        assert sorted(set(m.table.np)) == sorted(nps)

@@ -146,3 +146,52 @@ def test_the_grids_against_the_cache_follow_the_sizes():
     assert jacobi.grids_vs_cache(grids, 128 << 20).case == "beyond"
     v = jacobi.grids_vs_cache(grids, 503_000_000)
     assert v.case == "inside" and v.numbers == {"grids_MB": grids / 1e6, "llc_MB": 503.0}
+
+
+# --------------------------------------------------------------------- simulated THIN nodes
+def _scaling(sim_mlups, model_mlups, nps=(1, 24, 48, 96, 192)):
+    return pd.DataFrame(
+        {
+            "processes": nps,
+            "nodes": [-(-n // 24) for n in nps],
+            "simulated MLUP/s": sim_mlups,
+            "model MLUP/s": model_mlups,
+            "simulated halo share": [0.0, 0.001, 0.01, 0.05, 0.08],
+            "model / simulated": [m / s for m, s in zip(model_mlups, sim_mlups)],
+        }
+    )
+
+
+def test_model_vs_simulation_cases_read_every_row():
+    from commbook.chapters.jacobi import simulated as sim
+
+    v = sim.model_vs_simulation(_scaling([100, 2400, 4800, 9600, 19200], [100, 2400, 4810, 9650, 19300]))
+    assert v.case == "agree" and v.numbers["rows"] == 5
+    v = sim.model_vs_simulation(_scaling([100, 2400, 4800, 9000, 17600], [100, 2400, 4850, 9600, 19200]))
+    assert v.case == "part_across_nodes"
+    assert v.numbers["gap_np"] == 192 and v.numbers["gap_nodes"] == 8
+    assert v.numbers["gap_max"] == pytest.approx(19200 / 17600 - 1)
+    assert v.numbers["halo_last"] == 0.08 and v.numbers["np_last"] == 192
+    # the one-process row alone off: the old "from 2 nodes on" reading would miss it
+    v = sim.model_vs_simulation(_scaling([90, 2400, 4800, 9000, 17600], [100, 2400, 4850, 9600, 19200]))
+    assert v.case == "part_within_node" and v.numbers["gap_one_node"] == pytest.approx(100 / 90 - 1)
+    v = sim.model_vs_simulation(_scaling([100, 2400, 4800, 9600, 21000], [100, 2400, 4800, 9600, 19200]))
+    assert v.case == "simulation_faster" and v.numbers["gap_max"] == pytest.approx(19200 / 21000 - 1)
+
+
+def test_the_shipped_simulation_parts_from_the_model_across_nodes(monkeypatch):
+    from commbook import orfeo
+    from commbook.chapters.jacobi import simulated as sim
+    from commbook.models import jacobi as jm
+    from commbook.simulate import runner
+
+    monkeypatch.setattr(runner, "status", lambda: runner.SMPIStatus(None, None, ""))
+    runs, options = sim.simulated_scaling()
+    assert sim.simulation_source(runs).case == "reference"
+    _, T_l, B_half = jm.seed_parameters(orfeo.summary_table("jacobi_seed"))[("orfeo-thin", "node")]
+    table = sim.scaling_table(runs, options, T_l, 2 * B_half)
+    assert list(table.nodes) == [1, 1, 2, 4, 8]
+    assert table["model / simulated"].iloc[0] == pytest.approx(1, abs=1e-6)  # same compute calibration
+    v = sim.model_vs_simulation(table)
+    assert v.case == "part_across_nodes"
+    assert v.numbers["gap_np"] == 192 and 0.05 < v.numbers["gap_max"] < 0.15

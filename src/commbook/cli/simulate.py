@@ -54,6 +54,7 @@ def register(sub):
     )
     v.set_defaults(func=run_validate)
     r = words.add_parser("reference", help="write the shipped simulations of data/reference/simulated/")
+    r.add_argument("--only", default=None, help="only this kernel's shipped simulations (ring, jacobi3d)")
     r.set_defaults(func=run_reference)
     for spec in registry.KERNELS.values():
         b = words.add_parser(spec.name, help=f"simulated: {spec.help}", description=spec.help)
@@ -128,10 +129,21 @@ def run_calibrate(args) -> int:
     return 0
 
 
+def reference_runs() -> list:
+    """REFERENCE_RUNS and the Jacobi strong scaling on 1, 2, 4, 8 THIN nodes, whose compute rate
+    is the calibration's (one THIN process's measured sweep, read from the data when asked)."""
+    from ..simulate import cluster
+
+    return REFERENCE_RUNS + [cluster.jacobi_strong_scaling()]
+
+
 def run_reference(args) -> int:
     from ..simulate import cluster
 
-    for kernel, plat, nodes, map_by, nps, options in REFERENCE_RUNS:
+    only = getattr(args, "only", None)
+    for kernel, plat, nodes, map_by, nps, options in reference_runs():
+        if only and kernel != only:
+            continue
         path = cluster.write_reference(kernel, plat, nodes, map_by, nps, options, "commbook simulate reference")
         print(f"commbook: wrote {path}", file=sys.stderr)
     return 0

@@ -229,3 +229,24 @@ def smpi_options(params: dict) -> list[str]:
         f"--cfg=smpi/async-small-thresh:{params['eager_bytes']}",
         "--cfg=network/crosstraffic:0",  # ORFEO's ping-pong is what the links were fitted to
     ]
+
+
+JACOBI_SEED_L = 1200  # the report's single-process sweep is over 1200^3 points
+JACOBI_COMPUTE_SOURCE = (
+    "one process's measured sweep rate, 1200^3 / T_s of data/orfeo jacobi_seed "
+    "(commbook.simulate.calibration.jacobi_compute_lups)"
+)
+
+
+def jacobi_compute_lups(machine: str = MACHINE) -> int:
+    """The Jacobi kernel's compute side on simulated `machine` nodes (its --sim-lups): one
+    process's measured sweep rate, 1200^3 / T_s of the report's single-process sweep
+    (data/orfeo jacobi_seed), in lattice updates per second. The chapter's model uses the same
+    T_s, so simulation and model differ by their communication only."""
+    from .. import orfeo
+
+    seed = orfeo.summary_table("jacobi_seed")
+    row = seed[(seed.machine == machine) & (seed.quantity == "T_s")]
+    if row.empty:
+        raise LookupError(f"no single-process Jacobi sweep time for {machine} in jacobi_seed")
+    return round(JACOBI_SEED_L**3 / float(row.value.iloc[0]))

@@ -15,7 +15,7 @@ from __future__ import annotations
 import os
 
 from .. import config, kernels
-from . import platforms, runner
+from . import calibration, platforms, runner
 from .runner import SimulatedRun
 
 REFERENCE_NOTE = "**Simulated on the machine that built this book, not here: SimGrid's SMPI is not installed.**"
@@ -66,6 +66,13 @@ class SimulatedCluster:
 
     def sweep(self, kernel, nps, options: dict | None = None, map_by: str = "core") -> list[SimulatedRun]:
         return [self.run(kernel, options, np, map_by) for np in nps]
+
+    def sweep_if_cached(self, kernel, nps, options: dict | None = None, map_by: str = "core") -> list[SimulatedRun]:
+        """The sweep from this machine's simulation cache when every run is there, else the
+        shipped reference: for simulations too long to run while a book builds."""
+        if self.live and all(runner.is_cached(kernel, self.platform, np, map_by, options) for np in nps):
+            return self.sweep(kernel, nps, options, map_by)
+        return [self.from_reference(str(kernel), np, map_by, options) for np in nps]
 
     @staticmethod
     def tidy(runs):
@@ -142,6 +149,18 @@ def _table_from_tidy(rows):
     return pd.DataFrame(records)
 
 
+JACOBI_L = 600  # 600^3 points (3.5 GB of doubles) fit this simulation's memory; 1200^3 would not
+JACOBI_NPS = (1, 24, 48, 96, 192)  # one process, then 1, 2, 4 and 8 full THIN nodes (map-by core)
+
+
+def jacobi_strong_scaling(L: int = JACOBI_L, nps=JACOBI_NPS, sweeps: int = 3):
+    """(kernel, platform, nodes, map-by, nps, options) of the Jacobi chapter's simulated strong
+    scaling: one L^3 grid on up to 8 THIN nodes, the compute charged at the calibrated rate
+    (calibration.jacobi_compute_lups), the sweep's own checks on."""
+    options = {"L": L, "sweeps": sweeps, "check": 0, "sim-lups": calibration.jacobi_compute_lups()}
+    return ("jacobi3d", "orfeo-thin", 8, "core", list(nps), options)
+
+
 def write_reference(
     kernel: str, platform: str, nodes: int, map_by: str, nps, options: dict | None = None, command: str = ""
 ):
@@ -163,6 +182,11 @@ def write_reference(
         "kernel_args": " ".join(kernels.kernel_args(options)),
         "nps": " ".join(str(n) for n in nps),
         "command": command or f"commbook simulate reference {kernel}",
+        **(
+            {"compute": f"--sim-lups {options['sim-lups']}: {calibration.JACOBI_COMPUTE_SOURCE}"}
+            if options and "sim-lups" in options
+            else {}
+        ),
         "source": "commbook.simulate.cluster.write_reference: each row one smpirun of the book's kernel",
     }
     path = reference_dir() / reference_name(kernel, platform, nodes, map_by)

@@ -156,6 +156,22 @@ def _kill_group(proc: subprocess.Popen) -> None:
     proc.wait()
 
 
+def _result_path(name, exe, platform, hostfile, cfg, args, np) -> Path:
+    key = hashlib.sha256("\0".join([exe.name, platform.xml, hostfile, *cfg, *args, str(np)]).encode()).hexdigest()[:24]
+    return cache_dir() / "results" / f"{name}-{key}.out"
+
+
+def is_cached(
+    kernel: str | os.PathLike, platform: Platform, np: int, map_by: str = "core", options: dict | None = None
+) -> bool:
+    """Has this machine simulated this run already (same kernel build, platform, calibration,
+    arguments)? Then ``run`` returns it at once; a page can draw it instead of a shipped run."""
+    cfg = BASE_OPTIONS + calibration.smpi_options(calibration.transport_parameters(platform.transport))
+    hostfile = platform.hostfile(int(np), map_by)
+    exe = compile_smpi(kernel)
+    return _result_path(Path(str(kernel)).stem, exe, platform, hostfile, cfg, kernels.kernel_args(options), np).exists()
+
+
 def run(
     kernel: str | os.PathLike,
     platform: Platform,
@@ -179,8 +195,7 @@ def run(
     shown = (
         f"smpirun -np {np} -platform {platform.name}.xml -hostfile ({map_by}) {' '.join(cfg)} {name} {' '.join(args)}"
     )
-    key = hashlib.sha256("\0".join([exe.name, platform.xml, hostfile, *cfg, *args, str(np)]).encode()).hexdigest()[:24]
-    cached = cache_dir() / "results" / f"{name}-{key}.out"
+    cached = _result_path(name, exe, platform, hostfile, cfg, args, np)
     meta = dict(
         platform=platform.name,
         nodes=platform.nodes,

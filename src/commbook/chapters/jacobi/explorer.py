@@ -80,18 +80,18 @@ def explorer(
     import altair as alt
 
     params = [
-        menu("scaling", "scaling (weak: L³ per process; strong: one L³ grid)", ("weak", "strong"), scaling),
+        menu("scaling", "scaling", ("weak", "strong"), scaling, labels=("weak: L³ each", "strong: one L³")),
         menu("L", "L (points per side)", L_VALUES, L),
         menu("dec", "decomposed dimensions", (1, 2, 3), 3, labels=("1-D slabs", "2-D pencils", "3-D cubes")),
         menu("periodic", "boundaries", (1, 0), int(periodic), labels=("periodic (course code)", "fixed")),
         slider("Tl", "T_l latency (µs)", *LAMBDA_US, round(min(max(latency_us, 0.0), 50.0), 2)),
         slider(
             "B",
-            "B bandwidth, both directions (MB/s)",
+            "B duplex (MB/s)",
             *BANDWIDTH_MBPS,
             round(min(max(bandwidth_MBps, 100.0), 50000.0), -1),
         ),
-        slider("Ts", f"T_s for {T_S_REFERENCE_L}³ points on one process (s)", *T_S, round(min(max(T_s, 0.1), 60.0), 2)),
+        slider("Ts", f"T_s of {T_S_REFERENCE_L}³ (s)", *T_S, round(min(max(T_s, 0.1), 60.0), 2)),
     ]
     ts = f"(Ts * pow(L / {T_S_REFERENCE_L}, 3))"
     weak_tc = "(datum.N > 1 ? L * L * datum.k * 2 * 8 / (B * 1e6) + datum.k * Tl * 1e-6 : 0)"
@@ -108,9 +108,7 @@ def explorer(
     )
     x = alt.X("N:Q", title="processes N", scale=alt.Scale(domain=[0, N_MAX + 1]))
     tip = ["N:Q", "grid:N", alt.Tooltip("model:Q", format=",.0f", title="model MLUP/s")]
-    series = alt.Color(
-        "series:N", title="measured, 1200³ strong scaling", legend=alt.Legend(orient="bottom", columns=1)
-    )
+    series = alt.Color("series:N", title="measured, 1200³ strong", legend=alt.Legend(orient="bottom", columns=1))
     points = measured_points(_measured(measured), x, "mlups:Q", series, "scaling == 'strong' && L == 1200", filled=True)
     left = (
         base.mark_line(color="#c0392b").encode(x, alt.Y("model:Q", title="MLUP/s"), tooltip=tip)
@@ -119,9 +117,7 @@ def explorer(
     ).properties(
         width=290,
         height=260,
-        title=alt.Title(
-            alt.expr("scaling + ' scaling, L = ' + L + ', ' + dec + '-D: model (line), no communication (dashed)'")
-        ),
+        title=alt.Title(alt.expr("scaling + ', L = ' + L + ', ' + dec + '-D'")),
     )
     right = (
         base.transform_filter("datum.N > 1")
@@ -131,6 +127,6 @@ def explorer(
             alt.Y("share:Q", scale=alt.Scale(type="log"), title="1 − efficiency (model)"),
             tooltip=["N:Q", alt.Tooltip("share:Q", format=".2%")],
         )
-        .properties(width=170, height=260, title="lost to communication (and imbalance)")
+        .properties(width=170, height=260, title="lost to communication")
     )
     return Explorer(alt.hconcat(left, right).add_params(*params), NAME)

@@ -11,7 +11,7 @@ from ..lab import machine_scope as what_this_machine_shows  # noqa: F401 (the la
 
 
 # --- jacobi --------------------------------------------------------------------------------
-def plot_jacobi_convergence(runs, title="Jacobi: distance to the known solution, sweep by sweep"):
+def plot_jacobi_convergence(runs, title="Jacobi, sweep by sweep"):
     """runs: [(label, error_rms_history, residual_rms_history)]; both on a log axis."""
     fig, axes = plt.subplots(1, 2, figsize=(10, 3.6))
     for i, (label, err, res) in enumerate(runs):
@@ -20,7 +20,7 @@ def plot_jacobi_convergence(runs, title="Jacobi: distance to the known solution,
         )
         axes[0].plot(np.arange(len(err)), err, label=label, **style)
         axes[1].plot(np.arange(len(res)), res, label=label, **style)
-    for ax, what in zip(axes, ["RMS error against the exact solution", "RMS residual"]):
+    for ax, what in zip(axes, ["RMS error", "RMS residual"]):
         ax.set_yscale("log")
         ax.set_xlabel("sweep")
         ax.set_title(what, fontsize=10)
@@ -32,9 +32,9 @@ def plot_jacobi_convergence(runs, title="Jacobi: distance to the known solution,
 
 
 JACOBI_BALANCES = [
-    (16, "16 B/LUP (layer cond., no write-alloc.)"),
-    (24, "24 B/LUP (layer cond. + write-alloc.)"),
-    (40, "40 B/LUP (no layer cond.)"),
+    (16, "16 B/LUP, no write-allocate"),
+    (24, "24 B/LUP, layer condition"),
+    (40, "40 B/LUP, planes reloaded"),
 ]
 
 
@@ -45,14 +45,14 @@ def plot_jacobi_roofline(
     mlups_min=None,
     mlups_max=None,
     caches=(),
-    title="One process: measured MLUP/s against the roofline",
+    title="One process, roofline",
 ):
     """MLUP/s of single-process sweeps against the grid edge L, with the memory roofline
     bandwidth / code balance for each balance, and where two grids outgrow each cache.
 
     caches: [(name, bytes)] e.g. [("L2", 512 KiB), ("L3", 32 MiB)].
     """
-    fig, ax = new_axes(title, "grid edge L (L^3 points, 2 arrays of doubles)", "MLUP/s", logx=True)
+    fig, ax = new_axes(title, "grid edge L", "MLUP/s", logx=True)
     L = np.asarray(L, float)
     measured(
         ax, L, mlups, mlups_min, mlups_max, label="measured, 1 process (median sweep)", color="C0", ms=6, elinewidth=1
@@ -89,9 +89,9 @@ def plot_jacobi_roofline(
     return fig
 
 
-def plot_jacobi_time_split(labels, compute_us, halo_us, title="Where a sweep's time goes"):
+def plot_jacobi_time_split(labels, compute_us, halo_us, title="A sweep's time"):
     """Stacked bars per run: compute and halo exchange (µs per sweep, slowest rank)."""
-    fig, ax = new_axes(title, "", "µs per sweep (slowest rank, median)", figsize=(6.4, 3.6))
+    fig, ax = new_axes(title, "", "µs per sweep", figsize=(6.4, 3.6))
     x = np.arange(len(labels))
     compute_us, halo_us = np.asarray(compute_us, float), np.asarray(halo_us, float)
     ax.bar(x, compute_us, color="C2", label="compute (measured)")
@@ -107,7 +107,7 @@ def plot_jacobi_time_split(labels, compute_us, halo_us, title="Where a sweep's t
 def plot_jacobi_scaling(
     series=(),
     models=(),
-    title="Jacobi: MLUP/s against processes",
+    title="Jacobi: MLUP/s",
     ax=None,
     logy=False,
     legend_loc="upper left",
@@ -137,7 +137,7 @@ def plot_jacobi_report_check(
     measured_mlups,
     report_mlups,
     consistent_mlups,
-    title="Model / measured for the report's ORFEO runs (L = 1200)",
+    title="Model / measured, L = 1200",
 ):
     """For each run, prediction / measurement of the report's arithmetic and of the same
     formula in consistent units (1 = perfect; below 1 the model underestimates)."""
@@ -150,7 +150,7 @@ def plot_jacobi_report_check(
         np.asarray(consistent_mlups, float) / m,
         0.4,
         color="C0",
-        label="same formula, consistent units (model)",
+        label="consistent units (model)",
     )
     ax.axhline(1.0, color="k", lw=1)
     ax.set_xticks(x, labels, fontsize=8, rotation=30, ha="right")
@@ -161,9 +161,7 @@ def plot_jacobi_report_check(
     return fig
 
 
-def plot_jacobi_noncompute(
-    labels, noncompute_s, imbalance_s, model_tc_s, title="Per sweep: time outside the stencil against the model's T_c"
-):
+def plot_jacobi_noncompute(labels, noncompute_s, imbalance_s, model_tc_s, title="Outside the stencil"):
     """Measured time per sweep outside the slowest rank's stencil, the compute imbalance
     between ranks, and the model's communication time, per run (log scale)."""
     fig, ax = new_axes(title, "", "seconds per sweep", logy=True, figsize=(9, 3.8))
@@ -176,7 +174,7 @@ def plot_jacobi_noncompute(
     noncompute_s, imbalance_s, model_tc_s = shown(noncompute_s), shown(imbalance_s), shown(model_tc_s)
     ax.bar(x - 0.27, noncompute_s, 0.27, color="C1", label="sweep - slowest compute (measured)")
     ax.bar(x, imbalance_s, 0.27, color="C4", label="slowest - fastest compute (measured)")
-    ax.bar(x + 0.27, model_tc_s, 0.27, color="0.6", label="T_c = c/B + k T_l (model)")
+    ax.bar(x + 0.27, model_tc_s, 0.27, color="0.6", label="T_c (model)")
     ax.set_xticks(x, labels, fontsize=8, rotation=30, ha="right")
     ax.legend(fontsize=8, loc="upper right")
     ax.grid(True, axis="x", alpha=0)

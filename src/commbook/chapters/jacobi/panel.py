@@ -18,7 +18,7 @@ def spec() -> PanelSpec:
         [
             processes_list_control("1,2"),
             placement_control(),
-            Control("L", "grid points per dimension L (points)", "int", 64, 8, 256),
+            Control("L", "grid edge L (points)", "int", 64, 8, 256),
             Control("scaling", "scaling", "choice", "strong", choices=("strong", "weak")),
             Control("sweeps", "sweeps (timed repetitions)", "int", 10, 2, 200),
         ],
