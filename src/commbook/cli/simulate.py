@@ -54,6 +54,7 @@ def register(sub):
     )
     v.set_defaults(func=run_validate)
     r = words.add_parser("reference", help="write the shipped simulations of data/reference/simulated/")
+    r.add_argument("--kernel", default=None, help="only this kernel's reference runs (default: all)")
     r.set_defaults(func=run_reference)
     for spec in registry.KERNELS.values():
         b = words.add_parser(spec.name, help=f"simulated: {spec.help}", description=spec.help)
@@ -131,8 +132,19 @@ def run_calibrate(args) -> int:
 def run_reference(args) -> int:
     from ..simulate import cluster
 
-    for kernel, plat, nodes, map_by, nps, options in REFERENCE_RUNS:
-        path = cluster.write_reference(kernel, plat, nodes, map_by, nps, options, "commbook simulate reference")
+    from ..chapters.topology import simulated as topology_page
+
+    # the topology page: one recursive-doubling allreduce on P single-core nodes (P = 1,024: about 80 s)
+    runs = REFERENCE_RUNS + [
+        ("allreduce", net, P, "core", [P], topology_page.OPTIONS)
+        for net in topology_page.NETWORKS
+        for P in topology_page.SIMULATED_NP
+    ]
+    for kernel, plat, nodes, map_by, nps, options in runs:
+        if args.kernel not in (None, kernel):
+            continue
+        command = f"commbook simulate reference{'' if args.kernel is None else ' --kernel ' + kernel}"
+        path = cluster.write_reference(kernel, plat, nodes, map_by, nps, options, command)
         print(f"commbook: wrote {path}", file=sys.stderr)
     return 0
 
