@@ -130,9 +130,8 @@ def run_calibrate(args) -> int:
 
 
 def run_reference(args) -> int:
-    from ..simulate import cluster
-
     from ..chapters.topology import simulated as topology_page
+    from ..simulate import cluster
 
     # the topology page: one recursive-doubling allreduce on P single-core nodes (P = 1,024: about 80 s)
     runs = REFERENCE_RUNS + [
