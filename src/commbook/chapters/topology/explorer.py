@@ -159,7 +159,7 @@ def explorer(net: str = "hypercube:16", overlay: str = "allreduce recursive doub
     params = [
         menu("net", "topology (kind:size)", range(len(TOPOLOGIES)), TOPOLOGIES.index(net), labels=TOPOLOGIES),
         menu("overlay", "messages of", range(len(OVERLAYS)), list(OVERLAYS).index(overlay), labels=list(OVERLAYS)),
-        slider("upto", "steps shown", 1, MAX_STEPS, 1, MAX_STEPS),
+        slider("upto", "steps (count)", 1, MAX_STEPS, 1, MAX_STEPS),
     ]
     here = "datum.net == net"
     shown = f"{here} && datum.overlay == overlay"  # this network, these messages
