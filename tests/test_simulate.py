@@ -351,3 +351,50 @@ def test_every_reference_run_is_shipped_with_its_arguments():
         m = data.read_measurements(cluster.reference_dir() / cluster.reference_name(kernel, plat, nodes, map_by))
         assert m.meta["kernel_args"] == " ".join(kernels.kernel_args(options))
         assert sorted(set(m.table.np)) == sorted(nps)
+
+
+# ------------------------------------------------------------------ the topology page's allreduce
+def _shipped_allreduce():
+    import pandas as pd
+
+    from commbook.chapters.topology import simulated
+
+    rows = []
+    for net in simulated.NETWORKS:
+        for P in simulated.SIMULATED_NP:
+            m = data.read_measurements(cluster.reference_dir() / cluster.reference_name("allreduce", net, P, "core"))
+            assert m.meta["kernel_args"] == " ".join(kernels.kernel_args(simulated.OPTIONS))
+            assert m.meta["calibration"] == runner.calibration_id()  # simulated with today's calibration
+            rows.append((net, P, float(m.table.t_us.iloc[0])))
+    return pd.DataFrame(rows, columns=["network", "P", "t_us"])
+
+
+def test_topology_allreduce_reference_answers_without_smpi(monkeypatch):
+    from commbook.chapters import topology as page
+    from commbook.models import collective_costs
+
+    monkeypatch.setattr(runner, "status", lambda: runner.SMPIStatus(None, None, ""))
+    shipped = _shipped_allreduce()
+    table, runs = page.simulated_allreduce(0.99, 12060)
+    assert list(table.simulated_us) == pytest.approx(list(shipped.t_us), abs=0.05)
+    formula = [collective_costs.predict("allreduce", "recursive_doubling", P, 1 << 20, 0.99, 12060) for P in shipped.P]
+    assert list(table.formula_us) == pytest.approx(formula, abs=0.05)
+    assert all(r.reference.startswith("data/reference/simulated/allreduce-") for r in runs)
+    assert page.simulated_source(runs).case == "absent"
+    v = page.gap_growth(table)
+    ratio = list(shipped.t_us / formula)
+    assert v.numbers["torus_last"] == pytest.approx(ratio[2], abs=0.01)
+    assert v.numbers["fat_last"] == pytest.approx(ratio[5], abs=0.01)
+
+
+def test_topology_allreduce_runs_live_on_a_small_torus_and_fat_tree(smpi):
+    from commbook.chapters import topology as page
+
+    for net in ("torus", "fat-tree"):
+        sim = cluster.SimulatedCluster(net, 8)
+        run = sim.run("allreduce", page.simulated.OPTIONS, np=8)  # validated by the kernel itself
+        assert run.output.ok and run.machine == f"simulated {net} 8 nodes" and not run.reference
+    table, runs = page.simulated_allreduce(0.99, 12060, nps=(8,))  # now cached: read, not simulated
+    assert all(r.cached and not r.reference for r in runs)
+    assert page.simulated_source(runs).case == "live"
+    assert (table.simulated_us > 0).all() and (table.ratio > 0.5).all()

@@ -54,7 +54,7 @@ def register(sub):
     )
     v.set_defaults(func=run_validate)
     r = words.add_parser("reference", help="write the shipped simulations of data/reference/simulated/")
-    r.add_argument("--only", default=None, help="only this kernel's shipped simulations (ring, jacobi3d)")
+    r.add_argument("--kernel", default=None, help="only this kernel's reference runs (default: all)")
     r.set_defaults(func=run_reference)
     for spec in registry.KERNELS.values():
         b = words.add_parser(spec.name, help=f"simulated: {spec.help}", description=spec.help)
@@ -130,21 +130,31 @@ def run_calibrate(args) -> int:
 
 
 def reference_runs() -> list:
-    """REFERENCE_RUNS and the Jacobi strong scaling on 1, 2, 4, 8 THIN nodes, whose compute rate
-    is the calibration's (one THIN process's measured sweep, read from the data when asked)."""
+    """REFERENCE_RUNS, the Jacobi strong scaling on 1, 2, 4, 8 THIN nodes (its compute rate is
+    the calibration's: one THIN process's measured sweep, read from the data when asked), and the
+    topology page's recursive-doubling allreduce on P single-core nodes (P = 1,024: about 80 s)."""
+    from ..chapters.topology import simulated as topology_page
     from ..simulate import cluster
 
-    return REFERENCE_RUNS + [cluster.jacobi_strong_scaling()]
+    return (
+        REFERENCE_RUNS
+        + [cluster.jacobi_strong_scaling()]
+        + [
+            ("allreduce", net, P, "core", [P], topology_page.OPTIONS)
+            for net in topology_page.NETWORKS
+            for P in topology_page.SIMULATED_NP
+        ]
+    )
 
 
 def run_reference(args) -> int:
     from ..simulate import cluster
 
-    only = getattr(args, "only", None)
     for kernel, plat, nodes, map_by, nps, options in reference_runs():
-        if only and kernel != only:
+        if args.kernel not in (None, kernel):
             continue
-        path = cluster.write_reference(kernel, plat, nodes, map_by, nps, options, "commbook simulate reference")
+        command = f"commbook simulate reference{'' if args.kernel is None else ' --kernel ' + kernel}"
+        path = cluster.write_reference(kernel, plat, nodes, map_by, nps, options, command)
         print(f"commbook: wrote {path}", file=sys.stderr)
     return 0
 

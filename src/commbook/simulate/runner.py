@@ -85,18 +85,23 @@ def cache_dir() -> Path:
     return d
 
 
-def compile_smpi(kernel: str | os.PathLike) -> Path:
-    """smpicc the standalone kernel (cached by source, headers, flags); a failed build raises
-    CompileError with smpicc's own message."""
+def _build_plan(kernel: str | os.PathLike):
+    """The smpicc command and the executable it writes (named by source, headers, flags)."""
     st = require()
     sources = kernels.c_sources(kernel)  # the kernel and the shared .c it links (collectives_algos.c)
     src = sources[0]
     flags = FLAGS + [f"-I{d}" for d in kernels.include_dirs(src)]
     tag = kernels._fingerprint(sources, flags, f"smpicc {st.version}")
-    out = cache_dir() / f"{src.stem}-{tag}"
+    return [st.smpicc, *flags, *map(str, sources)], cache_dir() / f"{src.stem}-{tag}", src.name
+
+
+def compile_smpi(kernel: str | os.PathLike) -> Path:
+    """smpicc the standalone kernel (cached by source, headers, flags); a failed build raises
+    CompileError with smpicc's own message."""
+    cmd, out, name = _build_plan(kernel)
     if out.exists():
         return out
-    return kernels.build_atomically([st.smpicc, *flags, *map(str, sources)], out, "smpicc", src.name)
+    return kernels.build_atomically(cmd, out, "smpicc", name)
 
 
 @dataclass
@@ -181,13 +186,15 @@ def run(
     timeout: float = DEFAULT_TIMEOUT,
     smpi_options: tuple = (),
     use_cache: bool = True,
-) -> SimulatedRun:
+    cached_only: bool = False,
+) -> SimulatedRun | None:
     """Simulate `kernel` with np ranks placed by map_by on `platform`; the kernel validates its
     own answer (ValidationFailed otherwise); a run longer than `timeout` seconds of wall time is
-    killed with its whole process group (KernelTimeout)."""
+    killed with its whole process group (KernelTimeout). cached_only: the cached run or None,
+    nothing built or simulated (what a page uses for runs too slow to make while it builds)."""
     st = require()
     hostfile = platform.hostfile(int(np), map_by)  # refuses too many ranks before building
-    exe = compile_smpi(kernel)
+    exe = _build_plan(kernel)[1]
     cal = calibration.transport_parameters(platform.transport)
     cfg = BASE_OPTIONS + calibration.smpi_options(cal) + list(smpi_options)
     args = kernels.kernel_args(options)
@@ -209,6 +216,9 @@ def run(
     if use_cache and cached.exists():
         out = kernels.check_output(kernels.parse_output(cached.read_text()), 0, "", name)
         return SimulatedRun(out, cached=True, **meta)
+    if cached_only:
+        return None
+    exe = compile_smpi(kernel)
     started = time.monotonic()
     with tempfile.TemporaryDirectory(prefix="commbook-smpi-") as tmp:
         xml, hosts = Path(tmp) / f"{platform.name}.xml", Path(tmp) / "hostfile"

@@ -115,8 +115,7 @@ def _data():
             table.append(
                 {
                     "net": net,
-                    "line": f"{name}: {value} from the graph; formula {text}"
-                    + (f" = {formula}" if formula is not None else ""),
+                    "line": f"{name}: {value} (graph), {text}" + (f" = {formula}" if formula is not None else ""),
                 }
             )
         for overlay in OVERLAYS:
@@ -160,9 +159,11 @@ def explorer(net: str = "hypercube:16", overlay: str = "allreduce recursive doub
     params = [
         menu("net", "topology (kind:size)", range(len(TOPOLOGIES)), TOPOLOGIES.index(net), labels=TOPOLOGIES),
         menu("overlay", "messages of", range(len(OVERLAYS)), list(OVERLAYS).index(overlay), labels=list(OVERLAYS)),
-        slider("upto", "steps shown, from the first (count)", 1, MAX_STEPS, 1, MAX_STEPS),
+        slider("upto", "steps (count)", 1, MAX_STEPS, 1, MAX_STEPS),
     ]
     here = "datum.net == net"
+    shown = f"{here} && datum.overlay == overlay"  # this network, these messages
+    upto = "datum.step <= upto"
     axis = dict(axis=None)
     draw = alt.Chart(alt.Data(values=records(drawing))).transform_filter(here)
     links = (
@@ -193,7 +194,7 @@ def explorer(net: str = "hypercube:16", overlay: str = "allreduce recursive doub
     )
     msgs = (
         alt.Chart(alt.Data(values=records(routes)))
-        .transform_filter(f"{here} && datum.overlay == overlay && datum.step <= upto")
+        .transform_filter(f"{shown} && {upto}")
         .mark_rule(opacity=0.8)
         .encode(
             alt.X("x:Q"),
@@ -209,17 +210,16 @@ def explorer(net: str = "hypercube:16", overlay: str = "allreduce recursive doub
         )
     )
     names = "[" + ", ".join(f"'{t}'" for t in TOPOLOGIES) + "]"
-    overlays = "[" + ", ".join(f"'{o}'" for o in OVERLAYS) + "]"
+    overlays = "[" + ", ".join(f"': {o}'" for o in OVERLAYS) + "]"
+    steps = "', steps 1-' + upto"
     picture = (links + msgs + nodes + labels).properties(
         width=380,
         height=300,
-        title=alt.Title(
-            alt.expr(f"{names}[net] + (overlay == 0 ? '' : ': ' + {overlays}[overlay] + ', first ' + upto + ' steps')")
-        ),
+        title=alt.Title(alt.expr(f"{names}[net] + (overlay == 0 ? '' : {overlays}[overlay] + {steps})")),
     )
     busiest = (
         alt.Chart(alt.Data(values=records(loads)))
-        .transform_filter(f"{here} && datum.overlay == overlay && datum.step <= upto")
+        .transform_filter(f"{shown} && {upto}")
         .mark_bar(color="#c0392b")
         .encode(
             alt.X("step:O", title="step"),

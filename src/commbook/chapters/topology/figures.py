@@ -7,6 +7,7 @@ import numpy as np
 
 from ...plotting import MODEL_STYLE, measured, new_axes
 from ...units import format_bytes
+from ...verdict import Verdict, cases
 
 
 def _steps_of(messages):
@@ -151,7 +152,7 @@ def plot_routing_modes(t_s: float, t_h: float, t_w: float, sizes=(64, 4096, 6553
     ax.add_artist(first)
     ax.legend(handles=styles, fontsize=7, loc="lower left", bbox_to_anchor=(1.0, 0.0), frameon=False)
     ax.set_yscale("log")
-    ax.set_xlabel("links on the path l")
+    ax.set_xlabel("links on the path")
     ax.set_ylabel("message time (µs)")
     ax.set_title(f"t_s = {t_s:g} µs, t_h = {t_h:g} µs, t_w = {t_w:,.0f} MB/s", fontsize=10)
     ax.grid(True, which="both", alpha=0.3)
@@ -202,25 +203,21 @@ def plot_core_latency(table, size_bytes=None, title="osu_latency from core 0", a
     return fig
 
 
-def formula_verdict(table) -> str:
-    """What the metrics table says about the closed forms: which columns agree, and which
-    bisection widths are exact and which are bounds that meet the formula."""
-    cols = [c for c in ("diameter", "bisection", "links") if f"{c}_formula" in table]
-    off = [
-        f"{r.kind} {c}"
-        for r in table.itertuples()
-        for c in cols
-        if getattr(r, f"{c}_formula") is not None and getattr(r, c) != getattr(r, f"{c}_formula")
-    ]
-    bounds = [r.kind for r in table.itertuples() if not r.bisection_exact]
-    text = (
-        "Every computed value equals its formula." if not off else f"Computed and formula differ for: {', '.join(off)}."
-    )
-    if bounds:
-        text += (
-            f" For {' and '.join(f'`{b}`' for b in bounds)} the bisection width is not exact "
-            "(`bisection_exact` False: too many processors for one max-flow per split); "
-            "it is the cut of the natural halves, an upper bound, and since it meets the "
-            "formula, a proven minimum for these trees, it is the optimum."
-        )
-    return text
+@cases("agree", "differ")
+def formula_agreement(*tables) -> Verdict:
+    """Every row of the metrics tables shown: computed diameter, bisection and links against the
+    closed forms; how many bisection widths are exact and how many are bounds that meet the formula."""
+    import pandas as pd
+
+    t = pd.concat(tables, ignore_index=True)
+    cols = [c for c in ("diameter", "bisection", "links") if f"{c}_formula" in t]
+    off = sum(int((t[c] != t[f"{c}_formula"])[t[f"{c}_formula"].notna()].sum()) for c in cols)
+    bounds = ~t.bisection_exact.astype(bool)
+    numbers = {
+        "rows": len(t),
+        "off": off,
+        "exact": int((~bounds).sum()),
+        "bounds": int(bounds.sum()),
+        "bounds_above": int((t.bisection[bounds] > t.bisection_formula[bounds]).sum()),
+    }
+    return Verdict("agree" if off == 0 else "differ", numbers)
