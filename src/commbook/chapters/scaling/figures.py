@@ -76,7 +76,7 @@ def fit_serial_fraction(strong) -> float:
     return float(np.clip(np.dot(x, y) / np.dot(x, x), 0, 1))
 
 
-def plot_scaling(strong, weak, f: float, ax=None, title="Jacobi on ORFEO THIN nodes"):
+def plot_scaling(strong, weak, f: float, ax=None, title="Jacobi, ORFEO THIN"):
     """Speedup against P: strong and weak runs as points, ideal, Amdahl and Gustafson as model lines."""
     import matplotlib.pyplot as plt
 
@@ -118,7 +118,7 @@ def last_level_cache() -> tuple[int, int]:
     from pathlib import Path
 
     best = (0, 0, 1)  # level, bytes, sharing CPUs
-    for index in Path("/sys/devices/system/cpu/cpu0/cache").glob("index*"):
+    for index in (Path("/sys/devices/system/cpu") / "cpu0" / "cache").glob("index*"):
         try:
             if (index / "type").read_text().strip() == "Instruction":
                 continue
