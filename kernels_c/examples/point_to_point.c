@@ -74,7 +74,7 @@ static int cb_kernel(MPI_Comm comm, cb_ctx *ctx)
     ok = ring_shift(comm, ctx->rank, ctx->size, (int)count, a, b, &polls) && ok;
     MPI_Reduce(&polls, &max_polls, 1, MPI_LONG_LONG, MPI_MAX, 0, comm);
     cb_printf(ctx, "# non-blocking: every rank received its left neighbour's %lld doubles; "
-              "MPI_Test was called up to %lld times before the message was there\n", count,
+              "a rank called MPI_Test up to %lld times, the last call finding the message\n", count,
               max_polls);
     cb_printf(ctx, "# columns: rank_polls_max\n%lld\n", max_polls);
     free(a);

@@ -6,17 +6,66 @@ import pytest
 
 from commbook.chapters import scaling as S
 
+SHARED_32MIB = (32 << 20, 2)  # this build machine's last-level cache: 32 MiB, shared by its 2 CPUs
+OWN_32MIB = (32 << 20, 1)
 
-def test_scaling_local_verdict_names_each_range_of_the_speedup():
-    from commbook.chapters import scaling as S
 
-    assert "less than twice" in S.local_verdict(1.64, 0.79, "1.15")
-    assert "far from twice" in S.local_verdict(1.3, 0.9, "1.0")
-    assert "close to the ideal" in S.local_verdict(2.1, 0.97, "0.1")
-    assert "more than the ideal" in S.local_verdict(2.5, 1.0, "0.1")
-    slower = S.local_verdict(0.8, 0.7, "0.2")
-    assert "*slower*" in slower and "where other work holds a core" in slower
+@pytest.mark.parametrize(
+    "t1, t2, llc, case",
+    [
+        (5490.0, 27000.0, SHARED_32MIB, "below"),  # two processes slower than one
+        (5490.0, 3500.0, SHARED_32MIB, "below"),  # E = 0.78
+        (5490.0, 2900.0, SHARED_32MIB, "linear"),  # E = 0.95
+        (5490.0, 2170.0, SHARED_32MIB, "superlinear"),  # E = 1.26, each half 34 MB > 16.8 MB
+        (5490.0, 2170.0, (40 << 20, 1), "superlinear_cache"),  # 68 MB > 42 MB, each half fits
+        (5490.0, 2170.0, (0, 1), "superlinear"),  # the machine does not say
+    ],
+)
+def test_strong_here_reads_both_strong_rows(t1, t2, llc, case):
+    v = S.strong_here(t1, t2, 160, llc)
+    assert v.case == case
+    assert v.numbers["t1_ms"] == pytest.approx(t1 / 1e3) and v.numbers["t2_ms"] == pytest.approx(t2 / 1e3)
+    assert v.numbers["E"] == pytest.approx(t1 / (2 * t2))
+    assert v.numbers["grids_MB"] == pytest.approx(68.02, abs=0.01) and v.numbers["half_MB"] == pytest.approx(
+        34.43, abs=0.01
+    )
+
+
+def test_strong_here_splits_the_cache_between_the_ranks_that_share_it():
+    # the old sentence read only the speedup: 1.26 was "more than the ideal ... each half uses the
+    # caches better", whatever the cache; a private 32 MiB per rank makes the half (34 MB) too big
+    # still, a private 40 MiB lets it fit
+    assert S.strong_here(5490.0, 2170.0, 160, OWN_32MIB).numbers["per_rank_MB"] == pytest.approx(33.55, abs=0.01)
+    assert S.strong_here(5490.0, 2170.0, 160, OWN_32MIB).case == "superlinear"
+    assert S.strong_here(5490.0, 2170.0, 160, SHARED_32MIB).numbers["per_rank_MB"] == pytest.approx(16.78, abs=0.01)
+    assert S.strong_here(5490.0, 2170.0, 160, (40 << 20, 1)).case == "superlinear_cache"
+    assert S.strong_here(5490.0, 2170.0, 200, (40 << 20, 1)).case == "superlinear"  # L = 200: the half is 66 MB
+    with pytest.raises(ValueError):
+        S.strong_here(0.0, 1.0, 160, OWN_32MIB)
+
+
+@pytest.mark.parametrize(
+    "t1, t2, case", [(5490.0, 5700.0, "held"), (5490.0, 12000.0, "fell"), (5490.0, 4000.0, "rose")]
+)
+def test_weak_here_reads_both_weak_rows(t1, t2, case):
+    v = S.weak_here(t1, t2)
+    assert (v.case, v.numbers["E"]) == (case, pytest.approx(t1 / t2))
+
+
+def test_last_level_cache_counts_the_cpus_sharing_it():
+    from commbook.chapters.scaling.figures import _count_cpus
+
+    assert [_count_cpus(x) for x in ("0", "0-1", "0-3,8", "0,2,4-5\n")] == [1, 2, 5, 4]
+    size, sharing = S.last_level_cache()
+    assert size >= 0 and sharing >= 1
+
+
+def test_karp_flatt_of_the_orfeo_strong_runs_is_no_fixed_fraction():
+    from commbook.chapters.scaling import claims
+
     assert S.serial_fraction(44.7, 48) == pytest.approx(0.00157, abs=1e-5)
+    assert claims._kf_8() == pytest.approx(0.00278, abs=1e-5)
+    assert claims._kf_24() == pytest.approx(0.00136, abs=1e-5)
 
 
 def test_amdahl_and_gustafson():
@@ -43,9 +92,3 @@ def test_orfeo_jacobi_strong_and_weak():
         assert (df.efficiency > 0.5).all() and (df.efficiency <= 1.01).all()
     assert strong.t_us.is_monotonic_decreasing  # strong: more processes, less time
     assert weak.t_us.max() / weak.t_us.min() < 1.2  # weak: about the same time
-
-
-def test_scaling_verdict_follows_the_speedup():
-    assert "slower" in S.local_verdict(0.5, 0.4, "9.0")
-    assert "far from twice" in S.local_verdict(1.3, 0.9, "1.0")
-    assert "close to the ideal" in S.local_verdict(1.9, 0.97, "0.1")

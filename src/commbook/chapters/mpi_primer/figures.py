@@ -1,10 +1,12 @@
 """The MPI primer (book/mpi_primer.md): run its C examples (kernels_c/examples/) and read what
-they printed: which send modes waited for the receiver, the Cartesian grid."""
+they printed: which send modes waited for the receiver (verdicts worded in the page), the
+Cartesian grid."""
 
 from __future__ import annotations
 
 from ... import kernels
 from ...units import format_bytes
+from ...verdict import Verdict, cases
 
 EXAMPLES = ("point_to_point", "send_modes", "cartesian", "collectives")
 
@@ -51,45 +53,56 @@ def large_standard_send(out: kernels.KernelOutput) -> tuple[float, float]:
     return float(rows.return_ms.iloc[-1]), float(out.meta["delay_ms"])
 
 
-def standard_send_sentence(out: kernels.KernelOutput) -> str:
-    """What the standard send did here, small and large, in words computed from the run."""
+@cases("first", "later")
+def polls(out: kernels.KernelOutput) -> Verdict:
+    """The non-blocking ring shift: the most MPI_Test calls a rank made, the last of which found
+    its message (so polls - 1 calls found nothing and left time a real code could compute in)."""
+    n = int(out.table.rank_polls_max.iloc[0])
+    if n < 1:
+        raise ValueError(f"point_to_point reported {n} MPI_Test calls; the loop makes at least one")
+    return Verdict("first" if n == 1 else "later", {"polls": n, "missed": n - 1})
+
+
+def _mode_rows(out: kernels.KernelOutput, mode: str):
     t = send_modes_table(out)
-    small, large = (format_bytes(n, exact=True) for n in sorted(set(t.size_bytes)))
-    s, l = waited(out, "standard", False), waited(out, "standard", True)
-    word = {False: "returned at once (the library buffered it)", True: "waited until the receive was posted"}
-    if s == l:
-        return f"both the {small} and the {large} standard sends {word[s]}"
-    return f"the {small} standard send {word[s]}, the {large} one {word[l]}"
+    rows = t[t["mode"] == mode].sort_values("size_bytes")
+    if len(rows) != 2:
+        raise ValueError(f"send_modes: expected a small and a large {mode} send, got {len(rows)} rows")
+    return rows
 
 
-def polls_sentence(polls: int) -> str:
-    """What the non-blocking ring shift's MPI_Test count (the largest over ranks) shows."""
-    if polls <= 1:
-        return (
-            "In this run every rank's message was there at its first `MPI_Test`: nothing was left "
-            "to hide behind work, which a larger message or a slower link would change."
-        )
-    return (
-        f"In this run a rank called `MPI_Test` up to {polls} times before its message was there: "
-        "each of those calls is a moment a real code could have spent computing."
-    )
+@cases("both_buffered", "both_waited", "small_buffered", "small_waited")
+def standard_send(out: kernels.KernelOutput) -> Verdict:
+    """The two standard-send rows (small, large): which of them waited for the receiver."""
+    rows = _mode_rows(out, "standard")
+    small, large = (bool(w) for w in rows.waited_for_receiver)
+    numbers = {
+        "small": format_bytes(int(rows.size_bytes.iloc[0]), exact=True),
+        "large": format_bytes(int(rows.size_bytes.iloc[1]), exact=True),
+        "small_ms": float(rows.return_ms.iloc[0]),
+        "large_ms": float(rows.return_ms.iloc[1]),
+        "delay_ms": float(out.meta["delay_ms"]),
+    }
+    if small == large:
+        return Verdict("both_waited" if small else "both_buffered", numbers)
+    return Verdict("small_waited" if small else "small_buffered", numbers)
 
 
-def ssend_bsend_sentence(out: kernels.KernelOutput) -> str:
-    """What the synchronous send of the small message and the buffered send of the large one
-    did here, each with the reason the standard gives (or the surprise, if the run disagrees)."""
-    ssend = (
-        "The synchronous send of the small message waited for the receiver, although a few bytes "
-        "could have been buffered"
-        if waited(out, "synchronous", False)
-        else "The synchronous send of the small message did *not* wait for the receiver here, "
-        "which the standard does not allow: this run's timing is suspect"
-    )
-    bsend = (
-        "the buffered send of the large message returned at once, because the program had given "
-        "MPI the buffer to copy it into"
-        if not waited(out, "buffered", True)
-        else "the buffered send of the large message took more than half the receiver's delay, "
-        "although the program had given MPI the buffer to copy it into: copying it was slow here"
-    )
-    return f"{ssend}; {bsend}."
+@cases("as_defined", "contradicts")
+def other_modes(out: kernels.KernelOutput) -> Verdict:
+    """The six rows of the synchronous, buffered and ready sends: as the standard defines them
+    (both synchronous sends waited, no buffered or ready send did), or a row that contradicts it."""
+    numbers, agree = {}, True
+    for mode, short, should_wait in (
+        ("synchronous", "ssend", True),
+        ("buffered", "bsend", False),
+        ("ready", "rsend", False),
+    ):
+        rows = _mode_rows(out, mode)
+        numbers |= {
+            f"{short}_small_ms": float(rows.return_ms.iloc[0]),
+            f"{short}_large_ms": float(rows.return_ms.iloc[1]),
+        }
+        agree = agree and bool((rows.waited_for_receiver == should_wait).all())
+    numbers["others_max_ms"] = max(v for k, v in numbers.items() if not k.startswith("ssend"))
+    return Verdict("as_defined" if agree else "contradicts", numbers)

@@ -1,11 +1,13 @@
 """Scaling (book/scaling.md): speedup and efficiency, Amdahl and Gustafson, the ORFEO Jacobi
-strong and weak runs, and the Jacobi kernel run at 1 and 2 processes on this machine."""
+strong and weak runs, and the Jacobi kernel run at 1 and 2 processes on this machine (verdicts
+worded in the page)."""
 
 from __future__ import annotations
 
 import numpy as np
 
 from ...plotting import SERIES_COLORS, label_axes, measured, model_line
+from ...verdict import Verdict, cases
 
 ORFEO_JACOBI = "francesc0rtu/jacobi"  # the one ORFEO dataset with strong and weak runs
 
@@ -74,7 +76,7 @@ def fit_serial_fraction(strong) -> float:
     return float(np.clip(np.dot(x, y) / np.dot(x, x), 0, 1))
 
 
-def plot_scaling(strong, weak, f: float, ax=None, title="Jacobi on ORFEO THIN nodes"):
+def plot_scaling(strong, weak, f: float, ax=None, title="Jacobi, ORFEO THIN"):
     """Speedup against P: strong and weak runs as points, ideal, Amdahl and Gustafson as model lines."""
     import matplotlib.pyplot as plt
 
@@ -85,9 +87,7 @@ def plot_scaling(strong, weak, f: float, ax=None, title="Jacobi on ORFEO THIN no
     model_line(ax, P, amdahl_speedup(f, P), label=f"Amdahl, f = {f:.4f} (model)", color="k")
     model_line(ax, P, gustafson_speedup(f, P), label=f"Gustafson, f = {f:.4f} (model)", color="k", ls="--")
     measured(ax, strong.np, strong.speedup, label="strong scaling (L = 1200, fixed)", color=SERIES_COLORS[0])
-    measured(
-        ax, weak.np, weak.speedup, label="weak scaling (work grows with P), scaled speedup", color=SERIES_COLORS[1]
-    )
+    measured(ax, weak.np, weak.speedup, label="weak, scaled speedup", color=SERIES_COLORS[1])
     label_axes(ax, title, "processes P", "speedup", legend=True)
     return ax.figure
 
@@ -112,29 +112,78 @@ def local_runs(nps=(1, 2), L: int = 96, sweeps: int = 10):
     return pd.DataFrame(rows)
 
 
-def local_verdict(speedup: float, weak_efficiency: float, load: str) -> str:
-    """What the 2-process runs on this machine say, in words that follow the numbers."""
-    busy = f"the 1-minute load average was {load} on this machine's cores"
-    if speedup < 1:
-        return (
-            f"the second process made the sweep *slower*. {busy[0].upper() + busy[1:]}: where "
-            "other work holds a core, a rank waits for it at every halo exchange, and its partner "
-            "waits in turn. On machines of their own the processes of a Jacobi solver speed it up "
-            "(the ORFEO runs above)."
-        )
-    if speedup < 1.8:
-        far = "far from twice" if speedup < 1.6 else "less than twice"
-        return (
-            f"a second process helps, but {far}. {busy[0].upper() + busy[1:]}, and "
-            "the two processes share one memory system: a stencil limited by memory bandwidth "
-            "gains less from a second core than from a second node."
-        )
-    if speedup <= 2.2:
-        return (
-            "close to the ideal of two: the grid is large enough for the computation to outweigh "
-            f"the halo exchange ({busy})."
-        )
-    return (
-        "more than the ideal of two, which a fixed amount of work split in two reaches only when "
-        f"each half uses the caches better than the whole did ({busy})."
-    )
+def last_level_cache() -> tuple[int, int]:
+    """This machine's last-level data cache: (bytes, how many CPUs share it), from sysfs;
+    (0, 1) when it does not say."""
+    from pathlib import Path
+
+    best = (0, 0, 1)  # level, bytes, sharing CPUs
+    for index in (Path("/sys/devices/system/cpu") / "cpu0" / "cache").glob("index*"):
+        try:
+            if (index / "type").read_text().strip() == "Instruction":
+                continue
+            level = int((index / "level").read_text())
+            size = (index / "size").read_text().strip()
+            size_bytes = int(size.rstrip("KMG")) * {"K": 1024, "M": 1 << 20, "G": 1 << 30}.get(size[-1], 1)
+            shared = _count_cpus((index / "shared_cpu_list").read_text())
+        except (OSError, ValueError):
+            continue
+        best = max(best, (level, size_bytes, shared))
+    return best[1], best[2]
+
+
+def _count_cpus(cpu_list: str) -> int:
+    """How many CPUs a sysfs list such as "0-3,8" names."""
+    n = 0
+    for part in cpu_list.strip().split(","):
+        lo, _, hi = part.partition("-")
+        n += int(hi or lo) - int(lo) + 1
+    return n
+
+
+def grids_bytes(L: int, P: int = 1) -> float:
+    """The two (L/P + 2) x (L + 2)^2 grids of jacobi3d.c's strong run on P ranks split along the
+    first (slowest) dimension, halos included: one rank's share."""
+    return 2 * (L / P + 2) * (L + 2) ** 2 * 8
+
+
+E_BAND = 0.1  # "linear": E(2) within 1 +- E_BAND
+
+
+@cases("below", "linear", "superlinear_cache", "superlinear")
+def strong_here(t1_us: float, t2_us: float, L: int, llc: tuple[int, int] | None = None) -> Verdict:
+    """E(2) from both strong rows (one and two processes on an L^3 grid): below 1 - E_BAND (two
+    processes slower than one included), within E_BAND of 1, or above: superlinear, with a cache
+    reason when the whole grids exceed the last-level cache and each rank's half fits the part of
+    it that rank has (all of it, or 1/2 when two CPUs share it), without one otherwise."""
+    if t1_us <= 0 or t2_us <= 0:
+        raise ValueError(f"strong_here: times must be positive, got {t1_us} and {t2_us}")
+    llc_bytes, sharing = llc if llc is not None else last_level_cache()
+    per_rank = llc_bytes / min(max(sharing, 1), 2)
+    S = t1_us / t2_us
+    numbers = {
+        "t1_ms": t1_us / 1e3,
+        "t2_ms": t2_us / 1e3,
+        "S": S,
+        "E": S / 2,
+        "grids_MB": grids_bytes(L) / 1e6,
+        "half_MB": grids_bytes(L, 2) / 1e6,
+        "llc_MB": llc_bytes / 1e6,
+        "per_rank_MB": per_rank / 1e6,
+        "band_pct": E_BAND * 100,
+    }
+    if S / 2 <= 1 + E_BAND:
+        return Verdict("below" if S / 2 < 1 - E_BAND else "linear", numbers)
+    cache = llc_bytes > 0 and grids_bytes(L) > llc_bytes and grids_bytes(L, 2) <= per_rank
+    return Verdict("superlinear_cache" if cache else "superlinear", numbers)
+
+
+@cases("held", "fell", "rose")
+def weak_here(t1_us: float, t2_us: float) -> Verdict:
+    """The weak rows (one L^3 grid per rank, one and two ranks): E = T(1)/T(2) within E_BAND of 1,
+    below, or above."""
+    if t1_us <= 0 or t2_us <= 0:
+        raise ValueError(f"weak_here: times must be positive, got {t1_us} and {t2_us}")
+    E = t1_us / t2_us
+    numbers = {"E": E, "t1_ms": t1_us / 1e3, "t2_ms": t2_us / 1e3}
+    return Verdict("held" if abs(E - 1) <= E_BAND else "fell" if E < 1 else "rose", numbers)
