@@ -89,7 +89,7 @@ def build(root: Path, strict: bool = True, announce: bool = True) -> int:
     cache_dir = select_execution_cache(root)
     print(f"book: execution cache {cache_dir}")
     env = execution_environment(os.environ)
-    lanes = int(os.environ.get("COMMBOOK_EXECUTE_LANES", "1"))
+    lanes = int(config.get("COMMBOOK_EXECUTE_LANES"))
     if lanes > 1:
         execute_beside(root, cache_dir, env, lanes)
     jb = shutil.which("jupyter-book", path=env["PATH"])

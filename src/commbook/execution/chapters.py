@@ -249,7 +249,7 @@ def main(argv=None) -> int:
         "--lanes",
         type=int,
         choices=(1, 2),
-        default=int(os.environ.get("COMMBOOK_EXECUTE_LANES", "1")),
+        default=int(config.get("COMMBOOK_EXECUTE_LANES")),
         help="2: pages that run no MPI execute beside the ones that do (see execute_lanes)",
     )
     args = p.parse_args(argv)
