@@ -69,7 +69,9 @@ def test_the_reference_crossover_is_far_below_the_formulas(monkeypatch):
     assert v.case == "below" and v.numbers["sim_bytes"] == 8192
     assert v.numbers["factor"] == pytest.approx(model / 8192)
     assert v.numbers["sizes"] == 20 and 0 < v.numbers["disagree"] < 20
-    assert v.numbers["small_over_model"] > v.numbers["large_over_model"] > 1  # the butterfly further off
+    # at 8 KiB the butterfly is dearer than its formula, the ring cheaper (2 of its 48 links cross nodes)
+    assert v.numbers["at_bytes"] == 8192
+    assert v.numbers["small_over_model"] > 2 and v.numbers["large_over_model"] < 0.5
     lib = sim.library_side(table)
     assert lib.case == "mixed" and 0 < lib.numbers["ompi_faster"] < 20
     assert lib.numbers["ompi_from"] <= lib.numbers["ompi_to"] and lib.numbers["ompi_worst"] > 1

@@ -173,14 +173,16 @@ def fastest(table: pd.DataFrame, lam: float, b: float) -> pd.DataFrame:
 
 @cases("below", "near", "above", "never")
 def crossover_side(table: pd.DataFrame, lam: float, b: float, small="butterfly-lh", large="ring") -> Verdict:
-    """Where the simulated crossover from `small` to `large` falls against the formulas', and at
-    how many of the sizes shown the fastest hand-written algorithm differs between the two."""
+    """Where the simulated crossover from `small` to `large` falls against the formulas', at how
+    many of the sizes shown the fastest hand-written algorithm differs between the two, and each
+    one's simulated time over its formula at the simulated crossover (the largest size if none)."""
     sim = measured_crossover(table, small, large, P)
     model = _model_crossover(small, large, lam, b)
     side = fastest(table, lam, b)
     t = table[table.np == P].pivot_table(index="size_bytes", columns="algorithm", values="t_us")
-    formula = models([t.index.max()], lam, b).set_index("algorithm").t_us
     never = sim == float("inf")
+    at = int(t.index.max() if never else sim)  # where the two are compared with their formulas
+    formula = models([at], lam, b).set_index("algorithm").t_us
     numbers = {  # sim_bytes and factor 0 when the ring never wins for good (a verdict's numbers are finite)
         "sim_bytes": 0.0 if never else sim,
         "model_bytes": model,
@@ -189,8 +191,9 @@ def crossover_side(table: pd.DataFrame, lam: float, b: float, small="butterfly-l
         "sizes": len(side),
         "smallest": int(side.index.min()),
         "largest": int(side.index.max()),
-        "small_over_model": float(t[small].iloc[-1] / formula[small]),  # at the largest size
-        "large_over_model": float(t[large].iloc[-1] / formula[large]),
+        "at_bytes": at,
+        "small_over_model": float(t.loc[at, small] / formula[small]),
+        "large_over_model": float(t.loc[at, large] / formula[large]),
     }
     if never:
         case = "never"
