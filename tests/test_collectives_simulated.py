@@ -72,6 +72,9 @@ def test_the_reference_crossover_is_far_below_the_formulas(monkeypatch):
     # at 8 KiB the butterfly is dearer than its formula, the ring cheaper (2 of its 48 links cross nodes)
     assert v.numbers["at_bytes"] == 8192
     assert v.numbers["small_over_model"] > 2 and v.numbers["large_over_model"] < 0.5
+    pairs = sim.crossovers(table, lam, b)["simulated / formula"]
+    assert pairs["butterfly-lh", "ring"] == pytest.approx(8192 / model, rel=0.01)
+    assert pairs["butterfly-lh", "rabenseifner"] > 1 > pairs["rabenseifner", "ring"]  # both sides occur
     lib = sim.library_side(table)
     assert lib.case == "mixed" and 0 < lib.numbers["ompi_faster"] < 20
     assert lib.numbers["ompi_from"] <= lib.numbers["ompi_to"] and lib.numbers["ompi_worst"] > 1

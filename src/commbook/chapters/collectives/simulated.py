@@ -151,12 +151,12 @@ def crossovers(table: pd.DataFrame, lam: float, b: float) -> pd.DataFrame:
             {
                 "small messages": small,
                 "large messages": large,
-                "simulated from (B)": sim,
+                "simulated from (B)": int(sim) if sim != float("inf") else "never",
                 "formula from (B)": round(model),
                 "simulated / formula": float(f"{sim / model:.2g}") if model else float("inf"),
             }
         )
-    return pd.DataFrame(rows)
+    return pd.DataFrame(rows).set_index(["small messages", "large messages"])
 
 
 def fastest(table: pd.DataFrame, lam: float, b: float) -> pd.DataFrame:
