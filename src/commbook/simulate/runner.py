@@ -85,23 +85,23 @@ def cache_dir() -> Path:
     return d
 
 
-def _build_plan(kernel: str | os.PathLike):
-    """The smpicc command and the executable it writes (named by source, headers, flags)."""
-    st = require()
-    sources = kernels.c_sources(kernel)  # the kernel and the shared .c it links (collectives_algos.c)
-    src = sources[0]
-    flags = FLAGS + [f"-I{d}" for d in kernels.include_dirs(src)]
-    tag = kernels._fingerprint(sources, flags, f"smpicc {st.version}")
-    return [st.smpicc, *flags, *map(str, sources)], cache_dir() / f"{src.stem}-{tag}", src.name
-
-
 def compile_smpi(kernel: str | os.PathLike) -> Path:
     """smpicc the standalone kernel (cached by source, headers, flags); a failed build raises
     CompileError with smpicc's own message."""
-    cmd, out, name = _build_plan(kernel)
+    st = require()
+    sources, flags, out = _build(kernel)
     if out.exists():
         return out
-    return kernels.build_atomically(cmd, out, "smpicc", name)
+    return kernels.build_atomically([st.smpicc, *flags, *map(str, sources)], out, "smpicc", sources[0].name)
+
+
+def _build(kernel):
+    """The kernel's sources, smpicc's flags and the executable's cached path (built or not)."""
+    sources = kernels.c_sources(kernel)  # the kernel and the shared .c it links (collectives_algos.c)
+    src = sources[0]
+    flags = FLAGS + [f"-I{d}" for d in kernels.include_dirs(src)]
+    tag = kernels._fingerprint(sources, flags, f"smpicc {require().version}")
+    return sources, flags, cache_dir() / f"{src.stem}-{tag}"
 
 
 @dataclass
@@ -161,9 +161,47 @@ def _kill_group(proc: subprocess.Popen) -> None:
     proc.wait()
 
 
-def _result_path(name, exe, platform, hostfile, cfg, args, np) -> Path:
+def _planned(kernel, platform: Platform, np: int, map_by: str, options: dict | None, smpi_options: tuple):
+    """Where a run's output is cached, smpirun's options, the kernel's arguments, the run's labels."""
+    hostfile = platform.hostfile(int(np), map_by)
+    cal = calibration.transport_parameters(platform.transport)
+    cfg = BASE_OPTIONS + calibration.smpi_options(cal) + list(smpi_options)
+    args = kernels.kernel_args(options)
+    name = Path(str(kernel)).stem
+    shown = (
+        f"smpirun -np {np} -platform {platform.name}.xml -hostfile ({map_by}) {' '.join(cfg)} {name} {' '.join(args)}"
+    )
+    exe = _build(kernel)[2]
     key = hashlib.sha256("\0".join([exe.name, platform.xml, hostfile, *cfg, *args, str(np)]).encode()).hexdigest()[:24]
-    return cache_dir() / "results" / f"{name}-{key}.out"
+    meta = dict(
+        platform=platform.name,
+        nodes=platform.nodes,
+        np=int(np),
+        map_by=map_by,
+        transport=platform.transport,
+        calibration=calibration_id(),
+        library=require().library,
+        command=shown.strip(),
+    )
+    return cache_dir() / "results" / f"{name}-{key}.out", cfg, args, meta
+
+
+def cached_run(
+    kernel: str | os.PathLike,
+    platform: Platform,
+    np: int,
+    map_by: str = "core",
+    options: dict | None = None,
+    smpi_options: tuple = (),
+) -> SimulatedRun | None:
+    """The run `run` would return from its cache, or None when it would have to simulate (so a
+    page can use a live simulation only when it costs nothing). Needs SMPI (KernelError)."""
+    cached, _, _, meta = _planned(kernel, platform, np, map_by, options, smpi_options)
+    if not cached.exists():
+        return None
+    name = Path(str(kernel)).stem
+    out = kernels.check_output(kernels.parse_output(cached.read_text()), 0, "", name)
+    return SimulatedRun(out, cached=True, **meta)
 
 
 def is_cached(
@@ -171,10 +209,7 @@ def is_cached(
 ) -> bool:
     """Has this machine simulated this run already (same kernel build, platform, calibration,
     arguments)? Then ``run`` returns it at once; a page can draw it instead of a shipped run."""
-    cfg = BASE_OPTIONS + calibration.smpi_options(calibration.transport_parameters(platform.transport))
-    hostfile = platform.hostfile(int(np), map_by)
-    exe = compile_smpi(kernel)
-    return _result_path(Path(str(kernel)).stem, exe, platform, hostfile, cfg, kernels.kernel_args(options), np).exists()
+    return _planned(kernel, platform, np, map_by, options, ())[0].exists()
 
 
 def run(
@@ -194,28 +229,10 @@ def run(
     nothing built or simulated (what a page uses for runs too slow to make while it builds)."""
     st = require()
     hostfile = platform.hostfile(int(np), map_by)  # refuses too many ranks before building
-    exe = _build_plan(kernel)[1]
-    cal = calibration.transport_parameters(platform.transport)
-    cfg = BASE_OPTIONS + calibration.smpi_options(cal) + list(smpi_options)
-    args = kernels.kernel_args(options)
+    cached, cfg, args, meta = _planned(kernel, platform, np, map_by, options, smpi_options)
     name = Path(str(kernel)).stem
-    shown = (
-        f"smpirun -np {np} -platform {platform.name}.xml -hostfile ({map_by}) {' '.join(cfg)} {name} {' '.join(args)}"
-    )
-    cached = _result_path(name, exe, platform, hostfile, cfg, args, np)
-    meta = dict(
-        platform=platform.name,
-        nodes=platform.nodes,
-        np=int(np),
-        map_by=map_by,
-        transport=platform.transport,
-        calibration=calibration_id(),
-        library=st.library,
-        command=shown.strip(),
-    )
-    if use_cache and cached.exists():
-        out = kernels.check_output(kernels.parse_output(cached.read_text()), 0, "", name)
-        return SimulatedRun(out, cached=True, **meta)
+    if use_cache and (hit := cached_run(kernel, platform, np, map_by, options, smpi_options)) is not None:
+        return hit
     if cached_only:
         return None
     exe = compile_smpi(kernel)

@@ -1,0 +1,237 @@
+"""Allreduce on a simulated ORFEO (book/collectives_library.md): the book's allreduce.c --
+recursive doubling (the butterfly), the ring, Rabenseifner -- and the library's MPI_Allreduce under
+SMPI's copies of Open MPI's and MPICH's selection rules, on two simulated THIN nodes at P = 48,
+swept over message sizes, against the cost formulas with ORFEO's InfiniBand link.
+
+SMPI is run with ``smpi/simulate-computation:no``: the additions are free, so the formulas' γ is 0.
+The page draws the shipped reference (``data/reference/simulated/``, written by
+``commbook simulate reference``) unless every run is already in this machine's SMPI cache: a live
+sweep takes about a minute of wall time, too slow for the book's build.
+"""
+
+from __future__ import annotations
+
+import time
+
+import pandas as pd
+
+from ... import config, orfeo
+from ...models import collective_costs
+from ...verdict import Verdict, cases
+from .common import measured_crossover, model_name, predict_table
+
+KERNEL = "allreduce"
+PLATFORM, NODES, MAP_BY, P = "orfeo-thin", 2, "core", 48
+OPTIONS = {"sizes": "8:4M", "iterations": 5, "repetitions": 1}
+HAND = ("butterfly-lh", "ring", "rabenseifner")  # the book's hand-written algorithms
+RUNS = {  # label -> (allreduce.c's --algorithm, smpirun's options)
+    "hand-written": (",".join(HAND), ()),
+    "library/ompi": ("library", ("--cfg=smpi/coll-selector:ompi",)),
+    "library/mpich": ("library", ("--cfg=smpi/coll-selector:mpich",)),
+}
+LINK = "node"  # at P = 48 on two nodes every algorithm has steps across the nodes
+NEAR = 2.0  # a simulated crossover within this factor of the formulas' is "near" it
+REFERENCE = "-".join([KERNEL, PLATFORM, f"{NODES}n", MAP_BY, f"p{P}"]) + ".csv"
+
+
+def reference_path():
+    return config.data_dir() / "reference" / "simulated" / REFERENCE
+
+
+def link() -> tuple[float, float]:
+    """(λ µs, b MB/s) of ORFEO's node link over InfiniBand (UCX), from the ping-pong seed."""
+    return orfeo.link_parameters("ucx")[LINK]
+
+
+def _platform():
+    from ...simulate import platforms
+
+    return platforms.platform(PLATFORM, NODES)
+
+
+def _options(algorithm: str) -> dict:
+    return {**OPTIONS, "algorithm": algorithm}
+
+
+def _tidy(runs: dict) -> pd.DataFrame:
+    """The runs' rows labelled simulated; the library's rows named after SMPI's selector."""
+    parts = []
+    for label, run in runs.items():
+        df = run.tidy()
+        if label.startswith("library"):
+            df["algorithm"] = label
+        parts.append(df)
+    return pd.concat(parts, ignore_index=True)
+
+
+def simulate(use_cache: bool = True) -> tuple[pd.DataFrame, dict]:
+    """Every run of RUNS under SMPI (cached by kernel, platform, calibration): the tidy table and
+    the smpirun wall seconds of each run (0 for one read from the cache)."""
+    from ...simulate import runner
+
+    plat, runs, wall = _platform(), {}, {}
+    for label, (algorithm, smpi_options) in RUNS.items():
+        started = time.monotonic()
+        runs[label] = runner.run(
+            KERNEL, plat, P, MAP_BY, _options(algorithm), smpi_options=smpi_options, use_cache=use_cache
+        )
+        wall[label] = 0.0 if runs[label].cached else round(time.monotonic() - started, 1)
+    return _tidy(runs), wall
+
+
+def write_reference(command: str = "commbook simulate reference") -> tuple:
+    """Simulate RUNS and ship them with platform, calibration, options and wall time in the header."""
+    from ...data import write_measurements
+    from ...simulate import runner
+
+    table, wall = simulate()
+    plat = _platform()
+    meta = {
+        "what": "simulated allreduce algorithms",  # the hand-written ones and the library's under SMPI's selectors
+        "np": P,
+        "nodes": plat.description,
+        "simulator": runner.status().library,
+        "platform": f"{PLATFORM}:{NODES}",
+        "generated_by": "commbook.simulate.platforms",
+        "hardware": "data/orfeo/hardware_seed.csv",
+        "transport": plat.transport,
+        "calibration": runner.calibration_id(),
+        "map_by": MAP_BY,
+        "kernel": KERNEL,
+        "runs": "; ".join(f"{k}: --algorithm {a} {' '.join(o)}".strip() for k, (a, o) in RUNS.items()),
+        "kernel_args": " ".join(f"--{k} {v}" for k, v in OPTIONS.items()),
+        "wall": "; ".join(f"{k} {f'{v:g} s' if v else 'cached'}" for k, v in wall.items()),  # smpirun's
+        "command": command,
+        "source": "commbook.chapters.collectives.simulated.write_reference",
+    }
+    return write_measurements(reference_path(), table, meta), wall
+
+
+def read_reference() -> pd.DataFrame:
+    from ...data import read_measurements
+
+    return read_measurements(reference_path()).table
+
+
+def simulated_allreduce() -> tuple[pd.DataFrame, str]:
+    """(the simulated table, its origin): 'live' when every run is in this machine's SMPI cache
+    (simulated here, costs nothing now), 'cold' when SMPI is here but a run is not cached,
+    'absent' without SMPI; the last two draw the shipped reference."""
+    from ...simulate import runner
+
+    if not runner.status().ok:
+        return read_reference(), "absent"
+    plat = _platform()
+    runs = {
+        label: runner.cached_run(KERNEL, plat, P, MAP_BY, _options(alg), smpi_options)
+        for label, (alg, smpi_options) in RUNS.items()
+    }
+    if all(runs.values()):
+        return _tidy(runs), "live"
+    return read_reference(), "cold"
+
+
+def models(sizes, lam: float, b: float) -> pd.DataFrame:
+    """The formulas' time of each hand-written algorithm at P (γ = 0: SMPI's additions are free)."""
+    return predict_table(KERNEL, HAND, P, sizes, lam, b, 0.0)
+
+
+def _model_crossover(small: str, large: str, lam: float, b: float) -> float:
+    return collective_costs.crossover(KERNEL, model_name(KERNEL, small), model_name(KERNEL, large), P, lam, b)
+
+
+def crossovers(table: pd.DataFrame, lam: float, b: float) -> pd.DataFrame:
+    """Each pair of hand-written algorithms: the size from which the second is faster at every
+    larger size simulated, the formulas' crossover, and their ratio (inf: never in the sizes shown)."""
+    rows = []
+    for small, large in (("butterfly-lh", "ring"), ("butterfly-lh", "rabenseifner"), ("rabenseifner", "ring")):
+        sim = measured_crossover(table, small, large, P)
+        model = _model_crossover(small, large, lam, b)
+        rows.append(
+            {
+                "small messages": small,
+                "large messages": large,
+                "simulated from (B)": int(sim) if sim != float("inf") else "never",
+                "formula from (B)": round(model),
+                "simulated / formula": float(f"{sim / model:.2g}") if model else float("inf"),
+            }
+        )
+    return pd.DataFrame(rows).set_index(["small messages", "large messages"])
+
+
+def fastest(table: pd.DataFrame, lam: float, b: float) -> pd.DataFrame:
+    """Per size: the fastest hand-written algorithm simulated and by the formulas, and each
+    library selector's time over the fastest hand-written one."""
+    sim = table[table.np == P].pivot_table(index="size_bytes", columns="algorithm", values="t_us")
+    model = models(sim.index, lam, b).pivot_table(index="size_bytes", columns="algorithm", values="t_us")
+    out = pd.DataFrame({"simulated fastest": sim[list(HAND)].idxmin(axis=1), "formula fastest": model.idxmin(axis=1)})
+    best = sim[list(HAND)].min(axis=1)
+    for lib in (k for k in RUNS if k.startswith("library")):
+        out[f"{lib} / fastest"] = (sim[lib] / best).round(2)
+    return out
+
+
+@cases("below", "near", "above", "never")
+def crossover_side(table: pd.DataFrame, lam: float, b: float, small="butterfly-lh", large="ring") -> Verdict:
+    """Where the simulated crossover from `small` to `large` falls against the formulas', at how
+    many of the sizes shown the fastest hand-written algorithm differs between the two, and each
+    one's simulated time over its formula at the simulated crossover (the largest size if none)."""
+    sim = measured_crossover(table, small, large, P)
+    model = _model_crossover(small, large, lam, b)
+    side = fastest(table, lam, b)
+    t = table[table.np == P].pivot_table(index="size_bytes", columns="algorithm", values="t_us")
+    never = sim == float("inf")
+    at = int(t.index.max() if never else sim)  # where the two are compared with their formulas
+    formula = models([at], lam, b).set_index("algorithm").t_us
+    numbers = {  # sim_bytes and factor 0 when the ring never wins for good (a verdict's numbers are finite)
+        "sim_bytes": 0.0 if never else sim,
+        "model_bytes": model,
+        "factor": 0.0 if never else model / sim,
+        "disagree": int((side["simulated fastest"] != side["formula fastest"]).sum()),
+        "sizes": len(side),
+        "smallest": int(side.index.min()),
+        "largest": int(side.index.max()),
+        "at_bytes": at,
+        "small_over_model": float(t.loc[at, small] / formula[small]),
+        "large_over_model": float(t.loc[at, large] / formula[large]),
+    }
+    if never:
+        case = "never"
+    elif sim * NEAR < model:
+        case = "below"
+    elif sim > model * NEAR:
+        case = "above"
+    else:
+        case = "near"
+    return Verdict(case, numbers)
+
+
+@cases("mixed", "never", "always")
+def library_side(table: pd.DataFrame) -> Verdict:
+    """Each library selector against the fastest hand-written algorithm at every size shown: at how
+    many sizes it is faster, from which size to which, its worst ratio and where; the case is Open
+    MPI's (ORFEO's library)."""
+    t = table[table.np == P].pivot_table(index="size_bytes", columns="algorithm", values="t_us")
+    best = t[list(HAND)].min(axis=1)
+    numbers, case = {"sizes": len(t)}, None
+    for lib in (k for k in RUNS if k.startswith("library")):
+        r = t[lib] / best
+        faster = r[r < 1].index
+        key = lib.split("/")[1]
+        numbers |= {
+            f"{key}_faster": len(faster),
+            f"{key}_from": int(faster.min()) if len(faster) else 0,
+            f"{key}_to": int(faster.max()) if len(faster) else 0,
+            f"{key}_worst": float(r.max()),
+            f"{key}_worst_at": int(r.idxmax()),
+        }
+        if case is None:
+            case = "never" if not len(faster) else "always" if len(faster) == len(r) else "mixed"
+    return Verdict(case, numbers)
+
+
+@cases("live", "cold", "absent")
+def source(table: pd.DataFrame, origin: str) -> Verdict:
+    """Simulated on this machine (from its SMPI cache), or the shipped reference: SMPI here but
+    the sweep not cached, or SMPI absent."""
+    return Verdict(origin, {"reference": f"data/reference/simulated/{REFERENCE}", "library": table.mpi_library.iloc[0]})
