@@ -19,11 +19,11 @@ Named splits, one function each, every one reading the hash-checked raw ORFEO fi
 :func:`run` computes the result tables, :func:`write_tables` commits them to
 ``data/validation/`` (atomic writes, ``# key: value`` metadata, every row names its raw
 file(s) as repository@commit:path or the catalog dataset), and :func:`load_table`,
-:func:`summary` and :func:`headline` read them back for the book, which needs no raw data.
+:func:`summary` and the verdicts read them back for the book, which needs no raw data.
 
 Modules: ``criteria`` (acceptance bands, relative error), ``pingpong_splits``,
-``collective_splits``, ``jacobi_split``, ``tables`` (run, write, read), ``summary`` (summary,
-overview, headline), ``figures``; the names callers use are importable from ``commbook.validate``.
+``collective_splits``, ``jacobi_split``, ``tables`` (run, write, read), ``scorecard`` (summary,
+overview, verdicts), ``figures``; the names callers use are importable from ``commbook.validate``.
 """
 
 from .collective_splits import (
@@ -47,7 +47,7 @@ from .pingpong_splits import (
     pingpong_runs,
     pingpong_sizes,
 )
-from .scorecard import headline, jacobi_verdict, overview, pingpong_verdict, summary
+from .scorecard import jacobi_verdict, overview, pingpong_verdict, summary
 from .tables import DESCRIPTIONS, SPLITS, TABLE_FILES, TABLES_DIR, load_table, run, to_csv_text, write_tables
 
 __all__ = [
@@ -65,7 +65,6 @@ __all__ = [
     "collective_datasets",
     "collective_processes",
     "figure",
-    "headline",
     "pingpong_verdict",
     "jacobi_verdict",
     "jacobi_model",

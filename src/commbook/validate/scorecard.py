@@ -1,7 +1,6 @@
 """The validation in numbers the book quotes: one row per model and split (`summary`), pooled
 per operation (`overview`), the verdicts the validation page words (`pingpong_verdict`,
-`jacobi_verdict`), and one sentence per chapter (`headline`, still printed
-by the jacobi and collectives_orfeo pages); from the committed tables."""
+`jacobi_verdict`); from the committed tables."""
 
 from __future__ import annotations
 
@@ -9,7 +8,7 @@ import numpy as np
 import pandas as pd
 
 from ..verdict import Verdict, cases
-from .criteria import WITHIN
+from .criteria import JACOBI_WITHIN, WITHIN
 from .pingpong_splits import PINGPONG_METHODS
 from .tables import load_table
 
@@ -145,36 +144,6 @@ def jacobi_verdict(runs: pd.DataFrame | None = None) -> Verdict:
         "runs": len(ja),
         "outside": int((~within).sum()),
         "error": 100 * float((ja.model_over_measured - 1).abs().median()),
+        "band": 100 * JACOBI_WITHIN,
     }
     return Verdict("all_within" if within.all() else "some_outside", numbers)
-
-
-def headline(name: str, directory=None) -> str:
-    """One sentence a chapter can quote ("pingpong", "collectives" or "jacobi")."""
-    s = summary(directory)
-    if name == "pingpong":
-        r = s[(s.model == "ping-pong") & s.split.str.startswith("sizes")].set_index("method")
-        p, b, i = r.loc["piecewise predictive"], r.loc["piecewise bic"], r.loc["interpolation"]
-        return (
-            f"Fitted on the even sizes of {int(p.cases)} ORFEO ping-pong curves, the piecewise "
-            f"Hockney model predicts the odd sizes with a median error of {p.median_error:.1%} "
-            f"({p.share_within:.0%} of the curves within 10 %; log-log interpolation "
-            f"{i.median_error:.1%}, {i.share_within:.0%}; the descriptive BIC fit "
-            f"{b.median_error:.1%}, {b.share_within:.0%})."
-        )
-    if name == "collectives":
-        r = s[s.model.str.endswith("algorithm choice")]
-        met = int((r.met == "yes").sum())
-        return (
-            f"Fitted on small process counts, the per-algorithm models pick the fastest "
-            f"algorithm or one within 10 % of it in {_share_range(r.share_within.min(), r.share_within.max())} "
-            f"of the larger-P cases, depending on the dataset "
-            f"(≥ 80 % in {met} of {len(r)} ORFEO datasets and mappings)."
-        )
-    if name == "jacobi":
-        r = s[s.model == "Jacobi P(L, N)"].iloc[0]
-        return (
-            f"The model P(L, N) is within 15 % of {r.share_within:.0%} of the {int(r.cases)} "
-            f"ORFEO Jacobi runs it covers (median error {r.median_error:.0%})."
-        )
-    raise ValueError(f"no headline for '{name}'; known: pingpong, collectives, jacobi")
