@@ -2,7 +2,8 @@
 Python instead of the page): every string constant of five words or more under
 src/commbook/chapters/ (f-strings counted by their literal parts), except docstrings, the
 messages of exceptions (a developer's, not a reader's) and the claims modules (their `source=`
-strings say where a number comes from; a reader never sees them).
+strings say where a number comes from; a reader never sees them), and strings that are code, not
+words: Vega expressions (`datum.`, comparisons, `?:`), regular expressions and file paths.
 
     python benchmarks/code_sentences.py [--list] [ROOT]
 """
@@ -16,6 +17,8 @@ from pathlib import Path
 
 _WORD = re.compile(r"[^\W\d_](?:[\w'’.-]*\w)?")
 MIN_WORDS = 5
+# code in a string: a Vega expression, a regular expression, a path (never read as prose)
+_CODE = re.compile(r"datum\.|==|&&|\|\||\?\s.*\s:\s|\(\?P<|\\[{ns]|^/sys/|\bformat\(|' \+ |\+ '")
 
 
 def _text(node) -> str | None:
@@ -47,7 +50,7 @@ def sentence_strings(path: Path) -> list[tuple[int, int, str]]:
             for v in node.values:
                 skip.add(id(v))
         text = _text(node)
-        if text is None:
+        if text is None or _CODE.search(text):
             continue
         words = len(_WORD.findall(text))
         if words >= MIN_WORDS:
