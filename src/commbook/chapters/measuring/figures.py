@@ -254,7 +254,7 @@ def orfeo_run_spread(machine: str = "orfeo-thin", dataset: str = "matteoscorcia/
 # ------------------------------------------------------------------------- figures
 
 
-def plot_distribution(t_us, title="1,000 repetitions of an 8-byte ping-pong", ax=None):
+def plot_distribution(t_us, title="8-byte ping-pong repetitions", ax=None):
     """Histogram of repetition times (log x) with min, median and mean marked."""
     import matplotlib.pyplot as plt
 
@@ -274,13 +274,13 @@ def plot_distribution(t_us, title="1,000 repetitions of an 8-byte ping-pong", ax
         color="C0",
         alpha=0.7,
         label=f"{len(t)} repetitions (measured)"
-        + (f"; {beyond} beyond the axis, up to {t.max():.3g} µs" if beyond else ""),
+        + ("; " + str(beyond) + " off-axis, max " + f"{t.max():.3g} µs" if beyond else ""),
     )
     ax.set_xscale("log")
     for value, name, style in ((s.min, "min", ":"), (s.median, "median", "-"), (s.mean, "mean", "--")):
         ax.axvline(value, color="k", ls=style, lw=1.2, label=f"{name} {value:.3g} µs")
     ax.axvspan(s.ci_low, s.ci_high, color="C1", alpha=0.3, label="95 % interval of the median")
-    label_axes(ax, title, "time of one repetition (µs, log scale)", "repetitions")
+    label_axes(ax, title, "repetition time (µs, log)", "repetitions")
     ax.legend(fontsize=7, loc="upper right")
     return ax.figure
 
@@ -307,7 +307,7 @@ def plot_first_repetitions(series: dict, n: int = 30, title="The first repetitio
     return fig
 
 
-def plot_samples(samples: dict, title: str, ylabel: str = "time of one repetition (µs)"):
+def plot_samples(samples: dict, title: str, ylabel: str = "repetition time (µs)"):
     """Box plots of several samples side by side (log y): {label: times}."""
     import matplotlib.pyplot as plt
 
@@ -322,9 +322,7 @@ def plot_samples(samples: dict, title: str, ylabel: str = "time of one repetitio
     )
     ax.set_xticks(range(1, len(samples) + 1), list(samples))
     ax.set_yscale("log")
-    label_axes(
-        ax, title, "box: quartiles and median; whiskers: 1st and 99th percentile; dots: beyond", ylabel + ", log scale"
-    )
+    label_axes(ax, title, "box: quartiles; whiskers: 1-99 %", ylabel + ", log scale")
     ax.xaxis.set_label_position("bottom")
     ax.set_xlabel(ax.get_xlabel(), fontsize=8)
     return fig
