@@ -128,16 +128,19 @@ def compare(a, b, level: float = 0.95) -> Verdict:
     return Verdict("overlap", numbers)
 
 
+CLOSE = 0.05  # a mean this near the median (relative) is "close"
+
+
 @cases("far_above", "above", "close", "below")
 def mean_side(s: Summary) -> Verdict:
     """Where the mean of all repetitions lies against their median (within 5 % is close)."""
     r = s.mean / s.median
-    numbers = {"ratio": r, "pct": 100 * abs(r - 1)}
+    numbers = {"ratio": r, "pct": 100 * abs(r - 1), "band_pct": 100 * CLOSE}
     if r > 2:
         return Verdict("far_above", numbers)
-    if r > 1.05:
+    if r > 1 + CLOSE:
         return Verdict("above", numbers)
-    if r < 0.95:
+    if r < 1 - CLOSE:
         return Verdict("below", numbers)
     return Verdict("close", numbers)
 
