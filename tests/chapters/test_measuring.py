@@ -113,5 +113,10 @@ def test_rounds_spread_reads_every_round_of_both_configurations():
     slow_round = {"a": steady["a"][:2] + [np.full(5, 9.0)], "b": steady["b"]}
     v = M.rounds_spread(slow_round)
     assert v.case == "rounds_wider" and v.numbers["a_high"] == 9 and v.numbers["within"] == 9
+    # rounds that differ nearly as much as the configurations (one build's 21 against 22) are not steadier
+    close = {"a": [np.ones(5), np.full(5, 1.8)], "b": [np.full(5, 3.0)] * 2}
+    v = M.rounds_spread(close)
+    assert v.case == "rounds_wider" and v.numbers["within"] == pytest.approx(1.8)
+    assert v.numbers["between"] == pytest.approx(3 / 1.4)
     rounds = {"a": [np.array([1.0, 2.0, 3.0]), np.array([10.0])], "b": [np.array([4.0])]}
     assert set(M.pooled(rounds)) == {"a", "b"} and len(M.pooled(rounds)["a"]) == 4

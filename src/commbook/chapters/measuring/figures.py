@@ -168,7 +168,8 @@ def pooled(rounds: dict) -> dict:
 def rounds_spread(rounds: dict) -> Verdict:
     """Every round of two configurations {name: [times of each round]}, in the order given (a,
     b): the lowest and highest round median of each, and whether the rounds of one configuration
-    differ more (highest over lowest round median) than the two configurations' pooled medians."""
+    differ (highest over lowest round median) by less than half as much as the two
+    configurations' pooled medians do (steadier) or not (wider)."""
     (a, ra), (b, rb) = rounds.items()
     ma, mb = [float(np.median(r)) for r in ra], [float(np.median(r)) for r in rb]
     between = max(np.median(np.concatenate(ra)), np.median(np.concatenate(rb))) / min(
@@ -184,7 +185,7 @@ def rounds_spread(rounds: dict) -> Verdict:
         "within": within,
         "between": float(between),
     }
-    return Verdict("rounds_wider" if within > between else "rounds_steadier", numbers)
+    return Verdict("rounds_steadier" if 2 * within < between else "rounds_wider", numbers)
 
 
 def warmup_effect(cold, n_first: int = 3) -> tuple[float, float]:
