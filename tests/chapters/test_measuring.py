@@ -1,4 +1,4 @@
-"""The measuring page (commbook.chapters.measuring): its statistics, its kernel's experiments and the sentences that follow them."""
+"""The measuring page (commbook.chapters.measuring): its statistics, its kernel's experiments and its verdicts."""
 
 import numpy as np
 import pytest
@@ -8,18 +8,25 @@ from commbook.chapters import measuring as M
 from commbook.chapters import mpi_primer as primer
 
 
-def test_measuring_load_warmup_and_oversubscription_words():
-    from commbook.chapters import measuring as M
+def test_load_and_oversubscription_verdicts():
+    assert M.load("0.05", 2).case == "idle" and M.load("0.05", 2).numbers == {"load": 0.05, "cores": 2}
+    assert M.load(0.8, 2).case == "shared"
+    assert M.load("3.5", 2).case == "busy" and M.load(2.0, 2).case == "busy"  # at the core count
+    assert M.load("n/a", 2).case == "unknown"
+    assert M.oversubscription(2, 4).case == "oversubscribed"
+    assert M.oversubscription(8, 4).case == "a_core_each"
+    assert M.oversubscription(4, 4).numbers == {"cores": 4, "processes": 4}
 
-    assert "nearly idle" in M.load_sentence("0.05", 2)
-    assert "using the cores too" in M.load_sentence(0.8, 2)
-    assert "competing" in M.load_sentence("3.5", 2)
-    assert "could not be read" in M.load_sentence("n/a", 2)
-    assert "oversubscribed" in M.oversubscription_setting(2, 4)
-    assert "not oversubscription" in M.oversubscription_setting(8, 4)
-    rest = [1.0] * 50
-    assert "how many repetitions the slow start lasted" in M.warmup_sentence([10.0] * 3 + rest)
-    assert "slow start" not in M.warmup_sentence([1.0] * 3 + rest)
+
+def test_warmup_verdict_reads_both_runs():
+    rest = np.ones(50)
+    slow = np.r_[[10.0] * 3, rest]
+    v = M.warmup(slow, rest)
+    assert v.case == "cold_only" and v.numbers["cold_factor"] == 10 and v.numbers["warm_factor"] == 1
+    # the old sentence read the cold run alone: a slow warm start flips the verdict
+    assert M.warmup(slow, slow).case == "both"
+    assert M.warmup(rest, slow).case == "warm_only"
+    assert M.warmup(rest, rest).case == "neither"
 
 
 mpi = pytest.mark.mpi
@@ -42,16 +49,21 @@ def test_median_interval_covers_the_median_about_95_percent_of_the_time():
 def test_compare_says_faster_only_when_the_intervals_part():
     rng = np.random.default_rng(2)
     a, b = 1 + rng.exponential(0.1, 500), 2 + rng.exponential(0.1, 500)
-    assert M.compare(a, b, "A", "B").startswith("A is faster")
-    assert M.compare(b, a, "B", "A").startswith("A is faster")
-    assert "cannot tell" in M.compare(a, a.copy(), "A", "A again")
+    v = M.compare(a, b)
+    assert v.case == "a_faster" and v.numbers["a_high"] < v.numbers["b_low"]
+    assert v.numbers["ratio"] == pytest.approx(np.median(b) / np.median(a))
+    assert M.compare(b, a).case == "b_faster"
+    assert M.compare(a, a.copy()).case == "overlap"
 
 
-def test_mean_vs_median_reads_the_tail():
+def test_mean_side_reads_the_tail():
     tail = np.r_[np.ones(90), np.full(10, 10.0)]
-    assert "above the median" in M.mean_vs_median(M.summarise(tail))
-    assert "within 5 %" in M.mean_vs_median(M.summarise(np.linspace(1, 1.01, 100)))
-    assert M.mean_vs_median(M.summarise(np.r_[np.ones(99), [1000.0]])).startswith("11 times the median")
+    v = M.mean_side(M.summarise(tail))
+    assert v.case == "above" and v.numbers["pct"] == pytest.approx(90)
+    assert M.mean_side(M.summarise(np.linspace(1, 1.01, 100))).case == "close"
+    v = M.mean_side(M.summarise(np.r_[np.ones(99), [1000.0]]))
+    assert v.case == "far_above" and v.numbers["ratio"] == pytest.approx(10.99)
+    assert M.mean_side(M.summarise(np.r_[np.full(40, 0.1), np.ones(60)])).case == "below"
 
 
 def test_bindings_are_read_from_the_kernel_header():
@@ -91,13 +103,20 @@ def test_measuring_kernel_refuses_a_bad_experiment_in_one_line():
         primer.run_example("nonesuch", 2)
 
 
-def test_measuring_sentences_follow_the_numbers():
-    slow_start = np.r_[[50.0, 40.0, 30.0], np.full(47, 1.0)]
-    assert "40 times the median" in M.warmup_sentence(slow_start)
-    assert "bias it upwards" in M.warmup_sentence(slow_start)
-    both = M.warmup_sentence(slow_start, np.ones(50))
-    assert "after the warm-up they took 1 µs, about as long as the median" in both
-    assert "did not stand out" in M.warmup_sentence(np.ones(50))
+def test_rounds_spread_reads_every_round_of_both_configurations():
+    steady = {"a": [np.ones(5), np.full(5, 1.1), np.full(5, 1.2)], "b": [np.full(5, 5.0)] * 3}
+    v = M.rounds_spread(steady)
+    assert v.case == "rounds_steadier"
+    assert v.numbers["a_low"] == 1 and v.numbers["a_high"] == 1.2 and v.numbers["b_low"] == 5
+    assert v.numbers["rounds"] == 3 and v.numbers["between"] == pytest.approx(5 / 1.1)
+    # one slow round of three (which the pooled median ignores) flips it
+    slow_round = {"a": steady["a"][:2] + [np.full(5, 9.0)], "b": steady["b"]}
+    v = M.rounds_spread(slow_round)
+    assert v.case == "rounds_wider" and v.numbers["a_high"] == 9 and v.numbers["within"] == 9
+    # rounds that differ nearly as much as the configurations (one build's 21 against 22) are not steadier
+    close = {"a": [np.ones(5), np.full(5, 1.8)], "b": [np.full(5, 3.0)] * 2}
+    v = M.rounds_spread(close)
+    assert v.case == "rounds_wider" and v.numbers["within"] == pytest.approx(1.8)
+    assert v.numbers["between"] == pytest.approx(3 / 1.4)
     rounds = {"a": [np.array([1.0, 2.0, 3.0]), np.array([10.0])], "b": [np.array([4.0])]}
-    assert M.rounds_sentence(rounds) == ("the medians of the single rounds were a: 2, 10 µs; b: 4 µs")
     assert set(M.pooled(rounds)) == {"a", "b"} and len(M.pooled(rounds)["a"]) == 4

@@ -1,15 +1,15 @@
 """Measuring well (book/measuring.md): the experiments of the methodology chapter, run with
 kernels_c/examples/measuring.c (every repetition's own time), and their statistics: summaries,
-the nonparametric confidence interval of the median, comparisons whose verdict is computed."""
+the nonparametric confidence interval of the median, and the verdicts the page words."""
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass
 
 import numpy as np
 
 from ... import kernels, mpi_env
+from ...verdict import Verdict, cases
 
 KERNEL = "examples/measuring"
 
@@ -107,30 +107,42 @@ def summarise(x, level: float = 0.95) -> Summary:
     )
 
 
-def compare(a, b, name_a: str, name_b: str, level: float = 0.95) -> str:
-    """A verdict on two samples' medians that never says more than the data show: a difference
-    only when their confidence intervals do not overlap."""
+@cases("a_faster", "b_faster", "overlap")
+def compare(a, b, level: float = 0.95) -> Verdict:
+    """Two samples' medians: one is faster only when their confidence intervals do not overlap.
+    Numbers: both medians, both intervals and the slower median over the faster."""
     sa, sb = summarise(a, level), summarise(b, level)
-    if sa.ci_high < sb.ci_low or sb.ci_high < sa.ci_low:
-        faster, slower = (name_a, name_b) if sa.median < sb.median else (name_b, name_a)
-        ratio = max(sa.median, sb.median) / min(sa.median, sb.median)
-        return (
-            f"{faster} is faster: its median is {ratio:.3g} times smaller than that of "
-            f"{slower}, and the {level:.0%} intervals of the two medians do not overlap"
-        )
-    return f"the {level:.0%} intervals of the two medians overlap: this run cannot tell {name_a} from {name_b}"
+    numbers = {
+        "a_median": sa.median,
+        "b_median": sb.median,
+        "a_low": sa.ci_low,
+        "a_high": sa.ci_high,
+        "b_low": sb.ci_low,
+        "b_high": sb.ci_high,
+        "ratio": max(sa.median, sb.median) / min(sa.median, sb.median),
+    }
+    if sa.ci_high < sb.ci_low:
+        return Verdict("a_faster", numbers)
+    if sb.ci_high < sa.ci_low:
+        return Verdict("b_faster", numbers)
+    return Verdict("overlap", numbers)
 
 
-def mean_vs_median(s: Summary) -> str:
-    """Which way the mean leans, in words."""
+CLOSE = 0.05  # a mean this near the median (relative) is "close"
+
+
+@cases("far_above", "above", "close", "below")
+def mean_side(s: Summary) -> Verdict:
+    """Where the mean of all repetitions lies against their median (within 5 % is close)."""
     r = s.mean / s.median
+    numbers = {"ratio": r, "pct": 100 * abs(r - 1), "band_pct": 100 * CLOSE}
     if r > 2:
-        return f"{r:.0f} times the median: a few very slow repetitions pull it up"
-    if r > 1.05:
-        return f"above the median by {100 * (r - 1):.0f} %: a few slow repetitions pull it up"
-    if r < 0.95:
-        return f"below the median by {100 * (1 - r):.0f} %"
-    return "within 5 % of the median: few outliers in this run"
+        return Verdict("far_above", numbers)
+    if r > 1 + CLOSE:
+        return Verdict("above", numbers)
+    if r < 1 - CLOSE:
+        return Verdict("below", numbers)
+    return Verdict("close", numbers)
 
 
 # ------------------------------------------------------------------------- experiments
@@ -152,14 +164,28 @@ def pooled(rounds: dict) -> dict:
     return {k: np.concatenate(v) for k, v in rounds.items()}
 
 
-def rounds_sentence(rounds: dict) -> str:
-    """The median of every round of every configuration, in words (the variation between
-    rounds shows how steady the machine was)."""
-    parts = [
-        (f"`{name}`" if name.startswith("-") else name) + ": " + ", ".join(f"{np.median(r):.3g}" for r in rs) + " µs"
-        for name, rs in rounds.items()
-    ]
-    return "the medians of the single rounds were " + "; ".join(parts)
+@cases("rounds_steadier", "rounds_wider")
+def rounds_spread(rounds: dict) -> Verdict:
+    """Every round of two configurations {name: [times of each round]}, in the order given (a,
+    b): the lowest and highest round median of each, and whether the rounds of one configuration
+    differ (highest over lowest round median) by less than half as much as the two
+    configurations' pooled medians do (steadier) or not (wider)."""
+    (a, ra), (b, rb) = rounds.items()
+    ma, mb = [float(np.median(r)) for r in ra], [float(np.median(r)) for r in rb]
+    between = max(np.median(np.concatenate(ra)), np.median(np.concatenate(rb))) / min(
+        np.median(np.concatenate(ra)), np.median(np.concatenate(rb))
+    )
+    within = max(max(ma) / min(ma), max(mb) / min(mb))
+    numbers = {
+        "rounds": len(ma),
+        "a_low": min(ma),
+        "a_high": max(ma),
+        "b_low": min(mb),
+        "b_high": max(mb),
+        "within": within,
+        "between": float(between),
+    }
+    return Verdict("rounds_steadier" if 2 * within < between else "rounds_wider", numbers)
 
 
 def warmup_effect(cold, n_first: int = 3) -> tuple[float, float]:
@@ -168,68 +194,45 @@ def warmup_effect(cold, n_first: int = 3) -> tuple[float, float]:
     return float(cold[:n_first].mean()), float(np.median(cold[n_first:]))
 
 
-def warmup_sentence(cold, warm=None, n_first: int = 3) -> str:
-    """What the runs without and with warm-up showed, in words that follow their numbers."""
-
-    def one(t):
-        first, rest = warmup_effect(t, n_first)
-        how = (
-            f"{first / rest:.0f} times"
-            if first > 1.5 * rest
-            else "about as long as"
-            if first > rest / 1.5
-            else f"{rest / first:.0f} times less than"
-        )
-        return first, rest, how
-
-    first, rest, how = one(cold)
-    text = (
-        f"the first {n_first} repetitions took {first:.3g} µs on average, {how} the median of "
-        f"the others ({rest:.3g} µs)"
+@cases("cold_only", "both", "warm_only", "neither")
+def warmup(cold, warm, n_first: int = 3) -> Verdict:
+    """The first n_first repetitions of a run without warm-up and of one after it, each against
+    the median of its other repetitions: slow when their mean is over 1.5 times that median."""
+    cf, cr = warmup_effect(cold, n_first)
+    wf, wr = warmup_effect(warm, n_first)
+    numbers = {
+        "n_first": n_first,
+        "cold_first": cf,
+        "cold_rest": cr,
+        "cold_factor": cf / cr,
+        "warm_first": wf,
+        "warm_rest": wr,
+        "warm_factor": wf / wr,
+    }
+    slow_cold, slow_warm = cf > 1.5 * cr, wf > 1.5 * wr
+    case = {(True, False): "cold_only", (True, True): "both", (False, True): "warm_only"}.get(
+        (slow_cold, slow_warm), "neither"
     )
-    if warm is not None:
-        wfirst, wrest, whow = one(warm)
-        text += f"; after the warm-up they took {wfirst:.3g} µs, {whow} the median of the others ({wrest:.3g} µs)"
-    if first > 1.5 * rest:
-        text += (
-            ". Averaged into a short run, slow first repetitions bias it upwards; the figure "
-            "shows how many repetitions the slow start lasted"
-        )
-    else:
-        text += (
-            ". This time the set-up cost did not stand out in the timed repetitions (the "
-            "library may have paid it during start-up)"
-        )
-    return text
+    return Verdict(case, numbers)
 
 
-def load_sentence(load, cores: int) -> str:
-    """What the 1-minute load average at the start says about the machine's other work."""
+@cases("unknown", "busy", "shared", "idle")
+def load(load_average, cores: int) -> Verdict:
+    """The 1-minute load average at the start against the cores: busy at or above their number,
+    shared from 0.25, idle below."""
     try:
-        load = float(load)
+        value = float(load_average)
     except (TypeError, ValueError):
-        return "(the load average could not be read): whatever else ran on the cores is part of the measurements below"
-    if load >= cores:
-        return (
-            f"{load:g} when it started, at least as much work as it has cores: other programs were "
-            "competing with the measurements below"
-        )
-    if load >= 0.25:
-        return (
-            f"{load:g} when it started: other programs were using the cores too, and their noise "
-            "is part of the measurements below"
-        )
-    return f"{load:g} when it started: the machine was nearly idle, and the noise below is mostly its own"
+        return Verdict("unknown", {"load": 0.0, "cores": cores})
+    numbers = {"load": value, "cores": cores}
+    return Verdict("busy" if value >= cores else "shared" if value >= 0.25 else "idle", numbers)
 
 
-def oversubscription_setting(cores: int, processes: int = 4) -> str:
-    """Whether the experiment's `processes` ranks outnumber this machine's cores."""
-    if processes > cores:
-        return f"With {processes} processes on {cores} cores, oversubscribed"
-    return (
-        f"With {processes} processes on {cores} cores, which is not oversubscription (every rank "
-        "has a core, so this shows only what idle ranks cost)"
-    )
+@cases("oversubscribed", "a_core_each")
+def oversubscription(cores: int, processes: int) -> Verdict:
+    """Whether `processes` ranks outnumber this machine's cores."""
+    numbers = {"cores": cores, "processes": processes}
+    return Verdict("oversubscribed" if processes > cores else "a_core_each", numbers)
 
 
 def collective_reading(out: kernels.KernelOutput) -> dict:
@@ -252,14 +255,10 @@ def orfeo_run_spread(machine: str = "orfeo-thin", dataset: str = "matteoscorcia/
     return df, df.groupby("size_bytes").spread.median()
 
 
-def percent(x: float) -> str:
-    return f"{100 * x:.0f} %" if math.isfinite(x) else "n/a"
-
-
 # ------------------------------------------------------------------------- figures
 
 
-def plot_distribution(t_us, title="1,000 repetitions of an 8-byte ping-pong", ax=None):
+def plot_distribution(t_us, title="8-byte ping-pong repetitions", ax=None):
     """Histogram of repetition times (log x) with min, median and mean marked."""
     import matplotlib.pyplot as plt
 
@@ -279,13 +278,13 @@ def plot_distribution(t_us, title="1,000 repetitions of an 8-byte ping-pong", ax
         color="C0",
         alpha=0.7,
         label=f"{len(t)} repetitions (measured)"
-        + (f"; {beyond} beyond the axis, up to {t.max():.3g} µs" if beyond else ""),
+        + ("; " + str(beyond) + " off-axis, max " + f"{t.max():.3g} µs" if beyond else ""),
     )
     ax.set_xscale("log")
     for value, name, style in ((s.min, "min", ":"), (s.median, "median", "-"), (s.mean, "mean", "--")):
         ax.axvline(value, color="k", ls=style, lw=1.2, label=f"{name} {value:.3g} µs")
     ax.axvspan(s.ci_low, s.ci_high, color="C1", alpha=0.3, label="95 % interval of the median")
-    label_axes(ax, title, "time of one repetition (µs, log scale)", "repetitions")
+    label_axes(ax, title, "repetition time (µs, log)", "repetitions")
     ax.legend(fontsize=7, loc="upper right")
     return ax.figure
 
@@ -312,7 +311,7 @@ def plot_first_repetitions(series: dict, n: int = 30, title="The first repetitio
     return fig
 
 
-def plot_samples(samples: dict, title: str, ylabel: str = "time of one repetition (µs)"):
+def plot_samples(samples: dict, title: str, ylabel: str = "repetition time (µs)"):
     """Box plots of several samples side by side (log y): {label: times}."""
     import matplotlib.pyplot as plt
 
@@ -327,9 +326,7 @@ def plot_samples(samples: dict, title: str, ylabel: str = "time of one repetitio
     )
     ax.set_xticks(range(1, len(samples) + 1), list(samples))
     ax.set_yscale("log")
-    label_axes(
-        ax, title, "box: quartiles and median; whiskers: 1st and 99th percentile; dots: beyond", ylabel + ", log scale"
-    )
+    label_axes(ax, title, "box: quartiles; whiskers: 1-99 %", ylabel + ", log scale")
     ax.xaxis.set_label_position("bottom")
     ax.set_xlabel(ax.get_xlabel(), fontsize=8)
     return fig
