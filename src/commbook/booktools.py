@@ -80,7 +80,8 @@ def select_execution_cache(root: Path) -> Path:
     return select(root / "_build", mpi_env.detect().family.name)
 
 
-def build(root: Path, strict: bool = True, announce: bool = True) -> int:
+def build(root: Path, strict: bool = True, announce: bool = True, lanes: int | None = None) -> int:
+    """lanes: see execute_beside (default COMMBOOK_EXECUTE_LANES; the student edition: 1)."""
     vendor_mathjax(root)
     from .explorers.render import vendor_bundle
 
@@ -89,7 +90,7 @@ def build(root: Path, strict: bool = True, announce: bool = True) -> int:
     cache_dir = select_execution_cache(root)
     print(f"book: execution cache {cache_dir}")
     env = execution_environment(os.environ)
-    lanes = int(config.get("COMMBOOK_EXECUTE_LANES"))
+    lanes = int(config.get("COMMBOOK_EXECUTE_LANES")) if lanes is None else lanes
     if lanes > 1:
         execute_beside(root, cache_dir, env, lanes)
     jb = shutil.which("jupyter-book", path=env["PATH"])
@@ -212,7 +213,7 @@ def build_student(root: Path, strict: bool = True, execute: str = "cache") -> in
     if mirror:  # the staged copy has no ../shared beside it
         config.set_default("COMMBOOK_ORFEO_MIRROR", mirror)
     print(f"book: student edition: {removed} solutions removed; notebooks in {notebooks}")
-    rc = build(stage, strict=strict, announce=False)
+    rc = build(stage, strict=strict, announce=False, lanes=1)  # its pages run from the default build's cache
     html = out / "html"
     shutil.rmtree(html, ignore_errors=True)
     if (stage / "_build" / "html").is_dir():
