@@ -43,6 +43,15 @@ def test_eager_verdict_reads_every_size_between_the_limits():
     outside = _moved({8192: (1.0, 2.0), 65536: (9.0, 2.0)})
     assert pp.eager_against_rendezvous(outside, 4096, 32768).case == "eager"
     assert pp.eager_against_rendezvous(_moved({2048: (1.0, 2.0)}), 4096, 32768).case == "none"
+    # a size below both limits goes eagerly in both runs: the runs' own gap there (5.4 times at
+    # 2 KiB in one build) as large as the protocols' makes it noise, a small one does not
+    noisy = pp.eager_against_rendezvous(
+        _moved({2048: (1.88, 0.35), 8192: (4.28, 11.71), 16384: (6.84, 8.66)}), 4096, 32768
+    )
+    assert noisy.case == "noise" and noisy.numbers["same_size"] == "2 KiB"
+    assert noisy.numbers["same_factor"] == pytest.approx(1.88 / 0.35)
+    quiet = _moved({2048: (0.36, 0.35), 8192: (4.28, 11.71), 16384: (6.84, 8.66)})
+    assert pp.eager_against_rendezvous(quiet, 4096, 32768).case == "eager"
     assert pp.library_limit(4096).case == "reported" and pp.library_limit(4096).numbers["bytes"] == 4096
     assert pp.library_limit(None).case == "unreported"
 

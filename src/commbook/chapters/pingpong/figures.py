@@ -262,18 +262,24 @@ def plot_orfeo_machines(
 # What the page's prose says about its own measurements, decided from them
 
 
-@cases("eager", "rendezvous", "mixed", "none")
+@cases("eager", "rendezvous", "mixed", "none", "noise")
 def eager_against_rendezvous(moved, default_limit, moved_limit) -> Verdict:
     """Which protocol was cheaper (fastest repetition) at every size of the table strictly
     between the default eager limit and the moved one: sent eagerly in the moved run, by
-    rendezvous in the default run."""
+    rendezvous in the default run. Sizes below the default limit go eagerly in both runs: if the
+    two runs differ there by as much as the smallest gap between the limits, the case is noise."""
     t = moved.pivot_table(index="size_bytes", columns="eager_limit", values="t_min_us")
     eager_col = [c for c in t.columns if c != "default"][0]
     between = t[(t.index > (default_limit or 0)) & (t.index < moved_limit)]
     numbers = {"default": bytes_text(default_limit or 0), "moved": bytes_text(moved_limit)}
+    numbers |= {"same_size": "-", "same_factor": 0.0}
     if between.empty:  # every case's words are parsed: the numbers exist in every case
         return Verdict("none", {**numbers, "first": "-", "last": "-", "sizes": 0, "ratio_min": 0.0, "ratio_max": 0.0})
     ratio = between[eager_col] / between["default"]  # eager over rendezvous
+    same = t[t.index < (default_limit or 0)]  # eager in both runs: the runs' own difference
+    if not same.empty:
+        factor = np.maximum(same[eager_col] / same["default"], same["default"] / same[eager_col])
+        numbers |= {"same_size": bytes_text(factor.idxmax()), "same_factor": float(factor.max())}
     numbers.update(
         {
             "first": bytes_text(between.index.min()),
@@ -284,6 +290,8 @@ def eager_against_rendezvous(moved, default_limit, moved_limit) -> Verdict:
         }
     )
     case = "eager" if (ratio < 1).all() else "rendezvous" if (ratio > 1).all() else "mixed"
+    if case != "mixed" and numbers["same_factor"] >= float(np.maximum(ratio, 1 / ratio).min()):
+        case = "noise"
     return Verdict(case, numbers)
 
 
