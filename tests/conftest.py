@@ -92,3 +92,9 @@ def smpi(tmp_path_factory, monkeypatch):
         pytest.skip("SimGrid's SMPI is not installed (apt-get install libsimgrid-dev)")
     monkeypatch.setenv("COMMBOOK_BUILD_DIR", str(tmp_path_factory.getbasetemp() / "smpi-build"))
     return runner.status()
+
+
+def pytest_collection_modifyitems(config, items):
+    """Tests marked starts_first run first (stable order otherwise): under pytest-xdist a long
+    test collected last would end the pass alone on one core."""
+    items.sort(key=lambda item: item.get_closest_marker("starts_first") is None)

@@ -176,6 +176,7 @@ def test_cli_summary_and_bad_part(capsys):
 
 
 @pytest.mark.slow
+@pytest.mark.starts_first
 @pytest.mark.timeout(1500)  # about 4 min on 2 idle cores; CI runs it beside other tests (pytest-xdist)
 def test_committed_tables_are_what_the_raw_files_give(orfeo_mirror, tmp_path, monkeypatch, capsys):
     """Regenerate every table from the hash-checked raw files: the committed ones must not drift.
