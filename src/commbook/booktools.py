@@ -10,8 +10,6 @@
    (mpiexec must be found by the engines) and execution cached per MPI family:
    _build/.jupyter_cache points at _build/.jupyter_cache-<openmpi|mpich> (`make book MPI=mpich`
    after an Open MPI build re-executes every page with MPICH);
-   COMMBOOK_EXECUTE_LANES=2 executes the pages first, those that run no MPI beside those that do
-   (faster on 2 cores; CI uses it), and Jupyter Book renders them from the cache;
 4. fails if MPI or ipyparallel processes are left behind, or if any page failed to execute.
 
 `build --student` (`make book EDITION=student`) builds the student edition: the chapters with
@@ -80,19 +78,14 @@ def select_execution_cache(root: Path) -> Path:
     return select(root / "_build", mpi_env.detect().family.name)
 
 
-def build(root: Path, strict: bool = True, announce: bool = True, lanes: int | None = None) -> int:
-    """lanes: see execute_beside (default COMMBOOK_EXECUTE_LANES; the student edition: 1)."""
+def build(root: Path, strict: bool = True, announce: bool = True) -> int:
     vendor_mathjax(root)
     from .explorers.render import vendor_bundle
 
     vendor_bundle(root / "book")
     fetch_orfeo(root)
-    cache_dir = select_execution_cache(root)
-    print(f"book: execution cache {cache_dir}")
+    print(f"book: execution cache {select_execution_cache(root)}")
     env = execution_environment(os.environ)
-    lanes = int(config.get("COMMBOOK_EXECUTE_LANES")) if lanes is None else lanes
-    if lanes > 1:
-        execute_beside(root, cache_dir, env, lanes)
     jb = shutil.which("jupyter-book", path=env["PATH"])
     if jb is None:
         raise SystemExit("jupyter-book not found: pip install -e '.[book]' (make book does)")
@@ -117,28 +110,6 @@ def build(root: Path, strict: bool = True, announce: bool = True, lanes: int | N
     if rc == 0 and announce:
         print(f"book: open {root / '_build' / 'html' / 'index.html'}")
     return rc
-
-
-def execute_beside(root: Path, cache_dir: Path, env: dict, lanes: int) -> None:
-    """Execute the pages into the cache in lanes (COMMBOOK_EXECUTE_LANES=2: the pages that run
-    no MPI beside those that do; commbook.execution.chapters.execute_lanes) before Jupyter Book
-    renders them from the cache. A page that fails here is executed again, and reported, by the build."""
-    from jupyter_cache import get_cache
-
-    from .execution.chapters import execute_lanes, pages_to_run
-
-    t0, saved = time.perf_counter(), dict(os.environ)
-    os.environ.update(env)  # the kernels inherit this process's environment
-    try:
-        results = execute_lanes(pages_to_run(root, []), get_cache(str(cache_dir)), 900, lanes)
-    finally:
-        os.environ.clear()
-        os.environ.update(saved)
-    failed = [p.stem for p, r in results.items() if isinstance(r, RuntimeError)]
-    ran = sum(1 for r in results.values() if not isinstance(r, RuntimeError) and r[1])
-    print(
-        f"book: {ran} pages executed in {lanes} lanes in {time.perf_counter() - t0:.0f} s; failed: {failed or 'none'}"
-    )
 
 
 def _leftovers() -> list[str]:
@@ -213,7 +184,7 @@ def build_student(root: Path, strict: bool = True, execute: str = "cache") -> in
     if mirror:  # the staged copy has no ../shared beside it
         config.set_default("COMMBOOK_ORFEO_MIRROR", mirror)
     print(f"book: student edition: {removed} solutions removed; notebooks in {notebooks}")
-    rc = build(stage, strict=strict, announce=False, lanes=1)  # its pages run from the default build's cache
+    rc = build(stage, strict=strict, announce=False)
     html = out / "html"
     shutil.rmtree(html, ignore_errors=True)
     if (stage / "_build" / "html").is_dir():

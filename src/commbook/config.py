@@ -55,11 +55,6 @@ VARIABLES = {
         ),
         Variable("COMMBOOK_REQUIRE_SLURM", "", "tests: fail instead of skip without Slurm or root"),
         Variable("COMMBOOK_REQUIRE_SMPI", "", "tests: fail instead of skip without SimGrid's smpirun"),
-        Variable(
-            "COMMBOOK_EXECUTE_LANES",
-            "1",
-            "make book, make execute: 2 executes the pages without MPI beside those with (faster; labs measure under load)",
-        ),
     ]
 }
 if __doc__:  # None under python -OO

@@ -23,7 +23,6 @@ import math
 import os
 import re
 import sys
-import threading
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -33,10 +32,6 @@ from ..claims.prose import prose_lines
 
 # code that starts MPI ranks (a cluster, a kernel run, a chapter's measurement)
 RUNS_MPI = re.compile(r"MPICluster|\.measure\(|run_example\(|\bM\.run\(|local_runs\(|cluster\.run\(|mpi_env\.detect")
-# what may start MPI ranks, read broadly: a page that mentions none of it is a quiet page (execute_lanes)
-MAY_RUN_MPI = re.compile(
-    RUNS_MPI.pattern + r"|Cluster\(|run_mpiexec|kernels\.|protocols\.|boundary|check_(?!facts)\w+\("
-)
 SCRAPBOOK_MIME = "application/papermill.record/"
 
 
@@ -125,9 +120,6 @@ def check_outputs(text: str, nb, mpi_version: str) -> list[str]:
     return problems
 
 
-_CACHE_LOCK = threading.Lock()  # the two lanes of execute_lanes share one jupyter-cache database
-
-
 def execute_page(path: Path, cache, timeout: int):
     """The executed notebook of a page and whether it ran now (else it came from the cache).
     Raises RuntimeError naming the page when a cell fails."""
@@ -135,57 +127,20 @@ def execute_page(path: Path, cache, timeout: int):
     from jupyter_cache.executors.utils import single_nb_execution
 
     nb = read_page(path)
-    with _CACHE_LOCK:
-        try:
-            cache.match_cache_notebook(nb)
-            _, merged = cache.merge_match_into_notebook(nb)
-            return merged, False, 0.0
-        except KeyError:
-            pass
-        record = cache.add_nb_to_project(str(path), read_data={"type": "plugin", "name": "myst_nb_md"})
+    try:
+        cache.match_cache_notebook(nb)
+        _, merged = cache.merge_match_into_notebook(nb)
+        return merged, False, 0.0
+    except KeyError:
+        pass
+    record = cache.add_nb_to_project(str(path), read_data={"type": "plugin", "name": "myst_nb_md"})
     result = single_nb_execution(nb, cwd=str(path.parent), allow_errors=False, timeout=timeout, meta_override=True)
     if result.err is not None:
         raise RuntimeError(f"{path.stem}: executing failed: {type(result.err).__name__}\n{result.exc_string[-3000:]}")
-    with _CACHE_LOCK:
-        cache.cache_notebook_bundle(
-            CacheBundleIn(nb, record.uri, data={"execution_seconds": result.time}), check_validity=False, overwrite=True
-        )
+    cache.cache_notebook_bundle(
+        CacheBundleIn(nb, record.uri, data={"execution_seconds": result.time}), check_validity=False, overwrite=True
+    )
     return nb, True, result.time
-
-
-def may_run_mpi(path: Path) -> bool:
-    """Whether a page's code may start MPI ranks (MAY_RUN_MPI: when in doubt, yes)."""
-    return bool(MAY_RUN_MPI.search("\n".join(c.source for c in read_page(path).cells if c.cell_type == "code")))
-
-
-def execute_lanes(pages: list[Path], cache, timeout: int, lanes: int = 1, out=print) -> dict:
-    """Execute `pages` into the cache: {page: (notebook, ran now, seconds) or the RuntimeError}.
-
-    lanes=1: one page after the other. lanes=2: the pages that start MPI ranks one after the
-    other (a measurement never shares the cores with another measurement), and beside them, one
-    after the other, the pages that run none (lessons: models, data, plots). Faster on 2 cores,
-    but the labs then measure beside a busy second lane: their pages say the load they saw."""
-    results: dict = {}
-
-    def lane(group):
-        for path in group:
-            t0 = time.perf_counter()
-            try:
-                results[path] = execute_page(path, cache, timeout)
-            except RuntimeError as e:
-                results[path] = e
-            if lanes > 1:
-                out(f"execute: {path.stem} done in {time.perf_counter() - t0:.0f} s")
-
-    if lanes < 2:
-        lane(pages)
-        return results
-    mpi = [p for p in pages if may_run_mpi(p)]
-    quiet = threading.Thread(target=lane, args=([p for p in pages if p not in mpi],), name="lessons")
-    quiet.start()
-    lane(mpi)
-    quiet.join()
-    return {p: results[p] for p in pages}
 
 
 def pages_to_run(root: Path, wanted: list[str]) -> list[Path]:
@@ -201,7 +156,7 @@ def pages_to_run(root: Path, wanted: list[str]) -> list[Path]:
     return pages
 
 
-def run(root: Path, wanted: list[str], timeout: int = 900, out=print, lanes: int = 1) -> int:
+def run(root: Path, wanted: list[str], timeout: int = 900, out=print) -> int:
     from jupyter_cache import get_cache
 
     from .. import mpi_env
@@ -214,12 +169,13 @@ def run(root: Path, wanted: list[str], timeout: int = 900, out=print, lanes: int
     # the environment make book gives its kernels: the cached pages must be what it would render
     os.environ.update(execution_environment(os.environ))
     reports, t0 = [], time.perf_counter()
-    for path, result in execute_lanes(pages_to_run(root, wanted), cache, timeout, lanes, out).items():
+    for path in pages_to_run(root, wanted):
         report = PageReport(path.stem)
-        if isinstance(result, RuntimeError):
-            report.problems.append(f"0: {result}")
+        try:
+            nb, report.executed, report.seconds = execute_page(path, cache, timeout)
+        except RuntimeError as e:
+            report.problems.append(f"0: {e}")
         else:
-            nb, report.executed, report.seconds = result
             text = path.read_text(encoding="utf-8")
             report.glued, report.roles = len(glued_values(nb)), len(glue_roles(text))
             report.problems += check_outputs(text, nb, info.version)
@@ -245,15 +201,8 @@ def main(argv=None) -> int:
     )
     p.add_argument("pages", nargs="*", help="page names (pingpong, ring, ...); default: every page with code")
     p.add_argument("--timeout", type=int, default=900, help="seconds a cell may run (the book's limit)")
-    p.add_argument(
-        "--lanes",
-        type=int,
-        choices=(1, 2),
-        default=int(config.get("COMMBOOK_EXECUTE_LANES")),
-        help="2: pages that run no MPI execute beside the ones that do (see execute_lanes)",
-    )
     args = p.parse_args(argv)
-    return run(config.checkout() or Path.cwd(), args.pages, args.timeout, lanes=args.lanes)
+    return run(config.checkout() or Path.cwd(), args.pages, args.timeout)
 
 
 if __name__ == "__main__":
