@@ -19,7 +19,8 @@ import subprocess
 import sys
 import tempfile
 import time
-from pathlib import Path
+
+from benchreport import provenance, publish
 
 from commbook.chapters.topology import simulated
 from commbook.kernels import kernel_args
@@ -38,18 +39,17 @@ def timed(argv: list[str], env: dict) -> tuple[float, float, float, str]:
     return wall, cpu, after.ru_maxrss / 1024, row.split()[-2]  # peak RSS of any child so far, MiB
 
 
-def main() -> int:
+def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--nps", type=int, nargs="+", default=list(simulated.SIMULATED_NP))
     ap.add_argument("--out", default=None)
-    args = ap.parse_args()
+    args = ap.parse_args(argv)
     options = kernel_args(simulated.OPTIONS)
-    lines = [
+    lines = provenance("simulated_allreduce_topology.py", argv) + [
+        "",
         "# Simulated allreduce on a torus and a fat tree (SimGrid SMPI), the topology page's runs",
         "",
-        f"command: `python benchmarks/simulated_allreduce_topology.py --nps {' '.join(map(str, args.nps))}`; "
-        f"machine: {os.cpu_count()} cores, load average at start {os.getloadavg()[0]:.2f}; "
-        f"date {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}; kernel options `{' '.join(options)}`",
+        f"kernel options `{' '.join(options)}`",
         "",
         "| network | P | wall s | CPU s | peak RSS so far (MiB) | simulated µs (t_median) |",
         "|---|---|---|---|---|---|",
@@ -65,12 +65,8 @@ def main() -> int:
                 wall, cpu, rss, t = timed(argv, env)
                 lines.append(f"| {net} | {P} | {wall:.1f} | {cpu:.1f} | {rss:.0f} | {t} |")
                 print(lines[-1], file=sys.stderr, flush=True)
-    lines += ["", f"load average at the end {os.getloadavg()[0]:.2f}", ""]
-    text = "\n".join(lines)
-    print(text)
-    if args.out:
-        Path(args.out).write_text(text)
-    return 0
+    lines += ["", f"load average at the end {os.getloadavg()[0]:.2f}"]
+    return publish(lines, args.out)
 
 
 if __name__ == "__main__":
