@@ -188,3 +188,33 @@ def test_plots_label_models_and_drop_unphysical_times():
     drawn = fig.axes[0].get_lines()[0].get_ydata()
     assert drawn == pytest.approx(100 * fit.residuals(ours.model, n, t))
     matplotlib.pyplot.close("all")
+
+
+def test_segments_fitted_at_once_reach_scipys_optimum_bounds_included():
+    """The piecewise search fits every segment at once (_soft_l1_params_many); each must reach
+    the robust loss scipy's least_squares reaches one segment at a time, also where a bound
+    holds (λ = 0: a line through the origin with noise that would make λ negative; β at its
+    floor: flat times)."""
+    from commbook.fit.relative_error import DEFAULT_F_SCALE, _fit_params, _soft_l1_params_many
+
+    rng = np.random.default_rng(7)
+    n = np.repeat(2.0 ** np.arange(0, 24, 2), 2)
+    curves = {
+        "hockney": 1.5 + n / 8000.0,
+        "through the origin": 1e-3 + n / 5000.0,
+        "flat": np.full(n.size, 3.0),
+        "protocol switch": np.where(n < 2**12, 0.5 + n / 3000.0, 9.0 + n / 9000.0),
+    }
+    for name, t0 in curves.items():
+        t = t0 * (1 + 0.08 * rng.standard_normal(n.size)).clip(0.5)
+        ranges = [(i, j) for i in range(0, n.size, 2) for j in range(i + 4, n.size + 1, 2)]
+        lam, beta = _soft_l1_params_many(n, t, ranges)
+        for (a, b), la, be in zip(ranges, lam, beta):
+            assert la >= 0 and be > 0, name
+
+            def loss(lam_, beta_, a=a, b=b):
+                r = ((lam_ + beta_ * n[a:b]) / t[a:b] - 1) / DEFAULT_F_SCALE
+                return np.sum(np.sqrt(1 + r**2) - 1)
+
+            ref = loss(*_fit_params(n[a:b], t[a:b]))
+            assert loss(la, be) <= ref * (1 + 1e-7) + 1e-12, (name, a, b, loss(la, be), ref)

@@ -45,6 +45,7 @@ from .relative_error import (
     _fit_params,
     _ModelResult,
     _quality,
+    _soft_l1_params_many,
     check_data,
 )
 
@@ -134,16 +135,23 @@ def _segment_rss(n, t, loss, f_scale, max_bw):
 def _segment_costs(n_bytes: bytes, t_bytes: bytes, loss: str, f_scale: float, max_bw: float) -> dict:
     """{(i, j): squared relative residual of one segment over the distinct sizes i..j-1} for every
     segment of at least two sizes, of points sorted by size. Cached: the same curve is often
-    fitted twice (to describe and to predict, or against several other curves), and these fits
-    are most of a piecewise fit's time."""
+    fitted twice (to describe and to predict, or against several other curves). The default
+    loss fits every segment at once (_soft_l1_params_many); the others one by one."""
     n, t = np.frombuffer(n_bytes), np.frombuffer(t_bytes)
     _, start = np.unique(n, return_index=True)
     bounds = list(start) + [n.size]
     m = len(start)
+    keys = [(i, j) for i in range(m) for j in range(i + 2, m + 1)]
+    if loss != "soft_l1":
+        return {
+            (i, j): _segment_rss(n[bounds[i] : bounds[j]], t[bounds[i] : bounds[j]], loss, f_scale, max_bw)
+            for i, j in keys
+        }
+    ranges = [(bounds[i], bounds[j]) for i, j in keys]
+    lam, beta = _soft_l1_params_many(n, t, ranges, f_scale, max_bw)
     return {
-        (i, j): _segment_rss(n[bounds[i] : bounds[j]], t[bounds[i] : bounds[j]], loss, f_scale, max_bw)
-        for i in range(m)
-        for j in range(i + 2, m + 1)
+        key: float(np.sum(((la + be * n[a:b]) / t[a:b] - 1.0) ** 2))
+        for key, (a, b), la, be in zip(keys, ranges, lam, beta)
     }
 
 
