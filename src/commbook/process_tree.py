@@ -22,6 +22,7 @@ import signal
 import subprocess
 import sys
 import threading
+import time
 import uuid
 import weakref
 from typing import Callable
@@ -48,6 +49,21 @@ def is_alive(proc: psutil.Process | int) -> bool:
 
 def living(procs) -> list[psutil.Process]:
     return [p for p in procs if is_alive(p)]
+
+
+def _wait_until_dead(procs, timeout: float) -> None:
+    """Until every process is dead or a zombie. Not psutil.wait_procs: a killed process that
+    was reparented waits as a zombie until PID 1 reaps it (a second or more on some VMs'
+    init), and wait_procs counts a zombie as alive."""
+    deadline = time.monotonic() + timeout
+    while living(procs) and time.monotonic() < deadline:
+        time.sleep(0.02)
+    for proc in procs:  # reap our own children (wait_procs did): no zombie left behind
+        try:
+            if proc.ppid() == os.getpid():
+                os.waitpid(proc.pid, os.WNOHANG)
+        except (psutil.Error, ChildProcessError, OSError):
+            pass
 
 
 class ProcessTree:
@@ -124,7 +140,7 @@ class ProcessTree:
                     proc.kill()
                 except psutil.Error:
                     pass
-            psutil.wait_procs(procs, timeout=wait)
+            _wait_until_dead(procs, wait)
         return self.pids()
 
     def close(self) -> None:
