@@ -11,7 +11,7 @@ Per page, the median over --repeat cold loads (a new browser context each):
   times grow with the machine's load (other jobs share the cores); this CPU time much less, so
   it is what to compare between loaded runs, and the wall time an idle machine would show;
 * DOMContentLoaded and load, and the **page weight**: the bytes of every response, raw and as
-  a web server sends them (gzip level 6; tests/test_book.py::test_page_weight holds it to 1.5 MB).
+  a web server sends them (gzip level 6; tests/test_book.py::test_page_in_browser holds it to 1.5 MB).
 
 Goal: first explorer interactive within 1 s of navigation on this machine; weight <= 1.5 MB.
 

@@ -72,13 +72,17 @@ def set_theme(tab, theme: str) -> str:
     return tab.evaluate("() => getComputedStyle(document.body).backgroundColor")
 
 
-def open_page(browser, url: str, width: int, sizes: list | None = None):
+def open_page(browser, url: str, width: int, sizes: list | None = None, watch: tuple | None = None):
     """A tab on the page at `width` px, explorers drawn, formulas typeset; `sizes` collects
     (url, bytes, gzip-compressed bytes) of every response (the page weight: a web server sends
-    the compressed bytes)."""
+    the compressed bytes); `watch` = (external, console_errors): chromium.watch from the start."""
     context = browser.new_context(viewport={"width": width, "height": 900})
     context.route("**/*", lambda r: r.continue_() if r.request.url.startswith(("file:", "data:")) else r.abort())
     tab = context.new_page()
+    if watch is not None:
+        import chromium
+
+        chromium.watch(tab, *watch, page_errors=False)
     if sizes is not None:
 
         def _size(resp):

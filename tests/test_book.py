@@ -139,32 +139,41 @@ HARMLESS_CONSOLE = ("THEBE_JS_URL", "Identifier 'THEBE_JS_URL' has already been 
 @pytest.mark.browser
 @pytest.mark.parametrize("page", toc_pages())
 def test_page_in_browser(built_book, browser, page):
-    url = (built_book / f"{page}.html").as_uri()
-    context = browser.new_context(viewport={"width": 1280, "height": 900})
-    tab = context.new_page()
-    external, console_errors = [], []
-    chromium.watch(tab, external, console_errors, page_errors=False)
-    tab.goto(url, wait_until="load")
-    tab.evaluate("""async () => { if (window.commbookMathJax) await window.commbookMathJax;
-        if (window.MathJax && MathJax.startup && MathJax.startup.promise) await MathJax.startup.promise; }""")
-    tab.wait_for_timeout(1500)  # MathJax typesets after load
-    shots = REPO / "_build" / "screenshots"
-    shots.mkdir(parents=True, exist_ok=True)
-    tab.screenshot(path=str(shots / f"{page.replace('/', '_')}.png"), full_page=True)
-    broken = tab.evaluate("""() => Array.from(document.images)
-        .filter(i => !(i.complete && i.naturalWidth > 0)).map(i => i.src)""")
-    has_math = tab.evaluate("() => document.querySelectorAll('.math, mjx-container').length")
-    typeset = tab.evaluate("() => document.querySelectorAll('mjx-container').length")
-    raw_tex = tab.evaluate("() => document.body.innerText.includes('\\\\frac')")
-    tracebacks = tab.evaluate("() => document.querySelectorAll('.output.traceback, .output.error').length")
-    context.close()
-    assert external == [], f"requests leaving the machine: {external}"
-    assert broken == [], f"images that did not load: {broken}"
-    assert tracebacks == 0
-    if has_math:
-        assert typeset > 0 and not raw_tex, "formulas were not typeset"
-    real_errors = [e for e in console_errors if not any(h in e for h in HARMLESS_CONSOLE)]
-    assert real_errors == [], real_errors
+    """The page at 1280 px, opened once for every check a reader's first look needs: no request
+    leaves the machine, every image loads, formulas are typeset, no error output or console
+    error, nothing sticks out of the text column, the page weight (see check_weight), and
+    axe-core in both themes (see check_accessibility, last: it switches the theme). A full-page
+    screenshot is kept in _build/screenshots."""
+    import page_checks as pc
+
+    external, console_errors, sizes = [], [], []
+    context, tab = pc.open_page(
+        browser, (built_book / f"{page}.html").as_uri(), 1280, sizes=sizes, watch=(external, console_errors)
+    )
+    try:
+        tab.wait_for_timeout(1300)  # MathJax typesets after load (open_page waited 200 ms)
+        shots = REPO / "_build" / "screenshots"
+        shots.mkdir(parents=True, exist_ok=True)
+        tab.screenshot(path=str(shots / f"{page.replace('/', '_')}.png"), full_page=True)
+        broken = tab.evaluate("""() => Array.from(document.images)
+            .filter(i => !(i.complete && i.naturalWidth > 0)).map(i => i.src)""")
+        has_math = tab.evaluate("() => document.querySelectorAll('.math, mjx-container').length")
+        typeset = tab.evaluate("() => document.querySelectorAll('mjx-container').length")
+        raw_tex = tab.evaluate("() => document.body.innerText.includes('\\\\frac')")
+        tracebacks = tab.evaluate("() => document.querySelectorAll('.output.traceback, .output.error').length")
+        overflow = [f"{page} at 1280 px: {p}" for p in tab.evaluate(pc.OVERFLOW)]
+        assert external == [], f"requests leaving the machine: {external}"
+        assert broken == [], f"images that did not load: {broken}"
+        assert tracebacks == 0
+        if has_math:
+            assert typeset > 0 and not raw_tex, "formulas were not typeset"
+        real_errors = [e for e in console_errors if not any(h in e for h in HARMLESS_CONSOLE)]
+        assert real_errors == [], real_errors
+        assert overflow == [], "\n".join(overflow)
+        check_weight(tab, page, sizes)
+        check_accessibility(tab, page)
+    finally:
+        context.close()
 
 
 # Every chapter's live explorer, in the built book, offline (helpers in explorer_browser.py).
@@ -222,15 +231,15 @@ def test_explorers_live_in_book(built_book, browser, page):
 
 
 # --- every reader: fits a phone, accessible, printable, light (helpers in page_checks.py) -----
-WIDTHS = (1280, 1024, 390)
+WIDTHS = (1024, 390)  # and 1280, in test_page_in_browser
 MAX_PAGE_BYTES = 1_500_000
 
 
 @pytest.mark.browser
 @pytest.mark.parametrize("page", toc_pages())
 def test_page_fits_every_width(built_book, browser, page):
-    """At 1280, 1024 and 390 px nothing a reader must see (explorer, figure, table, legend,
-    formula) sticks out of the text column; the explorers at 390 px are kept as screenshots in
+    """At 1024 and 390 px (1280: test_page_in_browser) nothing a reader must see (explorer,
+    figure, table, legend, formula) sticks out of the text column; the explorers at 390 px are kept as screenshots in
     _build/explorer-shots-390."""
     import page_checks as pc
 
@@ -250,19 +259,12 @@ def test_page_fits_every_width(built_book, browser, page):
     assert problems == [], "\n".join(problems)
 
 
-@pytest.mark.browser
-@pytest.mark.parametrize("page", toc_pages())
-def test_page_weight(built_book, browser, page):
+def check_weight(tab, page: str, sizes: list) -> None:
     """Everything the page loads (HTML, scripts, styles, fonts, every figure: none is lazy) stays
     under 1.5 MB as transferred, i.e. as a web server sends it: text gzip-compressed (level 6),
     fonts and PNGs as they are (compression gains them nothing). The uncompressed size, which is
     what the browser parses, is in the message; commbook.page_weight keeps both down."""
-    import page_checks as pc
-
-    sizes = []
-    context, tab = pc.open_page(browser, (built_book / f"{page}.html").as_uri(), 1280, sizes=sizes)
     pending = tab.evaluate("() => Array.from(document.images).filter(i => !i.complete).map(i => i.src)")
-    context.close()
     raw, sent = sum(s[1] for s in sizes), sum(s[2] for s in sizes)
     biggest = sorted(sizes, key=lambda s: -s[2])[:5]
     assert pending == [], f"{page}: images not loaded, so not weighed: {pending}"
@@ -270,9 +272,7 @@ def test_page_weight(built_book, browser, page):
     assert 0 < sent <= MAX_PAGE_BYTES, f"{page}: {sent:,} B gzip ({raw:,} B raw); largest: {biggest}"
 
 
-@pytest.mark.browser
-@pytest.mark.parametrize("page", toc_pages())
-def test_page_has_no_serious_accessibility_violation(built_book, browser, page):
+def check_accessibility(tab, page: str) -> None:
     """axe-core in the light and the dark theme: no critical or serious violation (every
     violation found is written to _build/a11y/ for the record); every figure has an alt text
     that describes it, not its file name."""
@@ -283,20 +283,16 @@ def test_page_has_no_serious_accessibility_violation(built_book, browser, page):
     out = REPO / "_build" / "a11y"
     out.mkdir(parents=True, exist_ok=True)
     bad, backgrounds = [], set()
-    context, tab = pc.open_page(browser, (built_book / f"{page}.html").as_uri(), 1280)
-    try:
-        alts = tab.evaluate("() => Array.from(document.querySelectorAll('article img')).map(i => i.alt)")
-        for theme in ("light", "dark"):
-            backgrounds.add(pc.set_theme(tab, theme))
-            found = pc.axe_violations(tab)
-            (out / f"{page.replace('/', '_')}-{theme}.json").write_text(json.dumps(found, indent=1))
-            bad += [
-                f"{theme}: {v['impact']} {v['id']} ({v['nodes']}x): {v['help']} {v['targets']}"
-                for v in found
-                if v["impact"] in ("critical", "serious")
-            ]
-    finally:
-        context.close()
+    alts = tab.evaluate("() => Array.from(document.querySelectorAll('article img')).map(i => i.alt)")
+    for theme in ("light", "dark"):
+        backgrounds.add(pc.set_theme(tab, theme))
+        found = pc.axe_violations(tab)
+        (out / f"{page.replace('/', '_')}-{theme}.json").write_text(json.dumps(found, indent=1))
+        bad += [
+            f"{theme}: {v['impact']} {v['id']} ({v['nodes']}x): {v['help']} {v['targets']}"
+            for v in found
+            if v["impact"] in ("critical", "serious")
+        ]
     assert len(backgrounds) == 2, "the dark theme did not apply"
     no_alt = [a for a in alts if not a or a.endswith((".png", ".svg", ".jpg")) or len(a) < 20]
     assert no_alt == [], f"{page}: figures without a describing alt text: {no_alt}"
