@@ -16,8 +16,9 @@ LAB_OVERRIDES := $(VENV)/share/jupyter/lab/settings/overrides.json
 # ... and the server's contents manager: chapters show their C excerpts as code (commbook.lab_contents)
 LAB_SERVER_CONFIG := $(VENV)/etc/jupyter/jupyter_server_config.json
 LAB_PORT ?= 8888
-# uv installs into the venv (pip took about 2 min per venv on 2 cores); pip stays in the venv
-UV = $(VENV)/bin/uv pip install --quiet --python $(PY)
+# uv installs into the venv (pip took about 2 min per venv on 2 cores); pip stays in the venv;
+# etc/uv-overrides.txt leaves out a slow optional import (see there)
+UV = $(VENV)/bin/uv pip install --quiet --python $(PY) --override etc/uv-overrides.txt
 LAB_ROOT := $(if $(filter 0,$(shell id -u)),--allow-root)
 
 ifeq ($(MPI),openmpi)
