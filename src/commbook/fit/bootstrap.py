@@ -12,7 +12,15 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .relative_error import DEFAULT_F_SCALE, DEFAULT_LOSS, MAX_BANDWIDTH_MBPS, MAX_BOOT, _fit_params, check_data
+from .relative_error import (
+    DEFAULT_F_SCALE,
+    DEFAULT_LOSS,
+    MAX_BANDWIDTH_MBPS,
+    MAX_BOOT,
+    _fit_params,
+    _soft_l1_params_weighted,
+    check_data,
+)
 
 
 @dataclass
@@ -94,16 +102,19 @@ def bootstrap_ci(
         raise ValueError("resampling repetitions needs at least two rows for every size")
     rng = np.random.default_rng(seed)
     groups = _resample_groups(n, method)
-    lams, betas, failed = [], [], 0
-    for _ in range(int(n_boot)):
-        idx = np.concatenate([g[rng.integers(0, g.size, g.size)] for g in groups])
-        nb, tb = n[idx], t[idx]
-        if np.unique(nb).size < 2:
-            failed += 1
-            continue
-        lam, beta = _fit_params(nb, tb, loss, f_scale, max_bandwidth_MBps)
-        lams.append(lam)
-        betas.append(beta)
+    resamples = [np.concatenate([g[rng.integers(0, g.size, g.size)] for g in groups]) for _ in range(int(n_boot))]
+    fitted = [idx for idx in resamples if np.unique(n[idx]).size >= 2]
+    failed = len(resamples) - len(fitted)
+    if loss == "soft_l1" and fitted:  # every refit at once: each resample is its points' counts
+        counts = np.stack([np.bincount(idx, minlength=n.size) for idx in fitted])
+        lams, betas = _soft_l1_params_weighted(n, t, counts, f_scale, max_bandwidth_MBps)
+        lams, betas = list(lams), list(betas)
+    else:
+        lams, betas = [], []
+        for idx in fitted:
+            lam, beta = _fit_params(n[idx], t[idx], loss, f_scale, max_bandwidth_MBps)
+            lams.append(lam)
+            betas.append(beta)
     if not lams:
         raise ValueError("no bootstrap resample could be fitted (too few distinct sizes)")
     lams, bws = np.array(lams), 1.0 / np.array(betas)

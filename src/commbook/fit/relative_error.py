@@ -109,19 +109,30 @@ class _ModelResult:
         return self.model.effective_bandwidth(sizes)
 
 
-def _soft_l1_params_many(n, t, ranges, f_scale=DEFAULT_F_SCALE, max_bandwidth=MAX_BANDWIDTH_MBPS, tol=1e-12):
+def _soft_l1_params_many(n, t, ranges, f_scale=DEFAULT_F_SCALE, max_bandwidth=MAX_BANDWIDTH_MBPS):
     """_fit_params with the soft_l1 loss for many segments at once: (λ, β) arrays, one per
-    (start, stop) row range of the points. The problem is convex (residuals linear in (λ, β),
-    soft_l1 convex in r), so it has one optimum, the one scipy's least_squares finds. Each step
-    solves every segment's 2 x 2 weighted least squares, bounds included, in closed form: a
-    Newton step (weights (1 + s)^-3/2, s = (r/f)², targets 1 - r s), kept where it lowers the
-    loss, else the reweighting step (weights (1 + s)^-1/2, which always lowers it). One piecewise
-    fit needs O(m²) segments: this makes it take milliseconds instead of a second."""
+    (start, stop) row range of the points (see _soft_l1_params_weighted)."""
     ranges = np.asarray(ranges, dtype=int).reshape(-1, 2)
     idx = np.arange(n.size)
     mask = (idx >= ranges[:, :1]) & (idx < ranges[:, 1:])  # segments x points
+    return _soft_l1_params_weighted(n, t, mask.astype(float), f_scale, max_bandwidth)
+
+
+def _soft_l1_params_weighted(n, t, counts, f_scale=DEFAULT_F_SCALE, max_bandwidth=MAX_BANDWIDTH_MBPS, tol=1e-12):
+    """_fit_params with the soft_l1 loss for many problems at once: row i of `counts` says how
+    many times each point counts in problem i (0: left out; a segment of the points, or a
+    bootstrap resample). Returns (λ, β) arrays, one per row.
+
+    The problem is convex (residuals linear in (λ, β), soft_l1 convex in r), so it has one
+    optimum, the one scipy's least_squares finds. Each step solves every problem's 2 x 2
+    weighted least squares, bounds included, in closed form: a Newton step (weights
+    (1 + s)^-3/2, s = (r/f)², targets 1 - r s), kept where it lowers the loss, else the
+    reweighting step (weights (1 + s)^-1/2, which always lowers it). A piecewise fit needs
+    O(m²) segments and a bootstrap hundreds of refits: milliseconds instead of seconds."""
+    counts = np.asarray(counts, dtype=float)
+    mask = counts > 0
     inv_t = np.where(mask, 1.0 / t, 0.0)
-    # Unknowns scaled to order 1 as in _fit_params: λ by the segment's smallest time, β by its
+    # Unknowns scaled to order 1 as in _fit_params: λ by the problem's smallest time, β by its
     # time per byte at the top.
     s_lam = np.where(mask, t, np.inf).min(axis=1)
     n_max = np.where(mask, n, -np.inf).max(axis=1)
@@ -129,7 +140,7 @@ def _soft_l1_params_many(n, t, ranges, f_scale=DEFAULT_F_SCALE, max_bandwidth=MA
     s_beta = np.where(n_max > 0, t_max / np.where(n_max > 0, n_max, 1.0), 1.0)
     a = inv_t * s_lam[:, None]
     c = inv_t * n * s_beta[:, None]
-    lo_u = np.zeros(len(ranges))
+    lo_u = np.zeros(len(counts))
     lo_v = (1.0 / max_bandwidth) / s_beta
 
     def box_wls(w, y):  # argmin of sum w (a u + c v - y)² over u >= lo_u, v >= lo_v
@@ -153,15 +164,15 @@ def _soft_l1_params_many(n, t, ranges, f_scale=DEFAULT_F_SCALE, max_bandwidth=MA
         return np.where(mask, a * u[:, None] + c * v[:, None] - 1.0, 0.0)
 
     def loss(r):
-        return (np.sqrt(1.0 + (r / f_scale) ** 2) - 1.0).sum(1)
+        return (counts * (np.sqrt(1.0 + (r / f_scale) ** 2) - 1.0)).sum(1)
 
     ones = np.ones_like(a)
-    u, v = box_wls(mask.astype(float), ones)  # plain least squares: the start
+    u, v = box_wls(counts, ones)  # plain least squares: the start
     for _ in range(200):
         r = residual(u, v)
         s = (r / f_scale) ** 2
-        irls = box_wls(np.where(mask, (1.0 + s) ** -0.5, 0.0), ones)
-        newton = box_wls(np.where(mask, (1.0 + s) ** -1.5, 0.0), 1.0 - r * s)
+        irls = box_wls(counts * (1.0 + s) ** -0.5, ones)
+        newton = box_wls(counts * (1.0 + s) ** -1.5, 1.0 - r * s)
         take = loss(residual(*newton)) <= loss(residual(*irls))
         nu, nv = np.where(take, newton[0], irls[0]), np.where(take, newton[1], irls[1])
         moved = np.maximum(np.abs(nu - u) / (1 + np.abs(nu)), np.abs(nv - v) / (1 + np.abs(nv)))
