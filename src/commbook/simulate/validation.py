@@ -329,6 +329,9 @@ def ring_verdict(points=None) -> Verdict:
         "step_ratio": float(bound.ratio.median()),
         "above_bound": 100 * float((bound.ratio > STEP_BOUND).mean()),
         "bound": STEP_BOUND,
+        "goal": 100 * RING_GOAL,
+        "near": 10.0,
+        "far": 25.0,
     }
     return Verdict("goal_met" if (e <= RING_GOAL).all() else "goal_missed", numbers)
 
@@ -348,5 +351,7 @@ def collectives_verdict(points=None) -> Verdict:
         "within25": 100 * float((e <= 0.25).mean()),
         "faster": -100 * float(points.rel_error.median()),
         "worst_op_error": 100 * float(per_op.max()),
+        "goal": 100 * COLL_GOAL,
+        "near": 10.0,
     }
     return Verdict("goal_met" if (per_op <= COLL_GOAL).all() else "goal_missed", numbers)
