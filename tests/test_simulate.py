@@ -250,6 +250,14 @@ def test_ring_validation_points_are_reproduced_by_a_new_simulation(smpi):
     assert list(fresh.simulated_us) == pytest.approx(list(old.simulated_us), rel=1e-4)
 
 
+@pytest.mark.parametrize("nodes", [2, 3, 4])
+def test_a_small_or_prime_torus_runs(smpi, nodes):
+    """(2,1,1) made SimGrid abort (two links 0 -> 0): dimensions of 1 are left out."""
+    assert "1" not in platforms.topology_parameters("torus", nodes).split(",")
+    run = cluster.SimulatedCluster("torus", nodes).run("ring", RING, np=2, map_by="node")
+    assert run.output.ok
+
+
 def test_the_ring_and_collectives_verdicts_read_every_shipped_point():
     points, _ = _shipped_ring_table()
     v = validation.ring_verdict(points)
