@@ -13,9 +13,13 @@
  * Bytes after the first int are padding filled with a pattern that depends on the sender and
  * is checked as well.  --nonblocking 0: two MPI_Sendrecv per step (cannot deadlock, the two
  * directions are serialised); 1: two MPI_Irecv + two MPI_Isend + MPI_Waitall per step.
+ * --ssend 1 (blocking only): MPI_Ssend/MPI_Recv in odd/even order instead of MPI_Sendrecv, four
+ * synchronous phases per step, as in the ring a student timed on ORFEO (rank 0 of an odd ring
+ * alternates, so the parity has no clash).
  *
  * Timing: per repetition, --iterations rings between a barrier and MPI_Wtime; time per ring of
- * the slowest rank (MPI_Reduce MAX); min/median/max over --repetitions.  Before timing each
+ * the slowest rank (MPI_Reduce MAX); min/median/max over --repetitions.  --barrier-per-ring 1
+ * times each ring alone, from a barrier to the end of a second barrier (the students' timing).  Before timing each
  * size, one ring is validated step by step (value and padding); the timed rings are checked
  * afterwards through their sums.  --inject-error 1 (value) or 2 (padding byte) makes the last
  * rank corrupt what it forwards in the validated ring, so the failure path can be tested.
@@ -27,12 +31,14 @@ static const cb_optspec CB_OPTIONS[] = {
     {"nonblocking", "0", "0: MPI_Sendrecv per direction; 1: MPI_Isend/MPI_Irecv + MPI_Waitall"},
     {"iterations", "200", "rings per timed repetition (fewer for large messages)"},
     {"repetitions", "10", "timed repetitions per size (summarised as min/median/max)"},
+    {"ssend", "0", "1: blocking exchange by MPI_Ssend/MPI_Recv in odd/even order (needs --nonblocking 0)"},
+    {"barrier-per-ring", "0", "1: time each ring alone, closing barrier included (as ORFEO's students)"},
     {"inject-error", "0", "testing only: 1 corrupts a value, 2 a padding byte"},
     {NULL, NULL, NULL}};
 
 typedef struct {
     MPI_Comm ring;
-    int rank, np, left, right, nonblocking;
+    int rank, np, left, right, nonblocking, ssend;
     int count;              /* bytes per message */
     char *sl, *sr, *rl, *rr; /* send-left, send-right, received-from-left, from-right */
 } ring_t;
@@ -75,6 +81,24 @@ static void step(ring_t *g)
         MPI_Isend(g->sr, g->count, MPI_CHAR, g->right, 0, g->ring, &req[2]);
         MPI_Isend(g->sl, g->count, MPI_CHAR, g->left, 1, g->ring, &req[3]);
         MPI_Waitall(4, req, MPI_STATUSES_IGNORE);
+    } else if (g->ssend) {
+        MPI_Status st;
+        if (g->rank % 2 == 1) {
+            MPI_Ssend(g->sr, g->count, MPI_CHAR, g->right, 0, g->ring);
+            MPI_Ssend(g->sl, g->count, MPI_CHAR, g->left, 1, g->ring);
+            MPI_Recv(g->rl, g->count, MPI_CHAR, g->left, 0, g->ring, &st);
+            MPI_Recv(g->rr, g->count, MPI_CHAR, g->right, 1, g->ring, &st);
+        } else if (g->np % 2 == 0 || g->rank != 0) {
+            MPI_Recv(g->rl, g->count, MPI_CHAR, g->left, 0, g->ring, &st);
+            MPI_Recv(g->rr, g->count, MPI_CHAR, g->right, 1, g->ring, &st);
+            MPI_Ssend(g->sr, g->count, MPI_CHAR, g->right, 0, g->ring);
+            MPI_Ssend(g->sl, g->count, MPI_CHAR, g->left, 1, g->ring);
+        } else { /* rank 0 of an odd ring: its two neighbours are both even */
+            MPI_Ssend(g->sl, g->count, MPI_CHAR, g->left, 1, g->ring);
+            MPI_Recv(g->rr, g->count, MPI_CHAR, g->right, 1, g->ring, &st);
+            MPI_Ssend(g->sr, g->count, MPI_CHAR, g->right, 0, g->ring);
+            MPI_Recv(g->rl, g->count, MPI_CHAR, g->left, 0, g->ring, &st);
+        }
     } else {
         MPI_Sendrecv(g->sr, g->count, MPI_CHAR, g->right, 0, g->rl, g->count, MPI_CHAR, g->left,
                      0, g->ring, MPI_STATUS_IGNORE);
@@ -167,15 +191,22 @@ static int nodes_in(MPI_Comm comm)
 static int cb_kernel(MPI_Comm comm, cb_ctx *ctx)
 {
     if (cb_parse(ctx, "ring", CB_OPTIONS)) return CB_BAD_OPTIONS;
-    long long smin, smax, nonblocking, iters, reps, inject;
+    long long smin, smax, nonblocking, ssend, per_ring, iters, reps, inject;
     if (cb_opt_range(ctx, CB_OPTIONS, "size", &smin, &smax) ||
         cb_opt_int(ctx, CB_OPTIONS, "nonblocking", 0, 1, &nonblocking) ||
+        cb_opt_int(ctx, CB_OPTIONS, "ssend", 0, 1, &ssend) ||
+        cb_opt_int(ctx, CB_OPTIONS, "barrier-per-ring", 0, 1, &per_ring) ||
         cb_opt_timing(ctx, CB_OPTIONS, &iters, &reps) ||
         cb_opt_int(ctx, CB_OPTIONS, "inject-error", 0, 2, &inject))
         return CB_BAD_OPTIONS;
     if (smin < (long long)sizeof(int)) {
         cb_printf(ctx, "# result: ERROR: --size %lld is below 4 bytes: the payload carries one int\n",
                   smin);
+        return CB_BAD_OPTIONS;
+    }
+    if (ssend && (nonblocking || ctx->size < 2)) {
+        cb_printf(ctx, "# result: ERROR: --ssend 1 is a blocking exchange between two or more ranks: "
+                  "give --nonblocking 0 and P >= 2\n");
         return CB_BAD_OPTIONS;
     }
     if (smax > (1LL << 30)) {
@@ -191,20 +222,23 @@ static int cb_kernel(MPI_Comm comm, cb_ctx *ctx)
     MPI_Comm_size(g.ring, &g.np);
     MPI_Cart_shift(g.ring, 0, 1, &g.left, &g.right);
     g.nonblocking = (int)nonblocking;
+    g.ssend = (int)ssend;
     int nodes = nodes_in(comm);
 
     cb_header(ctx, "ring");
     cb_printf(ctx, "# benchmark: ring\n# algorithm: %s\n", nonblocking ? "nonblocking" : "blocking");
     cb_printf(ctx, "# exchange: %s\n", nonblocking
               ? "MPI_Irecv x2 + MPI_Isend x2 + MPI_Waitall per step (directions overlap)"
-              : "MPI_Sendrecv right then MPI_Sendrecv left per step (directions serialised)");
+              : ssend ? "MPI_Ssend x2 + MPI_Recv x2 per step in odd/even order (four synchronous phases)"
+                      : "MPI_Sendrecv right then MPI_Sendrecv left per step (directions serialised)");
     cb_printf(ctx, "# topology: periodic 1-D Cartesian, MPI_Cart_create reorder=0, %d ranks on %d node(s)\n",
               g.np, nodes);
     cb_printf(ctx, "# nodes: %d\n", nodes);
     cb_printf(ctx, "# repetitions: %lld\n", reps);
     cb_printf(ctx, "# validation: every step of one ring per size (value v(r)=r+1 and padding), "
               "sums of all timed rings = rings * P(P+1)/2\n");
-    cb_printf(ctx, "# time: one ring of P steps (2P messages per rank), slowest rank, microseconds\n");
+    cb_printf(ctx, "# time: one ring of P steps (2P messages per rank)%s, slowest rank, microseconds\n",
+              per_ring ? " alone between two barriers, the closing one included" : "");
     cb_printf(ctx, "# columns: np size_bytes iterations t_min_us t_median_us t_max_us t_step_us\n");
 
     size_t cap = (size_t)smax;
@@ -239,10 +273,15 @@ static int cb_kernel(MPI_Comm comm, cb_ctx *ctx)
         rings(&g, n / 10 > 2 ? n / 10 : 2, &sum_l, &sum_r); /* warm-up */
         done_rings += n / 10 > 2 ? n / 10 : 2;
         for (long long r = 0; r < reps; r++) {
-            MPI_Barrier(g.ring);
-            double t0 = MPI_Wtime();
-            rings(&g, n, &sum_l, &sum_r);
-            double mine = (MPI_Wtime() - t0) / (double)n * 1e6, slowest = 0;
+            double spent = 0, slowest = 0;
+            for (long long i = 0; i < (per_ring ? n : 1); i++) {
+                MPI_Barrier(g.ring);
+                double t0 = MPI_Wtime();
+                rings(&g, per_ring ? 1 : n, &sum_l, &sum_r);
+                if (per_ring) MPI_Barrier(g.ring);
+                spent += MPI_Wtime() - t0;
+            }
+            double mine = spent / (double)n * 1e6;
             MPI_Reduce(&mine, &slowest, 1, MPI_DOUBLE, MPI_MAX, 0, g.ring);
             t[r] = slowest;
             done_rings += n;

@@ -34,6 +34,17 @@ def test_ring_validates_for_any_P(np_, nonblocking):
     assert set(tidy.benchmark) == {"ring"} and "t_step_us=" in tidy.params.iloc[0]
 
 
+@pytest.mark.mpi
+@pytest.mark.parametrize("np_", [2, 3])
+def test_the_students_ssend_ring_validates(np_):
+    # a student's exchange: MPI_Ssend in odd/even order (rank 0 of an odd ring alternates), each
+    # ring timed alone up to the end of a closing barrier
+    opts = {"size": "4:64", "ssend": 1, "barrier-per-ring": 1, **QUICK}
+    out = kernels.run_mpiexec("ring", np_, opts, timeout=90)
+    assert out.ok and list(out.table["size_bytes"]) == [4, 8, 16, 32, 64]
+    assert "MPI_Ssend" in out.meta["exchange"] and "closing one included" in out.meta["time"]
+
+
 def _run_raw(np_, args):
     exe = kernels.compile_kernel("ring", "executable")
     return kernels.mpiexec_raw(np_, [str(exe), *args], timeout=90)
@@ -68,6 +79,7 @@ def test_injected_error_raises_validation_failed():
         ({"size": 2}, "below 4 bytes"),
         ({"nonblocking": 2}, "--nonblocking 2 is not a whole number in [0, 1]"),
         ({"sizes": 4}, "unknown option '--sizes'"),
+        ({"ssend": 1, "nonblocking": 1}, "--ssend 1 is a blocking exchange"),
     ],
 )
 def test_bad_options_are_named(opts, msg):

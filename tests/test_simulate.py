@@ -181,6 +181,26 @@ def test_a_failed_self_check_fails_the_simulation(smpi, capsys):
     assert "VALIDATION FAILED" in capsys.readouterr().err
 
 
+@pytest.mark.parametrize("np_", [2, 3, 5])
+def test_the_students_ssend_ring_validates_and_is_slower(smpi, np_):
+    """ring.c --ssend (MPI_Ssend in odd/even order, rank 0 of an odd ring alternating) checks its
+    own answer at even and odd P, and its four synchronous phases cost more than two Sendrecv."""
+    sim = cluster.SimulatedCluster("orfeo-thin", 1)
+    ssend = sim.run("ring", {**RING, "ssend": 1, "barrier-per-ring": 1}, np=np_)
+    plain = sim.run("ring", RING, np=np_)
+    assert ssend.output.ok and plain.output.ok
+    assert ssend.output.table.t_median_us.iloc[0] > plain.output.table.t_median_us.iloc[0]
+
+
+def test_ssend_is_refused_with_the_nonblocking_exchange(smpi, capsys):
+    assert (
+        main(["simulate", "ring", "--np", "2", "--nonblocking", "--ssend", "--iterations", "2", "--repetitions", "1"])
+        == 1
+    )
+    err = capsys.readouterr().err  # as every refused kernel option (--size 2): the kernel's line
+    assert "error: kernel ring failed: ERROR: --ssend 1 is a blocking exchange" in err
+
+
 def test_a_kernel_smpi_cannot_build_shows_the_compiler(smpi, tmp_path, monkeypatch, capsys):
     src = config.kernels_dir()
     for h in src.glob("*.h"):
@@ -228,6 +248,35 @@ def test_ring_validation_points_are_reproduced_by_a_new_simulation(smpi):
     fresh = validation.ring_points(nps=[2, 25])
     old = points[points.np.isin([2, 25])].reset_index(drop=True)
     assert list(fresh.simulated_us) == pytest.approx(list(old.simulated_us), rel=1e-4)
+
+
+@pytest.mark.parametrize("nodes", [2, 3, 4])
+def test_a_small_or_prime_torus_runs(smpi, nodes):
+    """(2,1,1) made SimGrid abort (two links 0 -> 0): dimensions of 1 are left out."""
+    assert "1" not in platforms.topology_parameters("torus", nodes).split(",")
+    run = cluster.SimulatedCluster("torus", nodes).run("ring", RING, np=2, map_by="node")
+    assert run.output.ok
+
+
+def test_the_ring_and_collectives_verdicts_read_every_shipped_point():
+    points, _ = _shipped_ring_table()
+    v = validation.ring_verdict(points)
+    worst = points.rel_error.abs().max()
+    assert v.case == ("goal_met" if worst <= validation.RING_GOAL else "goal_missed")
+    assert v.numbers["points"] == len(points)
+    assert v.numbers["error"] == pytest.approx(100 * points.rel_error.abs().median())
+    # the intra-node non-blocking points: P <= 24, two students, one row each
+    bound = validation.step_over_pingpong(points)
+    assert len(bound) == v.numbers["step_points"] == 2 * 23
+    links = calibration.transport_parameters()["links"]
+    one = bound[(bound.dataset == "francesc0rtu/ring") & (bound.np == 5)].iloc[0]
+    assert one.link == "core" and one.ratio == pytest.approx(one.measured_us / 5 / links["core"]["latency_us"])
+    coll = validation.load_shipped("collectives")
+    c = validation.collectives_verdict(coll)
+    medians = coll.rel_error.abs().groupby(coll.operation).median()
+    assert c.case == ("goal_met" if (medians <= validation.COLL_GOAL).all() else "goal_missed")
+    assert c.numbers["points"] == len(coll)
+    assert c.numbers["gather_error"] == pytest.approx(100 * medians["gather"])
 
 
 @pytest.mark.parametrize("topology", platforms.INTERCONNECTS)

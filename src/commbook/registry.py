@@ -190,7 +190,7 @@ register(
         "ring",
         "ring",
         "messages both ways round a periodic 1-D Cartesian ring, P steps per ring",
-        kernel_options("ring", switches=("nonblocking",)),
+        kernel_options("ring", switches=("nonblocking", "ssend", "barrier-per-ring")),
         summary=_ring_summary,
     )
 )

@@ -174,7 +174,8 @@ def _near_cube(n: int) -> tuple[int, int, int]:
 def topology_parameters(topology: str, nodes: int) -> str:
     """SimGrid's topo_parameters for `nodes` hosts (a power of two for fat tree and dragonfly)."""
     if topology == "torus":
-        return ",".join(str(d) for d in _near_cube(nodes))
+        # no dimension of 1: SimGrid 3.32 declares a link 0 -> 0 for each and aborts on the second
+        return ",".join(str(d) for d in _near_cube(nodes) if d > 1) or str(nodes)
     k = int(math.log2(nodes))
     if 2**k != nodes:
         raise PlatformError(f"a {topology} is built for a power of two nodes, not {nodes}")
