@@ -419,3 +419,22 @@ def test_jupyter_kernel_restart_stops_the_cluster(tmp_path, now):
     finally:
         kc.stop_channels()
         km.shutdown_kernel(now=True)
+
+
+@pytest.mark.openmpi_only  # MPICH unlinks its segment once every rank has mapped it: nothing to leave
+def test_killed_engines_leave_no_shared_memory_segment():
+    """Engines killed rather than finalised (a hung run, Ctrl-C, a crash) never run the
+    MPI_Finalize that removes their /dev/shm segments: the cluster's kill removes the ones its
+    processes mapped, once nobody maps them."""
+    from commbook import process_tree
+    from commbook.cluster import MPICluster
+
+    cluster = MPICluster(n=2).start()
+    try:
+        assert cluster.run("pingpong", {"sizes": "8:8", "repetitions": 1}).ok
+        engines = [psutil.Process(p) for p in cluster._engine_pids if process_tree.is_alive(p)]
+        segments = process_tree.mapped_segments(engines)
+    finally:
+        cluster._force_stop()  # SIGKILL, no shutdown first
+    assert segments, "Open MPI's ranks map their sm_segment in /dev/shm while they run"
+    assert [s for s in segments if os.path.exists(s)] == []

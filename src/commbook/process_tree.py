@@ -66,6 +66,44 @@ def _wait_until_dead(procs, timeout: float) -> None:
             pass
 
 
+# /dev/shm files of the MPI libraries' shared-memory transports (Open MPI 5's sm, 4's vader, MPICH)
+SEGMENT_PREFIXES = ("sm_segment.", "vader_segment.", "mpich_shm_")
+
+
+def _maps(pid: int) -> set[str]:
+    """The /dev/shm files a process maps (its /proc/PID/maps)."""
+    try:
+        with open(f"/proc/{pid}/maps") as f:
+            return {line.split(None, 5)[5].strip() for line in f if " /dev/shm/" in line}
+    except (OSError, IndexError):
+        return set()
+
+
+def mapped_segments(procs) -> set[str]:
+    """The MPI shared-memory segments (paths) these processes map."""
+    out = set()
+    for proc in procs:
+        out |= {m for m in _maps(proc.pid) if os.path.basename(m).startswith(SEGMENT_PREFIXES)}
+    return out
+
+
+def remove_unmapped(paths) -> list[str]:
+    """Unlink the segments in `paths` that no live process maps any more; return those removed."""
+    paths = {p for p in paths if os.path.exists(p)}
+    if not paths:
+        return []
+    for pid in psutil.pids():
+        paths -= _maps(pid)
+    removed = []
+    for p in sorted(paths):
+        try:
+            os.unlink(p)
+            removed.append(p)
+        except OSError:
+            pass
+    return removed
+
+
 class ProcessTree:
     """The processes of one run: pass :meth:`env` to the launcher, :meth:`kill` when done."""
 
@@ -130,11 +168,21 @@ class ProcessTree:
         return sorted(p.pid for p in self.processes())
 
     def kill(self, wait: float = 10.0) -> list[int]:
-        """SIGKILL the whole tree (ranks blocked in MPI ignore SIGTERM); return pids still alive."""
+        """SIGKILL the whole tree (ranks blocked in MPI ignore SIGTERM); return pids still alive.
+        The MPI shared-memory segments its processes had mapped go too, once nobody maps them:
+        a killed rank never runs the MPI_Finalize that removes them (16 MiB each, until reboot)."""
+        segments: set[str] = set()
+        try:
+            return self._kill(wait, segments)
+        finally:
+            remove_unmapped(segments)
+
+    def _kill(self, wait: float, segments: set) -> list[int]:
         for _ in range(3):  # again: a launcher may fork while it is being killed
             procs = self.processes()
             if not procs:
                 return []
+            segments |= mapped_segments(procs)
             for proc in procs:
                 try:
                     proc.kill()
