@@ -192,8 +192,9 @@ def table_side(table, cores: int) -> Verdict:
     v = model_side(rows.P, rows.measured_us, rows.model_us)
     r = (rows.measured_us / rows.model_us).to_numpy()
     variant = rows.variant.map({"blocking": "blocking", "nonblocking": "non-blocking"})
-    return Verdict(v.case, v.numbers | {"variant_of_min": variant[int(np.argmin(r))],
-                                        "variant_of_max": variant[int(np.argmax(r))]})
+    return Verdict(
+        v.case, v.numbers | {"variant_of_min": variant[int(np.argmin(r))], "variant_of_max": variant[int(np.argmax(r))]}
+    )
 
 
 @cases("no_pair", "never", "flat", "grew", "jump")
