@@ -1,6 +1,16 @@
 """Helpers for the reader-facing checks of the built pages (test_book.py): what sticks out of
 the text column at a given width, the axe-core audit, what a page weighs."""
 
+import re
+
+
+def verdict_cases(html: str, name: str) -> list[str]:
+    """The case each rendered {verdict} whose id matches `name` (a regex, '-' for '_') chose: the
+    directive gives its container the class verdict-case-<case>."""
+    tags = re.findall(rf'<div class="([^"]*)" id="verdict-{name}"', html)
+    return [c.removeprefix("verdict-case-") for t in tags for c in t.split() if c.startswith("verdict-case-")]
+
+
 # Everything a reader must see whole, measured against the article column. A code block or a
 # table may scroll inside a box that fits (overflow-x: auto); nothing else may stick out.
 OVERFLOW = r"""() => {

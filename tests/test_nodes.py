@@ -415,8 +415,8 @@ def test_node_boundary_reference_path(monkeypatch):
 
     monkeypatch.setenv("COMMBOOK_NODES_REFERENCE", "1")
     run = boundary.load()
-    assert not run.live and "not measured while this page was built" in run.source_sentence
-    assert "data/reference/emulated-nodes/" in run.source_sentence
+    v = boundary.provenance(run)
+    assert not run.live and v.case == "reference" and v.numbers["why"] == "COMMBOOK_NODES_REFERENCE is set"
     assert "--write-reference" in run.meta["command"] and run.meta["rank_hosts"] == "node1,node2"
     links = boundary.fit_links(run)
     assert links["node"].lambda_us > 5 * links["core"].lambda_us
@@ -468,8 +468,9 @@ def test_node_boundary_sections_render_the_reference_and_say_so(repo, tmp_path):
     html = (stage / "_build" / "html" / "book" / "nodes.html").read_text()
     assert "Traceback (most recent call last)" not in html
     flat = re.sub(r"\s+", " ", html)
-    said = re.findall(r"<strong>[^<]*not measured while this page was built", flat)  # in bold, each section
-    assert len(said) == 2 and flat.count("COMMBOOK_NODES_REFERENCE is set") == 2, html[:2000]
-    assert html.count("data/reference/emulated-nodes/") >= 2
-    assert "measured while this page was built, on 2 emulated nodes" not in html
+    # both sections' provenance verdicts chose the reference case, and show why (a glued value)
+    import page_checks as pc
+
+    assert pc.verdict_cases(html, r"(?:pp|ring)-nodes-source") == ["reference", "reference"], html[:2000]
+    assert flat.count("COMMBOOK_NODES_REFERENCE is set") == 2, html[:2000]
     assert len(re.findall(r"<img [^>]*src=", html)) >= 2  # the ping-pong and the ring figures

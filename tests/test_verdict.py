@@ -76,7 +76,8 @@ def _build(tmp_path, case, extra):
 def test_the_page_shows_the_glued_case_only(tmp_path):
     html, warnings = _build(tmp_path, "above", "\nabove\n: The model lands above every ring.\n")
     assert "verdict" not in warnings, warnings
-    assert "lands above" in html and "lands below" not in html
+    assert "lands above" in html and "lands below" not in html  # the directive's own test page
+    assert 'class="verdict verdict-case-above' in html  # the case key, for tests of the book's pages
 
 
 def test_a_case_without_words_in_the_page_fails_the_build(tmp_path):

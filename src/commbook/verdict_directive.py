@@ -80,7 +80,9 @@ class VerdictDirective(SphinxDirective):
                 subtype="verdict",
             )
         chosen = worded.get(verdict["case"], [])
-        wrapper = nodes.container(classes=["verdict"], ids=[f"verdict-{name.replace('_', '-')}"])
+        # the case as a class too: tests of the rendered page read the case key, not its words
+        case_class = f"verdict-case-{verdict['case'].replace('_', '-')}"
+        wrapper = nodes.container(classes=["verdict", case_class], ids=[f"verdict-{name.replace('_', '-')}"])
         wrapper["case"] = verdict["case"]
         wrapper.extend(chosen)
         return [wrapper]

@@ -9,7 +9,13 @@ from commbook.chapters import mpi_primer as primer
 
 
 def test_load_and_oversubscription_verdicts():
-    assert M.load("0.05", 2).case == "idle" and M.load("0.05", 2).numbers == {"load": 0.05, "cores": 2}
+    assert M.load("0.05", 2).case == "idle" and M.load("0.05", 2).numbers == {
+        "load": 0.05,
+        "cores": 2,
+        "threshold": 0.25,
+    }
+    # the page words the threshold from the verdict's numbers: both sides of it
+    assert M.load(M.SHARED_LOAD * 0.99, 2).case == "idle" and M.load(M.SHARED_LOAD, 2).case == "shared"
     assert M.load(0.8, 2).case == "shared"
     assert M.load("3.5", 2).case == "busy" and M.load(2.0, 2).case == "busy"  # at the core count
     assert M.load("n/a", 2).case == "unknown"
@@ -82,6 +88,9 @@ def test_bindings_are_read_from_the_kernel_header():
 def test_orfeo_run_spread_uses_repeated_runs_only():
     runs, spread = M.orfeo_run_spread()
     assert (runs.runs > 1).all() and (spread >= 1).all() and len(spread) > 10
+    small, large = M.orfeo_spreads()
+    assert small == 100 * (spread[spread.index <= 1024].median() - 1)
+    assert large == 100 * (spread[spread.index >= 2**20].median() - 1)
 
 
 @mpi

@@ -68,3 +68,25 @@ def test_the_simulated_ring_says_where_its_points_come_from():
     assert [v.numbers[k] for k in ("core_us", "socket_us", "node_us")] == pytest.approx([0.4, 0.9, 2.0])
     shipped = [run(P, 0.5, "data/reference/simulated/ring.csv") for P in (2, 13, 25)]
     assert ring.simulated_source(shipped).case == "reference"
+
+
+def test_ring_lab_model_verdict_reads_both_variants_of_the_rows_with_a_core():
+    def table(blocking, nonblocking, model=(2.0, 2.0, 3.0)):
+        rows = [
+            {"variant": var, "P": P, "measured_us": t, "model_us": m}
+            for var, ts in (("blocking", blocking), ("nonblocking", nonblocking))
+            for P, t, m in zip((1, 2, 3), ts, model)
+        ]
+        return pd.DataFrame(rows)
+
+    # the blocking column alone: the model below every ring
+    below = table([4.0, 4.0, 6.0], [4.0, 4.0, 6.0])
+    assert ring.table_side(below, cores=2).case == "below"
+    # the non-blocking column the old verdict left out: at P = 2 the model is above it -> mixed
+    v = ring.table_side(table([4.0, 4.0, 6.0], [4.0, 1.0, 6.0]), cores=2)
+    assert v.case == "mixed"
+    assert (v.numbers["variant_of_min"], v.numbers["P_of_min"], v.numbers["ratio_min"]) == ("non-blocking", 2, 0.5)
+    assert (v.numbers["P_first"], v.numbers["P_last"]) == (1, 2)
+    # the oversubscribed row (P = 3 > cores) is not read; with three cores it is, and flips it
+    assert ring.table_side(table([4.0, 4.0, 1.0], [4.0, 4.0, 6.0]), cores=2).case == "below"
+    assert ring.table_side(table([4.0, 4.0, 1.0], [4.0, 4.0, 6.0]), cores=3).case == "mixed"

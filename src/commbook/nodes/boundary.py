@@ -47,21 +47,6 @@ class BoundaryRun:
     live: bool
     why_reference: str = ""
 
-    @property
-    def source_sentence(self) -> str:
-        """One sentence for the page: where these numbers come from."""
-        if self.live:
-            return (
-                f"measured while this page was built, on {self.meta.get('nodes', 2)} emulated "
-                f"nodes of this machine ({kernels.short_library(self.meta.get('mpi_library', ''))})"
-            )
-        return (
-            f"**not measured while this page was built** ({self.why_reference}): the "
-            f"reference run shipped in `data/reference/{REFERENCE}/`, measured on "
-            f"{self.meta.get('machine', '?')} on {self.meta.get('date', '?')[:10]} with "
-            f"`{self.meta.get('command', '?')}`"
-        )
-
 
 def reference_reason() -> str:
     """Why the page draws the shipped run ('' when it can measure live)."""

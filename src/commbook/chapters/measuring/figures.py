@@ -216,16 +216,20 @@ def warmup(cold, warm, n_first: int = 3) -> Verdict:
     return Verdict(case, numbers)
 
 
+SHARED_LOAD = 0.25  # a 1-minute load average from here on: other programs share the cores
+
+
 @cases("unknown", "busy", "shared", "idle")
 def load(load_average, cores: int) -> Verdict:
     """The 1-minute load average at the start against the cores: busy at or above their number,
-    shared from 0.25, idle below."""
+    shared from SHARED_LOAD, idle below."""
     try:
         value = float(load_average)
     except (TypeError, ValueError):
-        return Verdict("unknown", {"load": 0.0, "cores": cores})
+        return Verdict("unknown", {"load": 0.0, "cores": cores, "threshold": SHARED_LOAD})
     numbers = {"load": value, "cores": cores}
-    return Verdict("busy" if value >= cores else "shared" if value >= 0.25 else "idle", numbers)
+    numbers["threshold"] = SHARED_LOAD
+    return Verdict("busy" if value >= cores else "shared" if value >= SHARED_LOAD else "idle", numbers)
 
 
 @cases("oversubscribed", "a_core_each")
@@ -253,6 +257,18 @@ def orfeo_run_spread(machine: str = "orfeo-thin", dataset: str = "matteoscorcia/
     df = df[(df.machine == machine) & (df.runs > 1)].copy()
     df["spread"] = df.t_max_us / df.t_min_us
     return df, df.groupby("size_bytes").spread.median()
+
+
+SPREAD_SMALL_MAX, SPREAD_LARGE_MIN = 1024, 2**20  # bytes: the page's small and large messages
+
+
+def orfeo_spreads() -> tuple[float, float]:
+    """% by which the slowest ORFEO run exceeds the fastest: median over the sizes up to
+    SPREAD_SMALL_MAX, and over those from SPREAD_LARGE_MIN."""
+    spread = orfeo_run_spread()[1]
+    small = spread[spread.index <= SPREAD_SMALL_MAX].median()
+    large = spread[spread.index >= SPREAD_LARGE_MIN].median()
+    return float(100 * (small - 1)), float(100 * (large - 1))
 
 
 # ------------------------------------------------------------------------- figures

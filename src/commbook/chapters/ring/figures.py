@@ -184,6 +184,19 @@ def model_side(P, measured_t, model_t) -> Verdict:
     return Verdict("mixed", numbers)
 
 
+@cases("within", "below", "above", "mixed")
+def table_side(table, cores: int) -> Verdict:
+    """model_side over every column of the lab's table, both variants, for its rows with a core
+    per rank (P <= cores: the model prices no scheduler); the extremes name their variant."""
+    rows = table[table.P <= cores].reset_index(drop=True)
+    v = model_side(rows.P, rows.measured_us, rows.model_us)
+    r = (rows.measured_us / rows.model_us).to_numpy()
+    variant = rows.variant.map({"blocking": "blocking", "nonblocking": "non-blocking"})
+    return Verdict(
+        v.case, v.numbers | {"variant_of_min": variant[int(np.argmin(r))], "variant_of_max": variant[int(np.argmax(r))]}
+    )
+
+
 @cases("no_pair", "never", "flat", "grew", "jump")
 def oversubscription(table, cores: int) -> Verdict:
     """µs per step of the rings with a core per rank (2 <= P <= cores) against the oversubscribed
