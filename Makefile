@@ -82,7 +82,7 @@ test-env: $(STAMP) $(LAB_STAMP) $(COURSE_STAMP)
 # Every test that runs no MPI, builds no book, needs no browser or Slurm and is not marked slow
 # (every raw ORFEO file read or regenerated from, a wheel, the student edition, nbgrader): under 2 min.
 test-fast: $(STAMP)
-	$(PY) -m pytest -q -m "(not mpi or pure) and not book and not browser and not slurm and not slow" $(PYTEST_ARGS)
+	$(PY) -m pytest -q -n 2 -m "(not mpi or pure) and not book and not browser and not slurm and not slow" $(PYTEST_ARGS)
 
 # ruff (configured in pyproject.toml): lint checks, lint-fix rewrites (imports sorted, formatted).
 lint: $(STAMP)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import weakref
 from collections import Counter
 
 import networkx as nx
@@ -13,7 +14,21 @@ from .graphs import ROUTINGS, digits, switch_name
 # Routing, message cost, contention
 
 
+# graph -> {(a, b): path}: a model evaluates the same routes thousands of times (the collectives
+# explorer's grid: 190,000 shortest paths, 7 s); graphs are not changed once built
+_ROUTES: "weakref.WeakKeyDictionary[nx.Graph, dict]" = weakref.WeakKeyDictionary()
+
+
 def route(G: nx.Graph, a, b) -> list:
+    """The path a message takes (see _route); computed once per graph and pair."""
+    cache = _ROUTES.setdefault(G, {})
+    path = cache.get((a, b))
+    if path is None:
+        path = cache[a, b] = tuple(_route(G, a, b))
+    return list(path)
+
+
+def _route(G: nx.Graph, a, b) -> list:
     """The path a message takes: the shorter way round a ring (ties clockwise, to higher ids);
     dimension order on meshes and tori (columns first, the shorter way round on a torus), e-cube on hypercubes (lowest bit first), destination-digit
     up-ports on fat trees (spreads traffic over the roots), the unique or first breadth-first
