@@ -56,6 +56,37 @@ def _sources(nb_path):
     return {grade_id(c): "".join(c["source"]) for c in cells(nb_path) if grade_id(c)}
 
 
+# ipykernel 7.4 (the newest release) may log this traceback while a kernel shuts down: a control
+# message's flush races the closing of its iopub thread (ipython/ipykernel#1518 fixes a sibling of
+# it). The notebook is already written by then; any other error still fails the test.
+# ipykernel 7.4 (the newest release) can log this traceback while a kernel shuts down: a control
+# message's flush races the closing of its iopub thread (ipython/ipykernel#1518 fixed a sibling of
+# it). The notebook is written by then; CI of 2026-11-28 failed on it once in ring_lab's autograde.
+_RACE_START = "ERROR:tornado.general:Uncaught exception in ZMQStream callback"
+_RACE_END = "zmq.error.ZMQError: Socket operation on non-socket"
+
+
+def nbgrader_errors(out: str) -> list[str]:
+    """nbgrader's output lines that report an error, but for ipykernel's shutdown race: a
+    traceback through ipykernel that ends in the socket error above."""
+    errors, lines, i = [], out.splitlines(), 0
+    while i < len(lines):
+        if lines[i].strip() == _RACE_START:
+            j = i + 1
+            while j < len(lines) and lines[j].strip() != _RACE_END and (
+                lines[j].startswith((" ", "Traceback"))
+            ):
+                j += 1
+            block = lines[i : j + 1]
+            if j < len(lines) and lines[j].strip() == _RACE_END and any("ipykernel/" in l for l in block):
+                i = j + 1
+                continue
+        if "ERROR" in lines[i]:
+            errors.append(lines[i])
+        i += 1
+    return errors
+
+
 def answer_variables(nb_path: Path) -> dict[str, str]:
     """exercise name -> the variable its test cell grades, from the released notebook."""
     found = {}
@@ -190,6 +221,23 @@ def test_grade_c_stops_a_check_at_its_time_limit_and_leaves_no_process(tmp_path,
     assert processes_under(tmp_path) == []
 
 
+def test_only_ipykernels_shutdown_race_is_forgiven_in_nbgraders_output():
+    race = [
+        _RACE_START,
+        "Traceback (most recent call last):",
+        '  File "/v/site-packages/ipykernel/kernelbase.py", line 406, in process_control',
+        "    sys.stdout.flush()",
+        _RACE_END,
+    ]
+    ok = "\n".join(["[AutogradeApp | INFO] Converting", *race, "[AutogradeApp | INFO] Writing"])
+    assert nbgrader_errors(ok) == []
+    assert nbgrader_errors(ok + "\n[AutogradeApp | ERROR] There was an error processing") != []
+    elsewhere = "\n".join(race).replace("ipykernel/kernelbase.py", "commbook/run.py")
+    assert nbgrader_errors(elsewhere) != []
+    other = "\n".join(race[:-1] + ["zmq.error.ZMQError: Resource temporarily unavailable"])
+    assert nbgrader_errors(other) != []
+
+
 def test_reason_is_the_harness_line():
     assert grading._reason(
         "[ring] P = 1: correct.\n[ring] P = 2: DEADLOCK (rank 0, rank 1):\n    still inside your ring shift.\n"
@@ -284,7 +332,7 @@ def course(repo, tmp_path_factory):
             out, _ = proc.communicate(timeout=timeout)
         finally:
             tree.close()
-        assert proc.returncode == 0 and "ERROR" not in out, f"nbgrader {' '.join(args)}:\n{out[-4000:]}"
+        assert proc.returncode == 0 and not nbgrader_errors(out), f"nbgrader {' '.join(args)}:\n{out[-4000:]}"
         return out
 
     for chapter in ("ring", "ring_lab", "topology", "jacobi_lab", "collectives_algorithms"):
