@@ -437,6 +437,33 @@ def section(text: str, heading: str) -> str:
 
 
 @pytest.mark.book
+def test_a_book_build_measures_the_node_boundary_once(tmp_path, monkeypatch):
+    """In a book build the first lab page measures the emulated nodes and the next reads that run
+    (case `shared`); outside a build every page measures its own."""
+    from commbook.nodes import boundary
+
+    monkeypatch.setenv("COMMBOOK_NODES_REFERENCE", "1")
+    shipped = boundary.load()
+    monkeypatch.delenv("COMMBOOK_NODES_REFERENCE")
+    calls = []
+
+    def measure():
+        calls.append(1)
+        return boundary.BoundaryRun(shipped.pingpong, shipped.ring, shipped.meta, live=True)
+
+    monkeypatch.setattr(boundary, "reference_reason", lambda: "")
+    monkeypatch.setattr(boundary, "measure", measure)
+    monkeypatch.setenv("COMMBOOK_BUILD_SHARED", str(tmp_path / "shared"))
+    first, second = boundary.load(), boundary.load()
+    assert len(calls) == 1
+    assert [boundary.provenance(r).case for r in (first, second)] == ["live", "shared"]
+    assert boundary.provenance(second).numbers == boundary.provenance(first).numbers
+    assert second.ring.t_us.tolist() == first.ring.t_us.tolist()
+    assert second.pingpong.t_us.tolist() == first.pingpong.t_us.tolist()
+    monkeypatch.delenv("COMMBOOK_BUILD_SHARED")
+    assert boundary.provenance(boundary.load()).case == "live" and len(calls) == 2
+
+
 @pytest.mark.slow
 @pytest.mark.timeout(600)
 def test_node_boundary_sections_render_the_reference_and_say_so(repo, tmp_path):

@@ -86,6 +86,10 @@ def build(root: Path, strict: bool = True, announce: bool = True) -> int:
     fetch_orfeo(root)
     print(f"book: execution cache {select_execution_cache(root)}")
     env = execution_environment(os.environ)
+    # a live run two pages show is made once per build (commbook.nodes.boundary.load)
+    shared = root / "_build" / ".shared-runs"
+    shutil.rmtree(shared, ignore_errors=True)
+    env["COMMBOOK_BUILD_SHARED"] = str(shared)
     jb = shutil.which("jupyter-book", path=env["PATH"])
     if jb is None:
         raise SystemExit("jupyter-book not found: pip install -e '.[book]' (make book does)")
@@ -95,7 +99,10 @@ def build(root: Path, strict: bool = True, announce: bool = True) -> int:
     before = set(_leftovers())
     t0 = time.perf_counter()
     print("book:", " ".join(cmd), flush=True)
-    rc = subprocess.call(cmd, env=env, cwd=root)
+    try:
+        rc = subprocess.call(cmd, env=env, cwd=root)
+    finally:
+        shutil.rmtree(shared, ignore_errors=True)
     print(f"book: jupyter-book finished with exit {rc} in {time.perf_counter() - t0:.0f} s")
     reports = sorted((root / "_build" / "html" / "reports").rglob("*.err.log"))
     for r in reports:

@@ -48,6 +48,7 @@ VARIABLES = {
         Variable("COMMBOOK_HOSTFILE", "", "hostfile for mpiexec outside a batch job: ranks and engines over its nodes"),
         Variable("COMMBOOK_NODES_DIR", "", "where `commbook nodes` records its emulated cluster"),
         Variable("COMMBOOK_NODES_REFERENCE", "", "book: draw the node-boundary sections from data/reference"),
+        Variable("COMMBOOK_BUILD_SHARED", "", "set by the book build: where its pages share one live run"),
         Variable("COMMBOOK_DEBUG", "", "the CLI shows tracebacks instead of one line"),
         Variable("COMMBOOK_REQUIRE_BROWSER", "", "tests: fail instead of skip without chromium"),
         Variable(

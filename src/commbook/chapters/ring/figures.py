@@ -239,22 +239,6 @@ def node_step(boundary_P: int, measured_jump_us: float, model_jump_us: float) ->
     return Verdict("seen" if seen else "lost", numbers)
 
 
-@cases("live", "reference")
-def nodes_source(run) -> Verdict:
-    """Where the emulated-node numbers come from: this build, or the shipped reference run."""
-    from ... import kernels
-
-    meta = run.meta
-    numbers = {
-        "library": kernels.short_library(meta.get("mpi_library", "")) or "?",
-        "why": run.why_reference or "-",
-        "machine": str(meta.get("machine", "?")),
-        "date": str(meta.get("date", "?"))[:10],
-        "command": f"`{meta.get('command', '?')}`",
-    }
-    return Verdict("live" if run.live else "reference", numbers)
-
-
 @cases("one_core", "no_node", "emulated", "emulated_shared")
 def what_this_machine_shows(cores: int, nodes_live: bool, node_ranks: int) -> Verdict:
     """What a live ring here can show: with one core no ring of two ranks with a core each; with
