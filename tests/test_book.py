@@ -106,9 +106,9 @@ def test_node_boundary_sections_say_where_their_numbers_come_from(built_book):
     """Live on emulated nodes where the build can make them (root, CI): one lab measures and the
     other may show that same run (`shared`); else the shipped reference run, said in the text
     (tests/test_nodes.py checks the reference path itself)."""
-    from commbook.nodes import boundary
-
     import page_checks as pc
+
+    from commbook.nodes import boundary
 
     said = [
         pc.verdict_cases((built_book / "book" / f"{page}.html").read_text(), r"(?:pp|ring)-nodes-source")
