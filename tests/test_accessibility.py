@@ -10,8 +10,9 @@ import pytest
 
 matplotlib.use("Agg")
 
+import explorer_specs  # noqa: E402
+
 from commbook import (  # noqa: E402
-    explorers,  # noqa: E402
     figure_alt,
     plotting,
 )
@@ -79,7 +80,7 @@ def test_series_differ_by_more_than_colour():
 
 @pytest.mark.parametrize("name", ALL)
 def test_explorer_colours_have_a_second_carrier(name):
-    spec = explorers.module(name).explorer().spec()
+    spec = explorer_specs.spec(name)
     assert spec["config"]["range"]["category"] == layout.OKABE_ITO
     assert spec["description"]
     for view in layout._walk(spec):

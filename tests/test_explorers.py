@@ -7,12 +7,11 @@ import pytest
 
 matplotlib.use("Agg")
 
+from explorer_specs import built as _explorer  # noqa: E402
+from explorer_specs import spec as _spec  # noqa: E402
+
 from commbook import explorers  # noqa: E402
 from commbook.explorers import ALL, render  # noqa: E402
-
-
-def _explorer(name):
-    return explorers.module(name).explorer()
 
 
 def _params(spec):
@@ -21,7 +20,7 @@ def _params(spec):
 
 @pytest.mark.parametrize("name", ALL)
 def test_every_control_is_bounded_and_labelled(name):
-    spec = _explorer(name).spec()
+    spec = _spec(name)
     params = _params(spec)
     assert params, "an explorer without controls"
     for p in params.values():
@@ -40,7 +39,7 @@ def test_every_control_is_bounded_and_labelled(name):
 @pytest.mark.parametrize("name", ALL)
 def test_test_points_are_values_the_controls_allow(name):
     mod = explorers.module(name)
-    params = _params(mod.explorer().spec())
+    params = _params(_spec(name))
     for point in mod.TEST_POINTS:
         assert set(point) <= set(params), f"{set(point) - set(params)} are not controls"
         for k, v in point.items():
@@ -116,7 +115,7 @@ def test_presets_offer_orfeo_and_the_emulated_nodes(name):
     chosen preset's values are clamped to the slider's range, the sliders rule otherwise."""
     from commbook.explorers import presets
 
-    params = _params(_explorer(name).spec())
+    params = _params(_spec(name))
     options = params["preset"]["bind"]["options"]
     assert options[0] == presets.START
     assert any(o.startswith("ORFEO") for o in options)
