@@ -92,6 +92,45 @@ def test_a_page_executes_once_then_comes_from_the_cache(tmp_path):
         executed.execute_page(page, cache, timeout=120)
 
 
+TIMED = """---
+kernelspec:
+  name: python3
+  display_name: Python 3
+---
+# A page
+
+```{code-cell} ipython3
+import pathlib, time
+t0 = time.time()
+time.sleep(1.5)
+pathlib.Path("NAME.times").write_text(f"{t0} {time.time()}")  # MARK
+```
+"""
+
+
+def test_pages_without_mpi_run_side_by_side_and_an_mpi_page_alone(tmp_path):
+    """--jobs 2: the two pages that run no MPI overlap in time; the page whose code starts MPI
+    (by RUNS_MPI: here a comment naming MPICluster) overlaps neither; a failing page is reported
+    by name; every page that ran is cached."""
+    from jupyter_cache import get_cache
+
+    pages = []
+    for name, mark in (("a", ""), ("b", ""), ("m", "MPICluster"), ("bad", "")):
+        page = tmp_path / f"{name}.md"
+        text = TIMED.replace("NAME", name).replace("MARK", mark)
+        page.write_text(text.replace("t0 = ", "1 / 0\nt0 = ") if name == "bad" else text, encoding="utf-8")
+        pages.append(page)
+    cache = get_cache(str(tmp_path / "cache"))
+    results = {}
+    executed.execute_pages(pages, cache, timeout=120, jobs=2, done=lambda p, r: results.__setitem__(p.stem, r))
+    assert isinstance(results.pop("bad"), RuntimeError)
+    assert all(ran for _, ran, _ in results.values())
+    span = {n: [float(x) for x in (tmp_path / f"{n}.times").read_text().split()] for n in results}
+    assert span["a"][0] < span["b"][1] and span["b"][0] < span["a"][1], span  # side by side
+    assert span["m"][0] >= max(span["a"][1], span["b"][1]), span  # alone, after them
+    assert all(executed.cached_page(p, cache) is not None for p in pages if p.stem != "bad")
+
+
 def test_the_census_counts_glue_claims_and_constants(tmp_path, repo):
     (tmp_path / "a.md").write_text(PAGE + "\nAnd {claim}`3 µs <x>`, {claim}`4 µs <x>`.\n", encoding="utf-8")
     c = census.count(tmp_path, repo / "data" / "literature_constants.toml")

@@ -78,7 +78,27 @@ def select_execution_cache(root: Path) -> Path:
     return select(root / "_build", mpi_env.detect().family.name)
 
 
-def build(root: Path, strict: bool = True, announce: bool = True) -> int:
+def _execution_mode(root: Path) -> str:
+    import yaml
+
+    return str(yaml.safe_load((root / "_config.yml").read_text()).get("execute", {}).get("execute_notebooks", ""))
+
+
+def _execute_into_cache(root: Path, env: dict) -> None:
+    """Execute the pages the cache lacks before Jupyter Book renders (it runs them one at a
+    time): those that run no MPI side by side, one per core up to 4, the MPI pages alone. A page
+    that fails here is run again by Jupyter Book, which reports its error."""
+    jobs = max(1, min(4, os.cpu_count() or 1))
+    cmd = [sys.executable, "-m", "commbook.execution.chapters", "--root", str(root), "--jobs", str(jobs), "--no-checks"]
+    t0 = time.perf_counter()
+    print("book:", " ".join(cmd[1:]), flush=True)
+    rc = subprocess.call(cmd, env=env, cwd=root)
+    print(f"book: pages executed into the cache in {time.perf_counter() - t0:.0f} s (exit {rc})")
+
+
+def build(root: Path, strict: bool = True, announce: bool = True, execute_first: bool = True) -> int:
+    """The book's HTML in ROOT/_build/html; the pages' execution goes through the execution cache
+    (executed first by commbook.execution.chapters, side by side where no MPI runs)."""
     vendor_mathjax(root)
     from .explorers.render import vendor_bundle
 
@@ -98,8 +118,10 @@ def build(root: Path, strict: bool = True, announce: bool = True) -> int:
         cmd[2:2] = ["-W", "-n"]
     before = set(_leftovers())
     t0 = time.perf_counter()
-    print("book:", " ".join(cmd), flush=True)
     try:
+        if execute_first and _execution_mode(root) == "cache":
+            _execute_into_cache(root, env)
+        print("book:", " ".join(cmd), flush=True)
         rc = subprocess.call(cmd, env=env, cwd=root)
     finally:
         shutil.rmtree(shared, ignore_errors=True)
@@ -191,7 +213,7 @@ def build_student(root: Path, strict: bool = True, execute: str = "cache") -> in
     if mirror:  # the staged copy has no ../shared beside it
         config.set_default("COMMBOOK_ORFEO_MIRROR", mirror)
     print(f"book: student edition: {removed} solutions removed; notebooks in {notebooks}")
-    rc = build(stage, strict=strict, announce=False)
+    rc = build(stage, strict=strict, announce=False, execute_first=False)  # the default build's cache
     html = out / "html"
     shutil.rmtree(html, ignore_errors=True)
     if (stage / "_build" / "html").is_dir():

@@ -120,27 +120,84 @@ def check_outputs(text: str, nb, mpi_version: str) -> list[str]:
     return problems
 
 
-def execute_page(path: Path, cache, timeout: int):
-    """The executed notebook of a page and whether it ran now (else it came from the cache).
-    Raises RuntimeError naming the page when a cell fails."""
-    from jupyter_cache.base import CacheBundleIn
-    from jupyter_cache.executors.utils import single_nb_execution
-
+def cached_page(path: Path, cache):
+    """The page's executed notebook from the cache, or None when it must run."""
     nb = read_page(path)
     try:
         cache.match_cache_notebook(nb)
-        _, merged = cache.merge_match_into_notebook(nb)
-        return merged, False, 0.0
     except KeyError:
-        pass
-    record = cache.add_nb_to_project(str(path), read_data={"type": "plugin", "name": "myst_nb_md"})
+        return None
+    return cache.merge_match_into_notebook(nb)[1]
+
+
+def run_page(path: Path, timeout: int):
+    """(the executed notebook, seconds), nothing cached; RuntimeError naming the page when a
+    cell fails. Runs in a worker process when pages run side by side."""
+    from jupyter_cache.executors.utils import single_nb_execution
+
+    nb = read_page(path)
     result = single_nb_execution(nb, cwd=str(path.parent), allow_errors=False, timeout=timeout, meta_override=True)
     if result.err is not None:
         raise RuntimeError(f"{path.stem}: executing failed: {type(result.err).__name__}\n{result.exc_string[-3000:]}")
+    return nb, result.time
+
+
+def store_page(path: Path, cache, nb, seconds: float) -> None:
+    from jupyter_cache.base import CacheBundleIn
+
+    record = cache.add_nb_to_project(str(path), read_data={"type": "plugin", "name": "myst_nb_md"})
     cache.cache_notebook_bundle(
-        CacheBundleIn(nb, record.uri, data={"execution_seconds": result.time}), check_validity=False, overwrite=True
+        CacheBundleIn(nb, record.uri, data={"execution_seconds": seconds}), check_validity=False, overwrite=True
     )
-    return nb, True, result.time
+
+
+def execute_page(path: Path, cache, timeout: int):
+    """The executed notebook of a page and whether it ran now (else it came from the cache).
+    Raises RuntimeError naming the page when a cell fails."""
+    nb = cached_page(path, cache)
+    if nb is not None:
+        return nb, False, 0.0
+    nb, seconds = run_page(path, timeout)
+    store_page(path, cache, nb, seconds)
+    return nb, True, seconds
+
+
+def runs_mpi(path: Path) -> bool:
+    nb = read_page(path)
+    return bool(RUNS_MPI.search("\n".join(c.source for c in nb.cells if c.cell_type == "code")))
+
+
+def execute_pages(pages: list[Path], cache, timeout: int, jobs: int = 1, done=lambda path, result: None) -> None:
+    """Execute the pages not in the cache; done(page, result) as each is ready, result being
+    (notebook, ran now, seconds) or the RuntimeError. Pages that run no MPI run `jobs` at a
+    time in worker processes; a page that runs MPI runs alone afterwards: its ranks get the cores."""
+    from concurrent.futures import ProcessPoolExecutor, as_completed
+    from multiprocessing import get_context
+
+    together, alone = [], []
+    for path in pages:
+        nb = cached_page(path, cache)
+        if nb is not None:
+            done(path, (nb, False, 0.0))
+        else:
+            (together if jobs > 1 and not runs_mpi(path) else alone).append(path)
+    if together:  # spawn: the workers start clean, with this process's environment
+        with ProcessPoolExecutor(min(jobs, len(together)), mp_context=get_context("spawn")) as pool:
+            futures = {pool.submit(run_page, path, timeout): path for path in together}
+            for future in as_completed(futures):
+                path = futures[future]
+                try:
+                    nb, seconds = future.result()
+                except Exception as e:  # the page's own error, or its worker died
+                    done(path, e if isinstance(e, RuntimeError) else RuntimeError(f"{path.stem}: {e!r}"))
+                    continue
+                store_page(path, cache, nb, seconds)
+                done(path, (nb, True, seconds))
+    for path in alone:
+        try:
+            done(path, execute_page(path, cache, timeout))
+        except RuntimeError as e:
+            done(path, e)
 
 
 def pages_to_run(root: Path, wanted: list[str]) -> list[Path]:
@@ -156,7 +213,9 @@ def pages_to_run(root: Path, wanted: list[str]) -> list[Path]:
     return pages
 
 
-def run(root: Path, wanted: list[str], timeout: int = 900, out=print) -> int:
+def run(root: Path, wanted: list[str], timeout: int = 900, out=print, jobs: int = 1, checks: bool = True) -> int:
+    """Execute the pages (those the cache holds are not run again); with `checks`, then check
+    their glue and claims. Exit status 1 if anything fails."""
     from jupyter_cache import get_cache
 
     from .. import mpi_env
@@ -169,18 +228,25 @@ def run(root: Path, wanted: list[str], timeout: int = 900, out=print) -> int:
     # the environment make book gives its kernels: the cached pages must be what it would render
     os.environ.update(execution_environment(os.environ))
     reports, t0 = [], time.perf_counter()
-    for path in pages_to_run(root, wanted):
-        report = PageReport(path.stem)
-        try:
-            nb, report.executed, report.seconds = execute_page(path, cache, timeout)
-        except RuntimeError as e:
-            report.problems.append(f"0: {e}")
+
+    def report(path, result):
+        r = PageReport(path.stem)
+        if isinstance(result, RuntimeError):
+            r.problems.append(f"0: {result}")
         else:
-            text = path.read_text(encoding="utf-8")
-            report.glued, report.roles = len(glued_values(nb)), len(glue_roles(text))
-            report.problems += check_outputs(text, nb, info.version)
-        out(str(report))
-        reports.append(report)
+            nb, r.executed, r.seconds = result
+            if checks:
+                text = path.read_text(encoding="utf-8")
+                r.glued, r.roles = len(glued_values(nb)), len(glue_roles(text))
+                r.problems += check_outputs(text, nb, info.version)
+        out(str(r))
+        reports.append(r)
+
+    execute_pages(pages_to_run(root, wanted), cache, timeout, jobs, report)
+    if not checks:
+        bad = [r for r in reports if r.problems]
+        out(f"executed: {len(reports)} pages in {time.perf_counter() - t0:.0f} s, {len(bad)} failed")
+        return 1 if bad else 0
     claims = [r for r in check_book(root / "book", [r.page for r in reports]) if not r.ok]
     for c in claims:
         out(f"FAIL claim {c}")
@@ -201,8 +267,16 @@ def main(argv=None) -> int:
     )
     p.add_argument("pages", nargs="*", help="page names (pingpong, ring, ...); default: every page with code")
     p.add_argument("--timeout", type=int, default=900, help="seconds a cell may run (the book's limit)")
+    p.add_argument(
+        "--jobs", type=int, default=1, help="pages that run no MPI executed this many at a time (MPI pages run alone)"
+    )
+    p.add_argument("--root", type=Path, default=None, help="the book's folder (default: this checkout)")
+    p.add_argument("--no-checks", action="store_true", help="execute only (the book build checks glue itself)")
     args = p.parse_args(argv)
-    return run(config.checkout() or Path.cwd(), args.pages, args.timeout)
+    if args.jobs < 1:
+        p.error(f"--jobs must be at least 1, not {args.jobs}")
+    root = args.root or config.checkout() or Path.cwd()
+    return run(root, args.pages, args.timeout, jobs=args.jobs, checks=not args.no_checks)
 
 
 if __name__ == "__main__":
