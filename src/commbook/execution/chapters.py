@@ -43,10 +43,13 @@ class PageReport:
     glued: int = 0
     roles: int = 0
     problems: list[str] = field(default_factory=list)
+    checked: bool = False  # glue roles counted and checked
 
     def __str__(self) -> str:
         how = f"executed in {self.seconds:.0f} s" if self.executed else "from the cache"
-        head = f"{'FAIL' if self.problems else 'ok  '} {self.page}: {how}, {self.roles} glue roles, {self.glued} glued"
+        head = f"{'FAIL' if self.problems else 'ok  '} {self.page}: {how}"
+        if self.checked:
+            head += f", {self.roles} glue roles, {self.glued} glued"
         return "\n".join([head] + [f"     {self.page}.md:{p}" for p in self.problems])
 
 
@@ -236,6 +239,7 @@ def run(root: Path, wanted: list[str], timeout: int = 900, out=print, jobs: int 
         else:
             nb, r.executed, r.seconds = result
             if checks:
+                r.checked = True
                 text = path.read_text(encoding="utf-8")
                 r.glued, r.roles = len(glued_values(nb)), len(glue_roles(text))
                 r.problems += check_outputs(text, nb, info.version)
