@@ -128,6 +128,15 @@ def errors(points) -> dict:
     return out
 
 
+def summary(points):
+    """errors() per scaling and over all runs: simulated beside formula."""
+    import pandas as pd
+
+    rows = [{"scaling": k, **errors(g)} for k, g in points.groupby("scaling")]
+    rows.append({"scaling": "all", **errors(points)})
+    return pd.DataFrame(rows).set_index("scaling")
+
+
 def write_table(path: Path | None = None, points=None) -> Path:
     """The points with a header naming the data, the simulator, the subset and both errors."""
     import io
