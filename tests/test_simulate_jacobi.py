@@ -89,3 +89,6 @@ def test_a_folded_run_times_the_messages_of_the_unfolded_one(smpi):
 
     with pytest.raises(kernels.KernelFailed, match="NOT CHECKED"):
         runner.run("jacobi3d", sim.platform, 12, "node", {**opts, "sim-fold": 1}, sim.timeout)
+    no_rate = {"L": 24, "sweeps": 1, "sim-fold": 1}
+    with pytest.raises(kernels.KernelError, match="needs --sim-lups"):
+        runner.run("jacobi3d", sim.platform, 2, "core", no_rate, sim.timeout, unchecked=True)
