@@ -92,3 +92,21 @@ def test_a_folded_run_times_the_messages_of_the_unfolded_one(smpi):
     no_rate = {"L": 24, "sweeps": 1, "sim-fold": 1}
     with pytest.raises(kernels.KernelError, match="needs --sim-lups"):
         runner.run("jacobi3d", sim.platform, 2, "core", no_rate, sim.timeout, unchecked=True)
+
+
+def test_shipped_points_are_reproduced_by_a_new_simulation(smpi):
+    """Two shipped runs (strong on two nodes, weak on one socket), simulated afresh: the same rows."""
+    import pandas as pd
+
+    runs = jacobi_validation.measured_runs()
+    pick = runs[
+        ((runs.scaling == "strong") & (runs.mapping == "node") & (runs.np == 12))
+        | ((runs.scaling == "weak") & (runs.mapping == "socket") & (runs.np == 4))
+    ]
+    new = jacobi_validation.jacobi_points(pick)
+    shipped = jacobi_validation.load_shipped()
+    keys = ["mapping", "np", "grid", "global", "scaling", "source"]
+    both = new.merge(shipped, on=keys, suffixes=("", "_shipped"))
+    assert len(both) == len(pick) >= 3
+    pd.testing.assert_series_equal(both.simulated_mlups, both.simulated_mlups_shipped, check_names=False)
+    pd.testing.assert_series_equal(both.halo_us, both.halo_us_shipped, check_names=False)
