@@ -104,6 +104,7 @@ def test_injected_errors_fail_loudly(np_, inject, why):
         (2, {"L": 8, "grid": "2x1x1", "decomp": 2}, "either --grid AxBxC or --decomp N"),
         (1, {"L": "big"}, "--L big is not a whole number"),
         (1, {"L": 8, "sim-lups": 5}, "for simulated .smpicc. builds only"),
+        (1, {"L": 8, "sim-fold": 1}, "for simulated .smpicc. builds only"),
     ],
 )
 def test_bad_input_is_refused_with_a_reason(np_, options, why):

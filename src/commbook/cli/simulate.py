@@ -47,10 +47,11 @@ def register(sub):
     v.add_argument("--out", default=None, help="file to write (default: the shipped table; with --what all, ignored)")
     v.add_argument(
         "--what",
-        choices=("ring", "collectives", "all"),
+        choices=("ring", "collectives", "jacobi", "all"),
         default="all",
         help="the ring (data/validation/simulated_ring.csv), the collectives per Open MPI algorithm "
-        "(data/validation/simulated_collectives.csv), or both (default %(default)s)",
+        "(data/validation/simulated_collectives.csv), ORFEO's THIN Jacobi runs "
+        "(data/validation/simulated_jacobi.csv), or all three (default %(default)s)",
     )
     v.set_defaults(func=run_validate)
     r = words.add_parser("reference", help="write the shipped simulations of data/reference/simulated/")
@@ -188,4 +189,14 @@ def run_validate(args) -> int:
         points = validation.collective_points()
         print(validation.collective_summary(points).to_string(index=False))
         print(f"commbook: wrote {validation.write_collectives_table(out, points)}", file=sys.stderr)
+    if args.what in ("jacobi", "all"):
+        from ..simulate import jacobi_validation
+
+        points = jacobi_validation.jacobi_points()
+        print(errors_line(jacobi_validation.errors(points)))
+        print(f"commbook: wrote {jacobi_validation.write_table(out, points)}", file=sys.stderr)
     return 0
+
+
+def errors_line(errors: dict) -> str:
+    return ", ".join(f"{k} {v:g}" for k, v in errors.items())
