@@ -171,7 +171,11 @@ def test_model_vs_simulation_cases_read_every_row():
     assert v.case == "part_across_nodes"
     assert v.numbers["gap_np"] == 192 and v.numbers["gap_nodes"] == 8
     assert v.numbers["gap_max"] == pytest.approx(19200 / 17600 - 1)
-    assert v.numbers["halo_last"] == 0.08 and v.numbers["np_last"] == 192
+    assert v.numbers["halo_at_gap"] == 0.08 and v.numbers["np_last"] == 192
+    # the largest gap at 96 processes, not at the last row: the halo quoted is that row's
+    v = sim.model_vs_simulation(_scaling([100, 2400, 4800, 8800, 19000], [100, 2400, 4850, 9600, 19200]))
+    assert v.case == "part_across_nodes" and v.numbers["gap_np"] == 96
+    assert v.numbers["halo_at_gap"] == 0.05 and v.numbers["np_last"] == 192
     # the one-process row alone off: the old "from 2 nodes on" reading would miss it
     v = sim.model_vs_simulation(_scaling([90, 2400, 4800, 9000, 17600], [100, 2400, 4850, 9600, 19200]))
     assert v.case == "part_within_node" and v.numbers["gap_one_node"] == pytest.approx(100 / 90 - 1)

@@ -72,7 +72,7 @@ def model_vs_simulation(table, band: float = BAND) -> Verdict:
         "gap_max": float(gap[worst]),
         "gap_np": int(table.processes[worst]),
         "gap_nodes": int(table.nodes[worst]),
-        "halo_last": float(table["simulated halo share"][last]),
+        "halo_at_gap": float(table["simulated halo share"][worst]),  # the row the sentence names
         "np_last": int(table.processes[last]),
     }
     if gap.abs().max() <= band:

@@ -28,6 +28,7 @@ ANY_CHAPTER = (
     "data",
     "validation",
     "cluster",
+    "glossary",
 )
 
 
