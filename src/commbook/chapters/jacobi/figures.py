@@ -7,7 +7,8 @@ import numpy as np
 
 from ...plotting import SERIES_COLORS, measured, model_line, new_axes
 from ...verdict import Verdict, cases
-from ..lab import machine_scope as what_this_machine_shows  # noqa: F401 (the lab page's verdict)
+from ..lab import engines_placed_by  # noqa: F401 (the lab page's verdict)
+from ..lab import machine_scope as what_this_machine_shows  # noqa: F401
 
 
 # --- jacobi --------------------------------------------------------------------------------

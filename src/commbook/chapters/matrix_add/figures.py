@@ -7,7 +7,7 @@ import matplotlib.pyplot as plt
 import numpy as np
 
 from ...verdict import Verdict, cases
-from ..lab import machine_scope  # noqa: F401 (the lab page's verdict)
+from ..lab import engines_placed_by, machine_scope  # noqa: F401 (the lab page's verdict)
 
 PHASE_COLORS = {"scatter": "C0", "add": "C2", "gather": "C1"}
 
