@@ -218,6 +218,24 @@ def test_a_hung_simulation_is_killed(smpi):
         runner.run("ring", thin(), 48, "core", {"iterations": 100000, "repetitions": 5}, timeout=0.5, use_cache=False)
 
 
+def test_simgrid_stopping_is_one_line_naming_what_it_said(smpi):
+    """SimGrid's own abort (exit 134, a backtrace) reads as one line with SimGrid's message."""
+    with pytest.raises(kernels.KernelFailed) as e:
+        runner.run(
+            "ring",
+            thin(),
+            2,
+            "core",
+            {"iterations": 2, "repetitions": 1},
+            smpi_options=("--cfg=network/model:Bogus",),
+            use_cache=False,
+        )
+    said = str(e.value)
+    assert "\n" not in said and "SimGrid stopped (exit 134)" in said and "Model 'Bogus' is invalid" in said, said
+    backtrace = "[0.000000] ./src/xbt/exception.cpp:75: [xbt_exception/CRITICAL] Current backtrace:"
+    assert runner.simgrid_error(backtrace + "\n  ->  0# 0x7F in libsimgrid.so") == ""
+
+
 # ------------------------------------------------------------------ out of sample
 def _shipped_ring_table():
     import pandas as pd

@@ -154,6 +154,19 @@ def _kernel_lines(stdout: str, exe: Path) -> str:
     return "".join(line for line in stdout.splitlines(keepends=True) if not line.startswith(said))
 
 
+# SimGrid's own fatal error: "[0.000000] ./src/x.cpp:179: [root/CRITICAL] Model 'Bogus' is invalid!"
+_SIMGRID_CRITICAL = re.compile(r"\[[\w.]+/CRITICAL\] (?P<said>.+)$")
+
+
+def simgrid_error(stderr: str) -> str:
+    """SimGrid's first fatal message in stderr ('' when it said none), without its backtrace."""
+    for line in stderr.splitlines():
+        m = _SIMGRID_CRITICAL.search(line)
+        if m and not m["said"].startswith("Current backtrace"):
+            return m["said"].strip()
+    return ""
+
+
 def _check(out, returncode: int, stderr: str, name: str, unchecked: bool):
     """The kernel's output, or the error check_output raises; with `unchecked`, a timing-only
     run that says NOT CHECKED (and exited 0) is accepted as what it is."""
@@ -282,6 +295,13 @@ def run(
             if proc.poll() is None:
                 _kill_group(proc)
     text = _kernel_lines(text, exe)
+    said = simgrid_error(stderr) if proc.returncode != 0 and "commbook kernel:" not in stderr else ""
+    if said:  # the simulator stopped, not the kernel: its one line, not its backtrace
+        raise kernels.KernelFailed(
+            f"simulated {name} with {np} ranks on {platform.label()}: SimGrid stopped (exit {proc.returncode}): {said}",
+            None,
+            stderr,
+        )
     try:
         out = kernels.parse_output(text)
     except kernels.KernelError as e:
