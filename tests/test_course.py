@@ -73,9 +73,7 @@ def nbgrader_errors(out: str) -> list[str]:
     while i < len(lines):
         if lines[i].strip() == _RACE_START:
             j = i + 1
-            while j < len(lines) and lines[j].strip() != _RACE_END and (
-                lines[j].startswith((" ", "Traceback"))
-            ):
+            while j < len(lines) and lines[j].strip() != _RACE_END and (lines[j].startswith((" ", "Traceback"))):
                 j += 1
             block = lines[i : j + 1]
             if j < len(lines) and lines[j].strip() == _RACE_END and any("ipykernel/" in l for l in block):
