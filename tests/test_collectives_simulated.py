@@ -60,7 +60,7 @@ def test_the_reference_says_how_it_was_made_and_matches_the_calibration():
     assert len(meta["wall"].split("; ")) == len(sim.RUNS)  # seconds of smpirun per run, or "cached"
 
 
-def test_the_reference_crossover_is_far_below_the_formulas(monkeypatch):
+def test_the_reference_ring_crosses_far_below_the_formulas_rabenseifner_far_above(monkeypatch):
     no_smpi(monkeypatch)
     table, _ = sim.simulated_allreduce()
     lam, b = sim.link()
