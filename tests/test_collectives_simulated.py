@@ -28,12 +28,14 @@ def table_of(times: dict, P=sim.P) -> pd.DataFrame:
     return pd.DataFrame(rows).assign(benchmark="allreduce", mpi_library="SMPI 3.32")
 
 
-def butterfly_then(ring_from: int, dips=()) -> dict:
+def butterfly_then(ring_from: int, dips=(), rab_from=None) -> dict:
     """Butterfly 10 µs at every size; the ring 2x slower below `ring_from`, 2x faster from it
-    (and slower again at the sizes in `dips`); Rabenseifner and the libraries in between."""
+    (and slower again at the sizes in `dips`); Rabenseifner 12 µs, 8 µs from `rab_from` (so it
+    beats the butterfly from there, never if None, and loses to the ring from `ring_from`)."""
     ring = [5.0 if n >= ring_from and n not in dips else 20.0 for n in SIZES]
-    same = {"rabenseifner": [12.0] * 20, "library/ompi": [11.0] * 20, "library/mpich": [11.0] * 20}
-    return {"butterfly-lh": [10.0] * 20, "ring": ring, **same}
+    rab = [8.0 if rab_from is not None and n >= rab_from else 12.0 for n in SIZES]
+    libs = {"library/ompi": [11.0] * 20, "library/mpich": [11.0] * 20}
+    return {"butterfly-lh": [10.0] * 20, "ring": ring, "rabenseifner": rab, **libs}
 
 
 # ------------------------------------------------------------------ the shipped reference, no SMPI
@@ -58,16 +60,19 @@ def test_the_reference_says_how_it_was_made_and_matches_the_calibration():
     assert len(meta["wall"].split("; ")) == len(sim.RUNS)  # seconds of smpirun per run, or "cached"
 
 
-def test_the_reference_crossover_is_far_below_the_formulas(monkeypatch):
+def test_the_reference_ring_crosses_far_below_the_formulas_rabenseifner_far_above(monkeypatch):
     no_smpi(monkeypatch)
     table, _ = sim.simulated_allreduce()
     lam, b = sim.link()
     v = sim.crossover_side(table, lam, b)
     # the formulas at P = 48 (fold to 32): butterfly 7 λ + 7 n/b, ring 94 λ + 2·47/48 n/b
     model = (94 - 7) * lam / ((7 - 2 * 47 / 48) / b)
-    assert v.numbers["model_bytes"] == pytest.approx(model)
-    assert v.case == "below" and v.numbers["sim_bytes"] == 8192
-    assert v.numbers["factor"] == pytest.approx(model / 8192)
+    assert v.numbers["ring_model_bytes"] == pytest.approx(model)
+    # the ring overtakes both far below the formulas, Rabenseifner the butterfly far above
+    assert v.case == "ring_early" and v.numbers["ring_sim_bytes"] == 8192
+    assert v.numbers["ring_factor"] == pytest.approx(model / 8192)
+    assert v.numbers["rab_ring_sim_bytes"] == 8192 and v.numbers["rab_ring_factor"] > 2
+    assert v.numbers["rab_sim_bytes"] == 1 << 20 and v.numbers["rab_ratio"] > 2
     assert v.numbers["sizes"] == 20 and 0 < v.numbers["disagree"] < 20
     # at 8 KiB the butterfly is dearer than its formula, the ring cheaper (2 of its 48 links cross nodes)
     assert v.numbers["at_bytes"] == 8192
@@ -85,22 +90,39 @@ LINK = (0.99, 12090.0)  # ORFEO's node link (λ µs, b MB/s); the formulas' cros
 
 
 @pytest.mark.parametrize(
-    "ring_from, dips, case, sim_bytes",
-    [
-        (1024, (), "below", 1024),
-        (131072, (), "near", 131072),
-        (1 << 20, (), "above", 1 << 20),
-        (8, (4 << 20,), "never", 0),  # faster everywhere but at the largest size
-        # ahead from 1 KiB but behind again at 64 KiB: the crossover for good is 128 KiB, near
-        (1024, (65536,), "near", 131072),
+    "ring_from, dips, rab_from, case, counts",
+    [  # counts: the crossovers over twice below the formulas', near, over twice above or never
+        # the formulas': butterfly -> ring 206,541 B, butterfly -> Rabenseifner 19,541, Rabenseifner -> ring 495,899
+        (1024, (), 1024, "below", (3, 0, 0)),
+        # the same butterfly and ring, but Rabenseifner late: the row the old verdict left out flips it
+        (1024, (), 1 << 20, "ring_early", (2, 0, 1)),
+        (1024, (), None, "mixed", (2, 0, 1)),  # Rabenseifner never: no size to quote
+        (262144, (), 16384, "mixed", (0, 3, 0)),
+        (2 << 20, (), 65536, "mixed", (0, 0, 3)),
+        (8, (4 << 20,), None, "mixed", (0, 0, 3)),  # the ring faster everywhere but at the largest size
+        # ahead from 1 KiB but behind again at 64 KiB: for good from 128 KiB, near the formulas'
+        (1024, (65536,), 1024, "mixed", (2, 1, 0)),
     ],
 )
-def test_crossover_cases(ring_from, dips, case, sim_bytes):
-    v = sim.crossover_side(table_of(butterfly_then(ring_from, dips)), *LINK)
+def test_crossover_cases_read_every_row(ring_from, dips, rab_from, case, counts):
+    v = sim.crossover_side(table_of(butterfly_then(ring_from, dips, rab_from)), *LINK)
     assert v.case == case
-    assert v.numbers["sim_bytes"] == sim_bytes
-    assert v.numbers["model_bytes"] == pytest.approx(206541, rel=1e-4)
-    assert v.numbers["smallest"] == 8 and v.numbers["largest"] == 4 << 20 and v.numbers["sizes"] == 20
+    assert (v.numbers["n_below"], v.numbers["n_near"], v.numbers["n_late"]) == counts
+    assert v.numbers["ring_model_bytes"] == pytest.approx(206541, rel=1e-4)
+    assert v.numbers["sizes"] == 20
+
+
+def test_crossover_numbers_are_each_rows():
+    v = sim.crossover_side(table_of(butterfly_then(1024, (), 1 << 20)), *LINK)
+    assert (v.numbers["ring_sim_bytes"], v.numbers["rab_sim_bytes"], v.numbers["rab_ring_sim_bytes"]) == (
+        1024,
+        1 << 20,
+        1024,
+    )
+    assert v.numbers["rab_ratio"] == pytest.approx((1 << 20) / v.numbers["rab_model_bytes"])
+    assert v.numbers["rab_model_bytes"] == pytest.approx(19541, rel=1e-3)
+    never = sim.crossover_side(table_of(butterfly_then(1024)), *LINK)  # Rabenseifner never wins
+    assert never.numbers["rab_sim_bytes"] == 0 and never.numbers["rab_ratio"] == 0
 
 
 def test_crossover_counts_the_sizes_where_simulation_and_formulas_differ():

@@ -68,6 +68,14 @@ def test_karp_flatt_of_the_orfeo_strong_runs_is_no_fixed_fraction():
     assert claims._kf_24() == pytest.approx(0.00136, abs=1e-5)
 
 
+def test_gustafson_fraction_is_fitted_on_the_weak_runs_not_taken_from_amdahl():
+    weak = pd.DataFrame({"np": [1, 4, 48], "speedup": [1.0, 4 - 0.03 * 3, 48 - 0.03 * 47]})
+    assert S.fit_gustafson_fraction(weak) == pytest.approx(0.03)
+    strong, orfeo_weak = S.orfeo_jacobi()
+    # the ORFEO weak runs lose about 3 % at 48 processes: ten times Amdahl's f of the strong runs
+    assert S.fit_gustafson_fraction(orfeo_weak) > 10 * S.fit_serial_fraction(strong)
+
+
 def test_amdahl_and_gustafson():
     assert S.amdahl_speedup(0, 16) == pytest.approx(16)
     assert S.amdahl_speedup(1, 16) == pytest.approx(1)

@@ -140,22 +140,31 @@ def _model_crossover(small: str, large: str, lam: float, b: float) -> float:
     return collective_costs.crossover(KERNEL, model_name(KERNEL, small), model_name(KERNEL, large), P, lam, b)
 
 
+PAIRS = (("butterfly-lh", "ring"), ("butterfly-lh", "rabenseifner"), ("rabenseifner", "ring"))
+PAIR_KEYS = ("ring", "rab", "rab_ring")  # the verdict's number prefix of each pair
+
+
+def _pairs(table: pd.DataFrame, lam: float, b: float) -> list[tuple[str, str, float, float]]:
+    """(small, large, simulated crossover, formulas' crossover) of each pair of PAIRS."""
+    return [
+        (small, large, measured_crossover(table, small, large, P), _model_crossover(small, large, lam, b))
+        for small, large in PAIRS
+    ]
+
+
 def crossovers(table: pd.DataFrame, lam: float, b: float) -> pd.DataFrame:
     """Each pair of hand-written algorithms: the size from which the second is faster at every
     larger size simulated, the formulas' crossover, and their ratio (inf: never in the sizes shown)."""
-    rows = []
-    for small, large in (("butterfly-lh", "ring"), ("butterfly-lh", "rabenseifner"), ("rabenseifner", "ring")):
-        sim = measured_crossover(table, small, large, P)
-        model = _model_crossover(small, large, lam, b)
-        rows.append(
-            {
-                "small messages": small,
-                "large messages": large,
-                "simulated from (B)": int(sim) if sim != float("inf") else "never",
-                "formula from (B)": round(model),
-                "simulated / formula": float(f"{sim / model:.2g}") if model else float("inf"),
-            }
-        )
+    rows = [
+        {
+            "small messages": small,
+            "large messages": large,
+            "simulated from (B)": int(sim) if sim != float("inf") else "never",
+            "formula from (B)": round(model),
+            "simulated / formula": float(f"{sim / model:.2g}") if model else float("inf"),
+        }
+        for small, large, sim, model in _pairs(table, lam, b)
+    ]
     return pd.DataFrame(rows).set_index(["small messages", "large messages"])
 
 
@@ -171,38 +180,50 @@ def fastest(table: pd.DataFrame, lam: float, b: float) -> pd.DataFrame:
     return out
 
 
-@cases("below", "near", "above", "never")
-def crossover_side(table: pd.DataFrame, lam: float, b: float, small="butterfly-lh", large="ring") -> Verdict:
-    """Where the simulated crossover from `small` to `large` falls against the formulas', at how
-    many of the sizes shown the fastest hand-written algorithm differs between the two, and each
-    one's simulated time over its formula at the simulated crossover (the largest size if none)."""
-    sim = measured_crossover(table, small, large, P)
-    model = _model_crossover(small, large, lam, b)
+def _side(sim: float, model: float) -> str:
+    if sim == float("inf"):
+        return "never"
+    return "below" if sim * NEAR < model else "above" if sim > model * NEAR else "near"
+
+
+@cases("below", "ring_early", "mixed")
+def crossover_side(table: pd.DataFrame, lam: float, b: float) -> Verdict:
+    """Every row of crossovers(), each simulated crossover below, near or above the formulas' by
+    a factor NEAR, or never: "below" for all three, "ring_early" when only butterfly ->
+    Rabenseifner is above, else "mixed" with the counts. Also at how many sizes the fastest
+    hand-written algorithm differs, and butterfly and ring over their formulas where the ring
+    overtakes the butterfly (the largest size if it never does)."""
+    pairs = _pairs(table, lam, b)
+    sides = dict(zip(PAIR_KEYS, (_side(sim, model) for _, _, sim, model in pairs)))
     side = fastest(table, lam, b)
     t = table[table.np == P].pivot_table(index="size_bytes", columns="algorithm", values="t_us")
-    never = sim == float("inf")
-    at = int(t.index.max() if never else sim)  # where the two are compared with their formulas
+    ring_sim = pairs[0][2]
+    at = int(t.index.max() if ring_sim == float("inf") else ring_sim)  # where both meet their formulas
     formula = models([at], lam, b).set_index("algorithm").t_us
-    numbers = {  # sim_bytes and factor 0 when the ring never wins for good (a verdict's numbers are finite)
-        "sim_bytes": 0.0 if never else sim,
-        "model_bytes": model,
-        "factor": 0.0 if never else model / sim,
+    numbers = {
         "disagree": int((side["simulated fastest"] != side["formula fastest"]).sum()),
         "sizes": len(side),
-        "smallest": int(side.index.min()),
-        "largest": int(side.index.max()),
         "at_bytes": at,
-        "small_over_model": float(t.loc[at, small] / formula[small]),
-        "large_over_model": float(t.loc[at, large] / formula[large]),
+        "small_over_model": float(t.loc[at, "butterfly-lh"] / formula["butterfly-lh"]),
+        "large_over_model": float(t.loc[at, "ring"] / formula["ring"]),
     }
-    if never:
-        case = "never"
-    elif sim * NEAR < model:
+    for key, (_, _, sim, model) in zip(PAIR_KEYS, pairs):
+        never = sim == float("inf")  # a verdict's numbers are finite: 0 for a crossover never reached
+        numbers |= {
+            f"{key}_sim_bytes": 0.0 if never else sim,
+            f"{key}_model_bytes": model,
+            f"{key}_ratio": 0.0 if never else sim / model,
+            f"{key}_factor": 0.0 if never else model / sim,
+        }
+    for s in ("below", "near"):
+        numbers[f"n_{s}"] = sum(v == s for v in sides.values())
+    numbers["n_late"] = sum(v in ("above", "never") for v in sides.values())
+    if numbers["n_below"] == len(PAIRS):
         case = "below"
-    elif sim > model * NEAR:
-        case = "above"
+    elif sides["ring"] == sides["rab_ring"] == "below" and sides["rab"] == "above":
+        case = "ring_early"
     else:
-        case = "near"
+        case = "mixed"
     return Verdict(case, numbers)
 
 
