@@ -1,6 +1,7 @@
 """Shared fixtures. MPI tests use the environment's own mpiexec (commbook.mpi_env)."""
 
 import os
+import signal
 from pathlib import Path
 
 import chromium
@@ -10,6 +11,12 @@ REPO = Path(__file__).resolve().parents[1]
 # slurm_cluster / slurm: a real single-node Slurm; emulated_cluster / on_nodes: 3 emulated nodes
 pytest_plugins = ["slurm_fixture", "nodes_fixture"]
 os.environ.setdefault("IPP_NONINTERACTIVE", "1")
+# Started by nohup or as a background job (`make test &`), the suite inherits SIGHUP or SIGINT
+# ignored, and so would every command it starts: the tests that stop one with those signals
+# would see it carry on. The commands under test get the signals a terminal gives.
+for _sig, _handler in ((signal.SIGHUP, signal.SIG_DFL), (signal.SIGINT, signal.default_int_handler)):
+    if signal.getsignal(_sig) == signal.SIG_IGN:
+        signal.signal(_sig, _handler)
 
 
 @pytest.fixture(scope="session", autouse=True)
