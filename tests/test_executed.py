@@ -108,6 +108,7 @@ pathlib.Path("NAME.times").write_text(f"{t0} {time.time()}")  # MARK
 """
 
 
+@pytest.mark.slow  # four kernels and two worker processes: not in make test-fast
 def test_pages_without_mpi_run_side_by_side_and_an_mpi_page_alone(tmp_path):
     """--jobs 2: the two pages that run no MPI overlap in time; the page whose code starts MPI
     (by RUNS_MPI: here a comment naming MPICluster) overlaps neither; a failing page is reported
