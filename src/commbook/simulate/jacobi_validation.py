@@ -139,10 +139,8 @@ def summary(points):
 
 def write_table(path: Path | None = None, points=None) -> Path:
     """The points with a header naming the data, the simulator, the subset and both errors."""
-    import io
-
-    from ..data import atomic_write_text
     from . import calibration, runner
+    from .validation import write_with_header
 
     points = jacobi_points() if points is None else points
     e = errors(points)
@@ -157,13 +155,7 @@ def write_table(path: Path | None = None, points=None) -> Path:
         f"overall: simulated median |error| {e['sim_median_abs_error']:.3f}, within 25 % {e['sim_within_25pct']:.3f}; formula median |error| {e['formula_median_abs_error']:.3f}, within 25 % {e['formula_within_25pct']:.3f}; {e['points']} runs",
         "command: commbook simulate validate --what jacobi",
     ]
-    buf = io.StringIO()
-    for line in lines:
-        buf.write(f"# {line}\n")
-    points.to_csv(buf, index=False, lineterminator="\n")
-    path = Path(path) if path else table_path()
-    atomic_write_text(path, buf.getvalue())
-    return path
+    return write_with_header(path or table_path(), lines, points)
 
 
 def measured_runs_all():

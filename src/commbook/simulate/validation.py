@@ -32,6 +32,19 @@ PAIRS = [  # (dataset, algorithm in the data, ring.c's options as the student's 
 ]
 
 
+def write_with_header(path: Path, header: list[str], points) -> Path:
+    """The points as CSV under `# ` header lines, written atomically (the shipped validation tables)."""
+    import io
+
+    from ..data import atomic_write_text
+
+    buf = io.StringIO()
+    buf.writelines(f"# {line}\n" for line in header)
+    points.to_csv(buf, index=False, lineterminator="\n")
+    atomic_write_text(Path(path), buf.getvalue())
+    return Path(path)
+
+
 def mapping_at(mapping: str, p: int) -> str:
     """mpirun's placement: 'default' is Open MPI 4.1's own, by core for P <= 2, by socket above."""
     return ("core" if p <= 2 else "socket") if mapping == "default" else mapping
@@ -125,17 +138,13 @@ def summary(points):
 
 def write_table(path: Path | None = None, points=None) -> Path:
     """The points with a header naming the data, the simulator and the calibration."""
-    import io
-
-    from ..data import atomic_write_text
     from . import runner
 
     points = ring_points() if points is None else points
     _, caption = measured_ring()
     s = summary(points)
     allrow = s[s.dataset == "all"].iloc[0]
-    buf = io.StringIO()
-    for line in [
+    header = [
         "what: simulated ring (ring.c under SMPI on generated orfeo-thin nodes, calibrated on ping-pong only) against ORFEO's measured rings",
         f"simulator: {runner.status().library}; calibration {runner.calibration_id()}; kernel options {OPTIONS}",
         "pairs: " + "; ".join(f"{d} {a}: ring.c {o}, map-by {m}" for d, a, o, m, _ in PAIRS),
@@ -143,12 +152,8 @@ def write_table(path: Path | None = None, points=None) -> Path:
         f"overall: median |error| {allrow.median_abs_error:.3f}, within 10 % {allrow.within_10pct:.3f}, within 25 % {allrow.within_25pct:.3f} of {int(allrow.points)} points",
         f"formula: median |error| {allrow.formula_median_abs_error:.3f}, within 25 % {allrow.formula_within_25pct:.3f}",
         "command: commbook simulate validate",
-    ]:
-        buf.write(f"# {line}\n")
-    points.to_csv(buf, index=False, lineterminator="\n")
-    path = Path(path) if path else table_path()
-    atomic_write_text(path, buf.getvalue())
-    return path
+    ]
+    return write_with_header(path or table_path(), header, points)
 
 
 # ---------------------------------------------------------------- collectives, per Open MPI algorithm
@@ -246,14 +251,11 @@ def collective_summary(points):
 
 def write_collectives_table(path: Path | None = None, points=None) -> Path:
     """The collective points with a header naming the data, the simulator and each operation's errors."""
-    import io
 
-    from ..data import atomic_write_text
     from . import runner
 
     points = collective_points() if points is None else points
     s = collective_summary(points)
-    buf = io.StringIO()
     lines = [
         "what: simulated broadcast, gather and allreduce (the book's kernels calling the library under SMPI on generated orfeo-thin nodes, calibrated on ping-pong only), per Open MPI algorithm, against ORFEO's measured collectives",
         f"simulator: {runner.status().library}; calibration {runner.calibration_id()}; kernel options {COLL_OPTIONS}; P in {list(COLL_NPS)}, sizes {list(COLL_SIZES)} bytes where measured",
@@ -265,12 +267,7 @@ def write_collectives_table(path: Path | None = None, points=None) -> Path:
         for r in s.itertuples()
     ]
     lines.append("command: commbook simulate validate --what collectives")
-    for line in lines:
-        buf.write(f"# {line}\n")
-    points.to_csv(buf, index=False, lineterminator="\n")
-    path = Path(path) if path else collectives_table_path()
-    atomic_write_text(path, buf.getvalue())
-    return path
+    return write_with_header(path or collectives_table_path(), lines, points)
 
 
 def load_shipped(which: str):
