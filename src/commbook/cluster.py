@@ -85,6 +85,10 @@ class RunStopped(kernels.KernelError):
     """A run ended on request (a run panel's Stop): every process of the cluster was killed."""
 
 
+class EngineDied(Exception):
+    """A local engine process ended during a run (seen before the hub's heartbeats drop it)."""
+
+
 class _StartFailed(Exception):
     def __init__(self, reason: str, output: str):
         super().__init__(reason)
@@ -432,7 +436,7 @@ class MPICluster:
                     f"{kernel} did not finish on {self.n} engines within {timeout:g} s; the "
                     f"engines were killed and the next run starts a new cluster."
                 ) from None
-            if isinstance(e, ipp.error.EngineError) or not self.healthy():
+            if isinstance(e, (ipp.error.EngineError, EngineDied)) or not self.healthy():
                 self._force_stop()
                 self._ended = "lost an engine"
                 died = [l.strip() for l in str(e).splitlines() if "died" in l] or [str(e)]
@@ -447,15 +451,18 @@ class MPICluster:
         out = kernels.parse_output(text)
         return kernels.check_output(out, max(codes), name=Path(str(kernel)).stem)
 
-    @staticmethod
-    def _wait(result, timeout: float, cancel):
-        if cancel is None:
-            return result.get(timeout=timeout)
+    def _wait(self, result, timeout: float, cancel):
+        """The run's replies; a local engine that died ends the wait at once (the hub drops a
+        silent engine only after HEARTBEAT_MISSES beats, 30 s)."""
+        watched = self._engine_pids if self.local else []
         deadline = time.monotonic() + timeout
         while not result.ready():
-            if cancel.is_set():
+            if cancel is not None and cancel.is_set():
                 raise RunStopped("stopped: the cluster's processes were killed")
-            result.wait(min(0.1, max(0.0, deadline - time.monotonic())))
+            dead = [pid for pid in watched if not process_tree.is_alive(pid)]
+            if dead:
+                raise EngineDied(f"engine process {dead[0]} died")
+            result.wait(min(0.25, max(0.0, deadline - time.monotonic())))
             if time.monotonic() >= deadline and not result.ready():
                 return result.get(timeout=0)  # raises ipyparallel's TimeoutError
         return result.get()
