@@ -2,6 +2,7 @@
 headless browser (Debian's chromium driven by Playwright): figures loaded, formulas typeset,
 no error output, no request leaving the machine."""
 
+import fcntl
 import os
 import re
 import subprocess
@@ -15,8 +16,9 @@ import yaml
 REPO = Path(__file__).resolve().parents[1]
 HTML = REPO / "_build" / "html"
 
-# The first test also builds the book (session fixture): allow for a cold build.
-pytestmark = [pytest.mark.book, pytest.mark.mpi, pytest.mark.timeout(3600)]
+# The first test also builds the book (session fixture): allow for a cold build. Only the build
+# runs MPI (test_page_built_without_errors is marked so): the other tests read its pages.
+pytestmark = [pytest.mark.book, pytest.mark.timeout(3600)]
 
 
 def toc_pages() -> list[str]:
@@ -25,14 +27,12 @@ def toc_pages() -> list[str]:
     return toc_files(yaml.safe_load((REPO / "_toc.yml").read_text()))
 
 
-@pytest.fixture(scope="session")
-def built_book(tmp_path_factory):
-    """Build the book as `make book` does (execution cached in _build/.jupyter_cache), offline:
-    no ORFEO mirror and an empty fetch cache, so every ORFEO figure must come from the derived
-    tables shipped in data/orfeo/derived/."""
-    env = dict(
-        os.environ, COMMBOOK_ORFEO_MIRROR="none", COMMBOOK_DATA_CACHE=str(tmp_path_factory.mktemp("empty-orfeo-cache"))
-    )
+def _build_book(basetemp: Path) -> tuple[int, str]:
+    """`make book`'s build, offline: no ORFEO mirror and an empty fetch cache, so every ORFEO
+    figure must come from the derived tables shipped in data/orfeo/derived/."""
+    cache = basetemp / "empty-orfeo-cache"
+    cache.mkdir(parents=True, exist_ok=True)
+    env = dict(os.environ, COMMBOOK_ORFEO_MIRROR="none", COMMBOOK_DATA_CACHE=str(cache))
     proc = subprocess.run(
         [sys.executable, "-m", "commbook.booktools", "build"],
         cwd=REPO,
@@ -44,11 +44,33 @@ def built_book(tmp_path_factory):
     log = proc.stdout + proc.stderr
     (REPO / "_build").mkdir(exist_ok=True)
     (REPO / "_build" / "test-build.log").write_text(log)
-    if proc.returncode != 0:
-        pytest.fail(f"book build failed (exit {proc.returncode}); last lines:\n{log[-6000:]}")
+    return proc.returncode, log
+
+
+@pytest.fixture(scope="session")
+def built_book(tmp_path_factory):
+    """Build the book as `make book` does (execution cached in _build/.jupyter_cache). Under
+    pytest-xdist (CI reads the built pages on both cores) the first worker builds, under a lock,
+    and the others read its result: one build per session."""
+    basetemp = tmp_path_factory.getbasetemp()
+    if not os.environ.get("PYTEST_XDIST_WORKER"):
+        rc, log = _build_book(basetemp)
+    else:
+        shared = basetemp.parent  # one folder for every worker of this session
+        with open(shared / "book-build.lock", "w") as lock:
+            fcntl.flock(lock, fcntl.LOCK_EX)
+            result = shared / "book-build.result"
+            if not result.exists():
+                rc, log = _build_book(shared)
+                result.write_text(f"{rc}\n{log[-6000:]}")
+            rc_text, _, log = result.read_text().partition("\n")
+            rc = int(rc_text)
+    if rc != 0:
+        pytest.fail(f"book build failed (exit {rc}); last lines:\n{log[-6000:]}")
     return HTML
 
 
+@pytest.mark.mpi  # executes every chapter: CI runs it one test at a time, before the page readers
 @pytest.mark.parametrize("page", toc_pages())
 def test_page_built_without_errors(built_book, page):
     html = (built_book / f"{page}.html").read_text()
@@ -306,6 +328,7 @@ def check_accessibility(tab, page: str) -> None:
 
 
 @pytest.mark.browser
+@pytest.mark.starts_first  # long (prints every page): under pytest-xdist it must not end the pass alone
 def test_pdf_of_the_book(built_book, browser):
     """`make pdf`: one PDF, every chapter's title in it, at least as many images as the pages
     print figures (matplotlib PNGs and the explorers' pictures), no explorer picture wider than

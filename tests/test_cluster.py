@@ -34,6 +34,7 @@ def test_sweep_gives_one_output_per_value(mpi_cluster):
     assert list(tidy["size_bytes"]) == [0, 1024]
 
 
+@pytest.mark.one_family
 def test_timeout_kills_engines_and_next_run_restarts():
     cluster = MPICluster(n=2)
     try:
@@ -52,6 +53,7 @@ def test_timeout_kills_engines_and_next_run_restarts():
     assert [p for p in hung + second if is_alive(p)] == []
 
 
+@pytest.mark.one_family
 def test_context_manager_always_stops():
     with pytest.raises(RuntimeError, match="boom"):
         with MPICluster(n=2) as cluster:

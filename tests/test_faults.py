@@ -306,6 +306,7 @@ def started(w):
     w.poll_tree()
 
 
+@pytest.mark.one_family
 @pytest.mark.parametrize("sig", [signal.SIGTERM])  # SIGHUP: the same handler, tested above
 def test_owner_terminated_stops_the_whole_cluster(tmp_path, sig):
     """What a Jupyter kernel shutdown sends when the kernel does not exit by itself (SIGTERM);
@@ -348,6 +349,7 @@ def test_engine_crash_fails_that_run_and_the_next_restarts(tmp_path):
     assert w.leftovers() == []
 
 
+@pytest.mark.one_family
 def test_local_cluster_listens_on_loopback_only(tmp_path, monkeypatch):
     """Every listening socket of the cluster's processes is on 127.0.0.1 or ::1.
 
@@ -392,6 +394,7 @@ def test_written_files_follow_the_umask(tmp_path):
     assert (tmp_path / "a.txt").stat().st_mode & 0o777 == 0o640
 
 
+@pytest.mark.one_family
 @pytest.mark.parametrize("now", [False, True])
 def test_jupyter_kernel_restart_stops_the_cluster(tmp_path, now):
     """The notebook case: a kernel holding a cluster is restarted (now=True: killed at once)."""

@@ -436,7 +436,6 @@ def section(text: str, heading: str) -> str:
     return text[start : end if end > 0 else len(text)]
 
 
-@pytest.mark.book
 def test_a_book_build_measures_the_node_boundary_once(tmp_path, monkeypatch):
     """In a book build the first lab page measures the emulated nodes and the next reads that run
     (case `shared`); outside a build every page measures its own."""

@@ -134,6 +134,7 @@ def test_a_failed_run_shows_the_kernels_own_line(mpi_cluster):
     assert "Traceback" not in panel.status.value and panel.session.runs == []
 
 
+@pytest.mark.one_family
 @pytest.mark.mpi
 def test_stop_ends_a_long_run_at_once_and_leaves_nothing():
     """A ring on 3 engines (the panel's own cluster: the chapter's has 2) with 16 MiB messages

@@ -55,6 +55,7 @@ def test_engines_through_slurm_share_one_world_and_run_a_kernel(slurm_engines):
     assert wait_until(lambda: not [p for p in pids if is_alive(p)], 10)
 
 
+@pytest.mark.one_family
 def test_slurm_options_reach_the_engines_job(slurm_engines, monkeypatch):
     # three engines on two CPUs only start if --overcommit reaches the job script
     monkeypatch.setenv("COMMBOOK_SLURM_OPTIONS", "--overcommit --comment=commbook-test")
@@ -67,6 +68,7 @@ def test_slurm_options_reach_the_engines_job(slurm_engines, monkeypatch):
     assert out.ok and out.meta["np"] == 3
 
 
+@pytest.mark.one_family
 def test_hung_kernel_on_slurm_engines_cancels_their_job(slurm_engines):
     cluster = MPICluster(n=2, start_timeout=120)
     try:
@@ -80,6 +82,7 @@ def test_hung_kernel_on_slurm_engines_cancels_their_job(slurm_engines):
         cluster.stop()
 
 
+@pytest.mark.one_family
 def test_engines_that_cannot_be_placed_fail_clearly_and_leave_no_job(slurm_engines):
     # three tasks on two CPUs without --overcommit: the job pends forever (PartitionConfig)
     cluster = MPICluster(n=3, start_timeout=10)
@@ -136,6 +139,7 @@ def test_refused_job_is_reported(slurm, tmp_path):
         scheduler.submit(script, cwd=tmp_path, timeout=60)
 
 
+@pytest.mark.one_family
 def test_status_and_doctor_see_slurm(slurm_engines, capsys):
     st = scheduler.status()
     assert st.name == "slurm" and st.reachable and st.can_place_engines, st

@@ -134,6 +134,7 @@ def test_student_notebooks_are_valid_and_complete(repo, student_build):
 
 @pytest.mark.slow
 @pytest.mark.browser
+@pytest.mark.starts_first  # long: under pytest-xdist it must not end the pass alone
 def test_student_pdf_holds_no_solution(repo, student_build, browser, tmp_path):
     """`make pdf EDITION=student`: the student pages printed into one PDF, every chapter in it,
     no solution's text."""
