@@ -229,7 +229,7 @@ def size_side(n, measured_t, model_t) -> Verdict:
 @cases("seen", "lost")
 def node_step(boundary_P: int, measured_jump_us: float, model_jump_us: float) -> Verdict:
     """The jump of the µs per step where the ring on emulated nodes first crosses a node: seen
-    when it is more than half the model's jump, lost in the run's noise otherwise."""
+    when it is more than half the model's jump, lost (at most half of it, or no model jump) otherwise."""
     numbers = {
         "P": boundary_P,
         "measured_us": measured_jump_us,
