@@ -280,7 +280,8 @@ def test_the_ring_and_collectives_verdicts_read_every_shipped_point():
     points, _ = _shipped_ring_table()
     v = validation.ring_verdict(points)
     worst = points.rel_error.abs().max()
-    assert v.case == ("goal_met" if worst <= validation.RING_GOAL else "goal_missed")
+    missed = "too_fast" if points.rel_error.median() < 0 else "too_slow"
+    assert v.case == ("goal_met" if worst <= validation.RING_GOAL else missed)
     assert v.numbers["points"] == len(points)
     assert v.numbers["error"] == pytest.approx(100 * points.rel_error.abs().median())
     # the intra-node non-blocking points: P <= 24, two students, one row each
@@ -292,9 +293,23 @@ def test_the_ring_and_collectives_verdicts_read_every_shipped_point():
     coll = validation.load_shipped("collectives")
     c = validation.collectives_verdict(coll)
     medians = coll.rel_error.abs().groupby(coll.operation).median()
-    assert c.case == ("goal_met" if (medians <= validation.COLL_GOAL).all() else "goal_missed")
+    missed = "too_fast" if coll.rel_error.median() < 0 else "too_slow"
+    assert c.case == ("goal_met" if (medians <= validation.COLL_GOAL).all() else missed)
     assert c.numbers["points"] == len(coll)
     assert c.numbers["gather_error"] == pytest.approx(100 * medians["gather"])
+
+
+def test_a_missed_simulation_goal_says_which_way_it_missed():
+    """The same points, simulated 40 % below and 40 % above what was measured: the goal is
+    missed both times, once too fast and once too slow, and the median says by how much."""
+    ring, _ = _shipped_ring_table()
+    coll = validation.load_shipped("collectives")
+    for verdict, points in ((validation.ring_verdict, ring), (validation.collectives_verdict, coll)):
+        fast = verdict(points.assign(rel_error=-0.4 + 0.01 * (points.index % 3)))
+        slow = verdict(points.assign(rel_error=0.4 + 0.01 * (points.index % 3)))
+        assert (fast.case, slow.case) == ("too_fast", "too_slow")
+        assert fast.numbers["faster"] == pytest.approx(39.0) and slow.numbers["slower"] == pytest.approx(41.0)
+        assert verdict(points.assign(rel_error=0.05)).case == "goal_met"
 
 
 @pytest.mark.parametrize("topology", platforms.INTERCONNECTS)

@@ -216,6 +216,26 @@ def test_large_graphs_upper_bound_reaches_the_formula(G):
     assert nx.cut_size(G, b.half) == b.width
 
 
+def test_recursive_doubling_costs_the_same_on_a_4x4_torus_and_mesh():
+    """The topology page's reason: partners 1 or 2 apart on a side of 4 gain nothing from the
+    wrap-around; a pair 3 apart does, so the two networks do differ there."""
+    from commbook.models import collective_costs
+
+    torus, mesh = T.torus(16), T.mesh(16)
+    steps = collective_costs.schedule("allreduce", "recursive_doubling", 16)
+    pairs = [(m.src, m.dst) for s in steps for m in s]
+    assert {abs(a % 4 - b % 4) + abs(a // 4 - b // 4) for a, b in pairs} == {1, 2}
+    assert [T.hops(torus, a, b) for a, b in pairs] == [T.hops(mesh, a, b) for a, b in pairs]
+
+    def cost(G):
+        return collective_costs.predict(
+            "allreduce", "recursive_doubling", 16, 1 << 20, 1.0, 1e4, topology=G, t_h=0.1, contention=True
+        )
+
+    assert cost(torus) == pytest.approx(cost(mesh))
+    assert (T.hops(torus, 0, 3), T.hops(mesh, 0, 3)) == (1, 3)
+
+
 def test_drawing_one_arrow_per_hop():
     import matplotlib
 

@@ -48,6 +48,9 @@ def test_p2_segment_and_table():
     v = lib.p2_segment(per, lam=0.3)
     assert v.case == "far" and v.numbers["lambdas"] == pytest.approx(4.0 / 0.3)
     assert lib.p2_segment(0.6, lam=0.3).case == "close"
+    # far below the model's one λ (even a pipeline faster than the chain) is not "far": at most 3 λ
+    v = lib.p2_segment(-0.1, lam=0.3)
+    assert v.case == "close" and v.numbers["far"] == 3
     t = lib.p2_bcast_table(by, lam=0.3, bw=10000.0)
     assert set(t.bytes) == {8, 1 << 22} and len(t) == 8
     pipe = t[(t.bytes == 1 << 22) & (t.broadcast == "pipeline")].iloc[0]
@@ -67,9 +70,14 @@ def test_crossover_reads_both_algorithms():
     assert lib.crossover(1000, {"ring": 1500, "rabenseifner": 1200}).case == "near"
     assert lib.crossover(1000, {"ring": 100, "rabenseifner": 200}).case == "below"
     assert lib.crossover(1000, {"ring": math.inf, "rabenseifner": math.inf}).case == "never"
-    # the old sentence read only the finite crossovers: one that never came flips "near" to "mixed"
-    assert lib.crossover(1000, {"ring": 1100, "rabenseifner": math.inf}).case == "mixed"
+    # one that never came is above too: it flips "near" to "above", the finite one near
+    v = lib.crossover(1000, {"ring": 1100, "rabenseifner": math.inf})
+    assert v.case == "above" and v.numbers["ratio_max"] == pytest.approx(1.1)
     assert lib.crossover(1000, {"ring": 3000, "rabenseifner": math.inf}).case == "above"
+    # one near and one far on the same side is that side; "mixed" only when they straddle the model
+    assert lib.crossover(1000, {"ring": 900, "rabenseifner": 200}).case == "below"
+    assert lib.crossover(1000, {"ring": 1100, "rabenseifner": 200}).case == "mixed"
+    assert lib.crossover(1000, {"ring": 3000, "rabenseifner": 200}).case == "mixed"
 
 
 def test_cache_add_and_p4():
@@ -78,7 +86,10 @@ def test_cache_add_and_p4():
     v = lib.cache_add(1 / 1.2)
     assert v.case == "slower" and v.numbers["inverse"] == pytest.approx(1.2)
     assert lib.p4_setting(2).case == "oversubscribed"
+    assert lib.p4_setting(1).numbers["cores"] == 1  # P = 2 is oversubscribed too: the words say "more than 1"
     assert lib.p4_setting(8).case == "own_cores"
+    v = lib.p4_setting(8, placed_by="COMMBOOK_HOSTFILE")
+    assert v.case == "elsewhere" and v.numbers["setting"] == "`COMMBOOK_HOSTFILE`"
     assert lib.p4_crossover(math.inf, 1000).case == "never"
     v = lib.p4_crossover(256000, 1000)
     assert v.case == "above" and v.numbers["ratio"] == pytest.approx(256)

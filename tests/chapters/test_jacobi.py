@@ -41,9 +41,15 @@ def test_jacobi_roof_direction_and_layer_cases_follow_the_run():
     assert jac.sweep_roof(1.5, grids, 1 << 30).case == "above_in_cache"
     assert jac.sweep_roof(1.5, grids, 32 << 20).case == "above"
     assert jac.sweep_roof(1.5, grids, 0).case == "above"  # an unknown cache is no excuse
-    d = jac.direction(100.0, 250.0)
-    assert d.case == "slower" and d.numbers["ratio"] == pytest.approx(2.5)
-    assert jac.direction(100.0, 100.0).case == "same" and jac.direction(100.0, 50.0).case == "faster"
+    d = jac.direction((100.0, 250.0), (100.0, 150.0))
+    assert d.case == "slower" and (d.numbers["ratio_min"], d.numbers["ratio_max"]) == pytest.approx((1.5, 2.5))
+    assert jac.direction((100.0, 100.0), (80.0, 84.0)).case == "same"
+    assert jac.direction((100.0, 50.0), (100.0, 80.0)).case == "faster"
+    # the weak pair alone flips the strong pair's case: the verdict reads both
+    flipped = jac.direction((100.0, 250.0), (100.0, 95.0))
+    assert flipped.case == "differ" and (flipped.numbers["strong"], flipped.numbers["weak"]) == pytest.approx(
+        (2.5, 0.95)
+    )
     assert jac.planes_in_cache(planes, 32 << 20).case == "fits"
     assert jac.planes_in_cache(planes, 2 << 20).case == "half"
     assert jac.planes_in_cache(planes, 1 << 20).case == "exceeds"

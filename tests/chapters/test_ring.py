@@ -42,6 +42,9 @@ def test_ring_model_side_oversubscription_and_node_step_follow_the_run():
     assert ring.what_this_machine_shows(2, True, 4).case == "emulated_shared"  # P = 3, 4 on 2 cores
     assert ring.what_this_machine_shows(4, True, 4).case == "emulated"
     assert ring.what_this_machine_shows(1, True, 4).case == "one_core"
+    # a hostfile or Slurm places the ranks elsewhere: this machine's cores say nothing of theirs
+    v = ring.what_this_machine_shows(2, False, 4, "COMMBOOK_HOSTFILE")
+    assert v.case == "elsewhere" and v.numbers["setting"] == "`COMMBOOK_HOSTFILE`"
 
 
 def test_ring_oversubscription_and_model_verdicts():

@@ -305,12 +305,18 @@ def step_over_pingpong(points, content: dict | None = None):
     return pts
 
 
-@cases("goal_met", "goal_missed")
+def _missed(signed_errors) -> str:
+    """The case of a missed goal: the simulation too fast (median signed error below 0) or too slow."""
+    return "too_fast" if float(signed_errors.median()) < 0 else "too_slow"
+
+
+@cases("goal_met", "too_fast", "too_slow")
 def ring_verdict(points=None) -> Verdict:
-    """Every point of the ring table (default: the shipped one): the goal is each within RING_GOAL.
-    Numbers in %: the simulation's median |error|, shares within 10, 15 and 25 %, its median
-    signed error, the formula's median |error|; and for the intra-node non-blocking points, the
-    median of measured step / ping-pong one-way time and the share above STEP_BOUND."""
+    """Every point of the ring table (default: the shipped one): the goal is each within RING_GOAL;
+    missed, the median signed error says too fast or too slow. Numbers in %: the simulation's
+    median |error|, shares within 10, 15 and 25 %, its median signed error both ways (faster,
+    slower), the formula's median |error|; and for the intra-node non-blocking points, the median
+    of measured step / ping-pong one-way time and the share above STEP_BOUND."""
     points = load_shipped("ring") if points is None else points
     e = points.rel_error.abs()
     bound = step_over_pingpong(points)
@@ -321,6 +327,7 @@ def ring_verdict(points=None) -> Verdict:
         "within15": 100 * float((e <= RING_GOAL).mean()),
         "within25": 100 * float((e <= 0.25).mean()),
         "faster": -100 * float(points.rel_error.median()),
+        "slower": 100 * float(points.rel_error.median()),
         "formula_error": 100 * float(points.formula_rel_error.abs().median()),
         "step_points": len(bound),
         "step_ratio": float(bound.ratio.median()),
@@ -330,14 +337,15 @@ def ring_verdict(points=None) -> Verdict:
         "near": 10.0,
         "far": 25.0,
     }
-    return Verdict("goal_met" if (e <= RING_GOAL).all() else "goal_missed", numbers)
+    return Verdict("goal_met" if (e <= RING_GOAL).all() else _missed(points.rel_error), numbers)
 
 
-@cases("goal_met", "goal_missed")
+@cases("goal_met", "too_fast", "too_slow")
 def collectives_verdict(points=None) -> Verdict:
     """Every point of the collectives table (default: the shipped one): the goal is each
-    operation's median |error| within COLL_GOAL. Numbers in %: each operation's median |error|,
-    and over all points the shares within 10 and 25 % and the median of 1 - simulated/measured."""
+    operation's median |error| within COLL_GOAL; missed, the median signed error over all points
+    says too fast or too slow. Numbers in %: each operation's median |error|, and over all points
+    the shares within 10 and 25 % and the median signed error both ways (faster, slower)."""
     points = load_shipped("collectives") if points is None else points
     e = points.rel_error.abs()
     per_op = e.groupby(points.operation).median()
@@ -347,8 +355,9 @@ def collectives_verdict(points=None) -> Verdict:
         "within10": 100 * float((e <= 0.10).mean()),
         "within25": 100 * float((e <= 0.25).mean()),
         "faster": -100 * float(points.rel_error.median()),
+        "slower": 100 * float(points.rel_error.median()),
         "worst_op_error": 100 * float(per_op.max()),
         "goal": 100 * COLL_GOAL,
         "near": 10.0,
     }
-    return Verdict("goal_met" if (per_op <= COLL_GOAL).all() else "goal_missed", numbers)
+    return Verdict("goal_met" if (per_op <= COLL_GOAL).all() else _missed(points.rel_error), numbers)

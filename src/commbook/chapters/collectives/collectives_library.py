@@ -11,6 +11,7 @@ import pandas as pd
 
 from ... import data, kernels, machine
 from ...verdict import Verdict, cases
+from ..lab import engines_placed_by  # noqa: F401 (the lab page's scope verdict)
 from . import common as chapter
 from .collectives_algorithms import SAME_BAND
 
@@ -90,9 +91,10 @@ def p2_zero(by: pd.DataFrame) -> Verdict:
 
 @cases("far", "close")
 def p2_segment(per_segment: float, lam: float) -> Verdict:
-    """One extra pipeline segment's cost against the model's one λ."""
+    """One extra pipeline segment's cost against the model's one λ: far above it (more than
+    SEGMENT_FAR λ) or not (at most SEGMENT_FAR λ, however far below)."""
     r = per_segment / lam
-    return Verdict("far" if r > SEGMENT_FAR else "close", {"us": per_segment, "lambdas": r})
+    return Verdict("far" if r > SEGMENT_FAR else "close", {"us": per_segment, "lambdas": r, "far": SEGMENT_FAR})
 
 
 @cases("above", "within", "unknown")
@@ -107,7 +109,8 @@ def segment_eager(eager: int | None, segment_bytes: int = SEGMENT_BYTES) -> Verd
 @cases("never", "above", "near", "below", "mixed")
 def crossover(model_bytes: float, measured: dict) -> Verdict:
     """The measured crossovers ({algorithm: bytes, inf when it never overtook}) against the
-    model's: every one more than NEAR times above, within NEAR, below, or some of each."""
+    model's: every one within NEAR of it (near), else every one above it, every one below it,
+    or some above and some below (mixed)."""
     r = {a: v / model_bytes for a, v in measured.items()}
     finite = [x for x in r.values() if math.isfinite(x)]
     numbers = {"model_bytes": float(model_bytes), "algorithms": len(r)}
@@ -115,11 +118,11 @@ def crossover(model_bytes: float, measured: dict) -> Verdict:
         return Verdict("never", numbers | {"ratio_min": 0.0, "ratio_max": 0.0})
     numbers |= {"ratio_min": min(finite), "ratio_max": max(finite)}
     values = list(r.values())
-    if all(x > NEAR for x in values):
-        return Verdict("above", numbers)
     if all(1 / NEAR <= x <= NEAR for x in values):
         return Verdict("near", numbers)
-    if all(x < 1 / NEAR for x in values):
+    if all(x > 1 for x in values):
+        return Verdict("above", numbers)
+    if all(x < 1 for x in values):
         return Verdict("below", numbers)
     return Verdict("mixed", numbers)
 
@@ -131,10 +134,15 @@ def cache_add(gamma_ratio: float, band: float = SAME_BAND) -> Verdict:
     return Verdict(key, {"ratio": gamma_ratio, "inverse": 1 / gamma_ratio, "band_pct": 100 * band})
 
 
-@cases("oversubscribed", "own_cores")
-def p4_setting(cores: int, P: int = 4) -> Verdict:
-    """The P = 4 allreduce timing on this machine: oversubscribed or a core per process."""
-    return Verdict("oversubscribed" if P > cores else "own_cores", {"cores": cores, "P": P})
+@cases("oversubscribed", "own_cores", "elsewhere")
+def p4_setting(cores: int, P: int = 4, placed_by: str = "") -> Verdict:
+    """The lab's timings on this machine: runs of more than `cores` processes (P = 4 among them)
+    oversubscribed, or a core per process up to P; `elsewhere` when a setting (`placed_by`, see
+    chapters.lab.engines_placed_by) sends the processes to other nodes."""
+    numbers = {"cores": cores, "P": P, "setting": f"`{placed_by}`" if placed_by else "-"}
+    if placed_by:
+        return Verdict("elsewhere", numbers)
+    return Verdict("oversubscribed" if P > cores else "own_cores", numbers)
 
 
 @cases("never", "above", "near", "below")

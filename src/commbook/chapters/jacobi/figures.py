@@ -316,12 +316,24 @@ def sweep_roof(at_roof: float, grids_bytes: float, llc_bytes: int) -> Verdict:
     return Verdict("below", numbers)
 
 
-@cases("slower", "same", "faster")
-def direction(x_halo_us: float, z_halo_us: float) -> Verdict:
-    """The z split's halo time against the x split's (strong scaling, two processes)."""
-    ratio = z_halo_us / x_halo_us
-    numbers = {"ratio": ratio, "x_us": x_halo_us, "z_us": z_halo_us}
-    return Verdict("slower" if ratio > 1.1 else "same" if ratio >= 0.9 else "faster", numbers)
+def _z_over_x(ratio: float) -> str:
+    return "slower" if ratio > 1.1 else "same" if ratio >= 0.9 else "faster"
+
+
+@cases("slower", "same", "faster", "differ")
+def direction(strong: tuple[float, float], weak: tuple[float, float]) -> Verdict:
+    """The z split's halo time against the x split's, in both pairs of two-process runs the
+    figure shows ((x µs, z µs) each, strong and weak scaling): the case both pairs agree on, or
+    `differ` when they fall on different sides (slower, within 10 %, faster)."""
+    r_strong, r_weak = strong[1] / strong[0], weak[1] / weak[0]
+    numbers = {
+        "strong": r_strong,
+        "weak": r_weak,
+        "ratio_min": min(r_strong, r_weak),
+        "ratio_max": max(r_strong, r_weak),
+    }
+    case = _z_over_x(r_strong)
+    return Verdict(case if case == _z_over_x(r_weak) else "differ", numbers)
 
 
 @cases("unknown", "fits", "half", "exceeds")

@@ -7,6 +7,7 @@ from matplotlib.ticker import MaxNLocator
 
 from ...plotting import CLASS_COLORS, SERIES_COLORS, measured, model_line, new_axes
 from ...verdict import Verdict, cases
+from ..lab import engines_placed_by  # noqa: F401 (the lab page's scope verdict)
 
 
 def plot_ring(
@@ -228,7 +229,7 @@ def size_side(n, measured_t, model_t) -> Verdict:
 @cases("seen", "lost")
 def node_step(boundary_P: int, measured_jump_us: float, model_jump_us: float) -> Verdict:
     """The jump of the µs per step where the ring on emulated nodes first crosses a node: seen
-    when it is more than half the model's jump, lost in the run's noise otherwise."""
+    when it is more than half the model's jump, lost (at most half of it, or no model jump) otherwise."""
     numbers = {
         "P": boundary_P,
         "measured_us": measured_jump_us,
@@ -239,12 +240,16 @@ def node_step(boundary_P: int, measured_jump_us: float, model_jump_us: float) ->
     return Verdict("seen" if seen else "lost", numbers)
 
 
-@cases("one_core", "no_node", "emulated", "emulated_shared")
-def what_this_machine_shows(cores: int, nodes_live: bool, node_ranks: int) -> Verdict:
+@cases("one_core", "no_node", "emulated", "emulated_shared", "elsewhere")
+def what_this_machine_shows(cores: int, nodes_live: bool, node_ranks: int, placed_by: str = "") -> Verdict:
     """What a live ring here can show: with one core no ring of two ranks with a core each; with
     more, rings up to `cores` ranks inside one node, and a node boundary only on emulated nodes,
-    whose rings of up to `node_ranks` ranks share this machine's cores when it has fewer."""
-    numbers = {"cores": cores, "node_ranks": node_ranks}
+    whose rings of up to `node_ranks` ranks share this machine's cores when it has fewer;
+    `elsewhere` when a setting (`placed_by`, chapters.lab.engines_placed_by) sends the ranks to
+    other nodes, which this machine's core count does not describe."""
+    numbers = {"cores": cores, "node_ranks": node_ranks, "setting": f"`{placed_by}`" if placed_by else "-"}
+    if placed_by:
+        return Verdict("elsewhere", numbers)
     if cores < 2:
         return Verdict("one_core", numbers)
     if not nodes_live:
