@@ -127,5 +127,10 @@ def test_rounds_spread_reads_every_round_of_both_configurations():
     v = M.rounds_spread(close)
     assert v.case == "rounds_wider" and v.numbers["within"] == pytest.approx(1.8)
     assert v.numbers["between"] == pytest.approx(3 / 1.4)
+    # rounds 10 % apart, configurations 80 % apart: the process count is the larger effect (the
+    # old test, twice the ratio against the ratio, called it wider)
+    apart = {"a": [np.ones(5), np.full(5, 1.1)], "b": [np.full(5, 1.89)] * 2}
+    v = M.rounds_spread(apart)
+    assert v.case == "rounds_steadier" and v.numbers["between"] == pytest.approx(1.8)
     rounds = {"a": [np.array([1.0, 2.0, 3.0]), np.array([10.0])], "b": [np.array([4.0])]}
     assert set(M.pooled(rounds)) == {"a", "b"} and len(M.pooled(rounds)["a"]) == 4

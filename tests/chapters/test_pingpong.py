@@ -43,6 +43,9 @@ def test_eager_verdict_reads_every_size_between_the_limits():
     outside = _moved({8192: (1.0, 2.0), 65536: (9.0, 2.0)})
     assert pp.eager_against_rendezvous(outside, 4096, 32768).case == "eager"
     assert pp.eager_against_rendezvous(_moved({2048: (1.0, 2.0)}), 4096, 32768).case == "none"
+    # a library that reports no default (MPICH): the sizes below the moved limit were read as
+    # between the limits (eager here); nothing is known to lie between them
+    assert pp.eager_against_rendezvous(_moved({8192: (1.0, 2.0)}), None, 32768).case == "none"
     # a size below both limits goes eagerly in both runs: the runs' own gap there (5.4 times at
     # 2 KiB in one build) as large as the protocols' makes it noise, a small one does not
     noisy = pp.eager_against_rendezvous(

@@ -168,7 +168,7 @@ def pooled(rounds: dict) -> dict:
 def rounds_spread(rounds: dict) -> Verdict:
     """Every round of two configurations {name: [times of each round]}, in the order given (a,
     b): the lowest and highest round median of each, and whether the rounds of one configuration
-    differ (highest over lowest round median) by less than half as much as the two
+    differ (highest over lowest round median, minus 1) by less than half as much as the two
     configurations' pooled medians do (steadier) or not (wider)."""
     (a, ra), (b, rb) = rounds.items()
     ma, mb = [float(np.median(r)) for r in ra], [float(np.median(r)) for r in rb]
@@ -185,7 +185,8 @@ def rounds_spread(rounds: dict) -> Verdict:
         "within": within,
         "between": float(between),
     }
-    return Verdict("rounds_steadier" if 2 * within < between else "rounds_wider", numbers)
+    # compared as excesses over 1: rounds 10 % apart against configurations 80 % apart are steadier
+    return Verdict("rounds_steadier" if 2 * (within - 1) < between - 1 else "rounds_wider", numbers)
 
 
 def warmup_effect(cold, n_first: int = 3) -> tuple[float, float]:
