@@ -2,7 +2,6 @@
 headless browser (Debian's chromium driven by Playwright): figures loaded, formulas typeset,
 no error output, no request leaving the machine."""
 
-import fcntl
 import os
 import re
 import subprocess
@@ -12,6 +11,7 @@ from pathlib import Path
 import chromium
 import pytest
 import yaml
+from once import once
 
 REPO = Path(__file__).resolve().parents[1]
 HTML = REPO / "_build" / "html"
@@ -49,24 +49,11 @@ def _build_book(basetemp: Path) -> tuple[int, str]:
 
 @pytest.fixture(scope="session")
 def built_book(tmp_path_factory):
-    """Build the book as `make book` does (execution cached in _build/.jupyter_cache). Under
-    pytest-xdist (CI reads the built pages on both cores) the first worker builds, under a lock,
-    and the others read its result: one build per session."""
-    basetemp = tmp_path_factory.getbasetemp()
-    if not os.environ.get("PYTEST_XDIST_WORKER"):
-        rc, log = _build_book(basetemp)
-    else:
-        shared = basetemp.parent  # one folder for every worker of this session
-        with open(shared / "book-build.lock", "w") as lock:
-            fcntl.flock(lock, fcntl.LOCK_EX)
-            result = shared / "book-build.result"
-            if not result.exists():
-                rc, log = _build_book(shared)
-                result.write_text(f"{rc}\n{log[-6000:]}")
-            rc_text, _, log = result.read_text().partition("\n")
-            rc = int(rc_text)
+    """Build the book as `make book` does (execution cached in _build/.jupyter_cache), once per
+    session (under pytest-xdist too: tests/once.py)."""
+    rc, log = once(tmp_path_factory, "book-build", _build_book)
     if rc != 0:
-        pytest.fail(f"book build failed (exit {rc}); last lines:\n{log[-6000:]}")
+        pytest.fail(f"book build failed (exit {rc}); last lines:\n{log}")
     return HTML
 
 

@@ -16,7 +16,8 @@ import pytest
 
 from commbook import config, kernels
 
-pytestmark = pytest.mark.mpi
+# SMPI is its own MPI (SimGrid's headers and runtime): the host's MPI family changes nothing here
+pytestmark = [pytest.mark.mpi, pytest.mark.one_family]
 
 SMPICC, SMPIRUN = shutil.which("smpicc"), shutil.which("smpirun")
 FLAGS = ["-O2", "-std=gnu11", "-Wall", "-Wextra", "-DCB_STANDALONE"]

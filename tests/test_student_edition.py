@@ -13,6 +13,7 @@ import sys
 from html import unescape
 
 import pytest
+from once import once
 
 from commbook.booktools import chapter_files, split_solutions, student_notebook
 
@@ -79,16 +80,20 @@ def test_the_instructor_page_is_not_a_student_page(repo):
 
 
 @pytest.fixture(scope="module")
-def student_build(repo):
-    proc = subprocess.run(
-        [sys.executable, "-m", "commbook.booktools", "build", "--student", "--execute", "off"],
-        cwd=repo,
-        capture_output=True,
-        text=True,
-        timeout=1200,
-    )
-    if proc.returncode != 0:
-        pytest.fail(f"student edition build failed (exit {proc.returncode}):\n{(proc.stdout + proc.stderr)[-5000:]}")
+def student_build(repo, tmp_path_factory):
+    def build(_):
+        proc = subprocess.run(
+            [sys.executable, "-m", "commbook.booktools", "build", "--student", "--execute", "off"],
+            cwd=repo,
+            capture_output=True,
+            text=True,
+            timeout=1200,
+        )
+        return proc.returncode, proc.stdout + proc.stderr
+
+    rc, output = once(tmp_path_factory, "student-build", build)  # its two tests may run side by side
+    if rc != 0:
+        pytest.fail(f"student edition build failed (exit {rc}):\n{output[-5000:]}")
     return repo / "_build" / "student"
 
 
