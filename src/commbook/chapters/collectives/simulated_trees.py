@@ -330,8 +330,11 @@ def plot(op: str, table: pd.DataFrame, lam: float, b: float):
         label_suffix=" (simulated)",
         title=f"{where}: the book's algorithms",
     )
+    spare = iter(("C6", "C8", "C5", "C7"))  # Open MPI's algorithms without a book twin (and colour)
+    colors = {DECISION: "k"} | {a: next(spare) for a in forced(op) if not algorithms.by_label(op, a).colour}
     plot_collective_times(
         sim[~sim.algorithm.isin(HAND[op])],
+        colors=colors,
         ax=bottom,
         label_suffix=" (simulated)",
         title=f"{where}: Open MPI's, forced in SMPI, and its rules (library/ompi)",
