@@ -214,3 +214,19 @@ def test_a_small_live_sweep_is_simulated_then_read_from_the_cache(smpi, monkeypa
     monkeypatch.setattr(simx, "OPTIONS", {"sizes": "8,65536", "iterations": 3, "repetitions": 1})
     cold, origin = simx.simulated("gather")  # not cached: the shipped reference, not a new simulation
     assert origin == "cold" and set(cold.np) == {48}
+
+
+def test_commbook_simulate_reference_kernel_gather_writes_only_the_gather(monkeypatch):
+    from commbook.chapters.collectives import simulated as allreduce_page
+    from commbook.cli import main
+    from commbook.cli import simulate as cli_simulate
+
+    written = []
+    monkeypatch.setattr(runner, "status", lambda: runner.SMPIStatus("smpirun", "smpicc", "3.32"))
+    monkeypatch.setattr(cli_simulate, "reference_runs", lambda: [])
+    monkeypatch.setattr(allreduce_page, "write_reference", lambda command: written.append(("allreduce", command)))
+    monkeypatch.setattr(simx, "write_reference", lambda op, command: written.append((op, command)) or ("x", {}))
+    assert main(["simulate", "reference", "--kernel", "gather"]) == 0
+    assert written == [("gather", "commbook simulate reference --kernel gather")]
+    # the shipped references say that command (test_the_references_say_how_they_were_made...)
+    assert read_measurements(simx.reference_path("gather")).meta["command"] == written[0][1]
