@@ -59,7 +59,7 @@ def register(sub):
         "--kernel",
         default=None,
         help="only this kernel's shipped runs: ring, jacobi3d, allreduce (the topology page's and the "
-        "collectives page's at P = 48); default: all",
+        "collectives page's at P = 48), bcast, gather (at P = 48); default: all",
     )
     r.set_defaults(func=run_reference)
     for spec in registry.KERNELS.values():
@@ -157,6 +157,7 @@ def run_reference(args) -> int:
     import time
 
     from ..chapters.collectives import simulated as collectives_page
+    from ..chapters.collectives import simulated_trees
     from ..simulate import cluster, runner
 
     if not runner.status().ok:
@@ -172,6 +173,11 @@ def run_reference(args) -> int:
         started = time.monotonic()
         path, _ = collectives_page.write_reference(command)
         print(f"commbook: wrote {path} in {time.monotonic() - started:.0f} s", file=sys.stderr)
+    for op in simulated_trees.OPS:
+        if args.kernel in (None, op):
+            started = time.monotonic()
+            path, _ = simulated_trees.write_reference(op, command)
+            print(f"commbook: wrote {path} in {time.monotonic() - started:.0f} s", file=sys.stderr)
     return 0
 
 

@@ -37,18 +37,20 @@ def _along(table, x: str):
     return table, table[x].to_numpy(float)
 
 
-def plot_collective_times(table, x="size_bytes", models=None, title="", ax=None, label_suffix="", logy=True):
+def plot_collective_times(
+    table, x="size_bytes", models=None, title="", ax=None, label_suffix="", logy=True, colors=None
+):
     """Measured time per call (median, bars from min to max over repetitions) of every
     algorithm in a tidy table, against message size (x="size_bytes") or processes (x="np").
     `models`: a table algorithm, np, size_bytes, t_us (commbook.collective_runs.predict_table)
-    drawn as lines labelled "model"."""
+    drawn as lines labelled "model". `colors`: {algorithm: colour} for labels without their own."""
     if ax is None:
         _, ax = plt.subplots(figsize=(7.2, 4.2))
     ops = set(table["benchmark"]) if "benchmark" in table.columns else set()
     op = ops.pop() if len(ops) == 1 else None  # library:ID names an algorithm of one operation
     for i, (alg, g) in enumerate(table.groupby("algorithm", sort=False)):
         g, xs = _along(g, x)
-        color = collective_color(alg, i, op)
+        color = (colors or {}).get(alg) or collective_color(alg, i, op)
         measured(ax, xs, g["t_us"], g["t_min_us"], g["t_max_us"], color=color, label=f"{alg}{label_suffix}")
     if models is not None and len(models):
         for i, (alg, g) in enumerate(models.groupby("algorithm", sort=False)):
