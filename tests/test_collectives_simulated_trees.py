@@ -101,6 +101,8 @@ def test_the_references_crossovers(monkeypatch):
         (65536, 2 << 20, (), "pipeline_early", (1, 0, 1)),
         # the same, but the pipeline slower again at 4 MiB: the row a first-crossing reading skips flips it
         (65536, 2 << 20, (4 << 20,), "mixed", (0, 0, 2)),
+        # scatter-allgather never faster: late, but no size for the pipeline_early words to name
+        (65536, 1 << 30, (), "mixed", (1, 0, 1)),
         (262144, 131072, (), "as_formulas", (0, 2, 0)),
         (1 << 20, 1 << 20, (), "mixed", (0, 0, 2)),
         (8192, 8192, (), "mixed", (2, 0, 0)),

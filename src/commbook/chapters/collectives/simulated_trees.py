@@ -242,7 +242,8 @@ def _finite(x: float) -> float:
 def bcast_crossings(table: pd.DataFrame, lam: float, b: float) -> Verdict:
     """Both pairs of PAIRS['bcast'] (binomial -> pipeline, binomial -> scatter-allgather): each
     simulated crossover below, near or late against the formulas' (factor NEAR; never counts as
-    late). "pipeline_early": the pipeline's below or near and scatter-allgather's late; "as_formulas":
+    late). "pipeline_early": the pipeline's below or near and scatter-allgather's late but not never
+    (its words name the size); "as_formulas":
     both near; else "mixed" with the counts. Also at how many sizes the fastest hand-written
     algorithm differs between simulation and formulas."""
     pairs = _pairs("bcast", table, lam, b)
@@ -263,7 +264,7 @@ def bcast_crossings(table: pd.DataFrame, lam: float, b: float) -> Verdict:
     numbers |= {f"n_{s}": sides.count(s) for s in ("below", "near", "late")}
     if sides == ["near", "near"]:
         case = "as_formulas"
-    elif sides[0] in ("below", "near") and sides[1] == "late":
+    elif sides[0] in ("below", "near") and sides[1] == "late" and sag != float("inf"):
         case = "pipeline_early"
     else:
         case = "mixed"
