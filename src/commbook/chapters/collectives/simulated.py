@@ -53,42 +53,70 @@ def _options(algorithm: str) -> dict:
     return {**OPTIONS, "algorithm": algorithm}
 
 
-def _tidy(runs: dict) -> pd.DataFrame:
-    """The runs' rows labelled simulated; the library's rows named after SMPI's selector."""
+def tidy_runs(runs: dict) -> pd.DataFrame:
+    """The runs' rows labelled simulated; every run but the hand-written one named after its
+    label (e.g. library/ompi, SMPI's selector)."""
     parts = []
     for label, run in runs.items():
         df = run.tidy()
-        if label.startswith("library"):
+        if label != "hand-written":
             df["algorithm"] = label
         parts.append(df)
     return pd.concat(parts, ignore_index=True)
 
 
-def simulate(use_cache: bool = True) -> tuple[pd.DataFrame, dict]:
-    """Every run of RUNS under SMPI (cached by kernel, platform, calibration): the tidy table and
-    the smpirun wall seconds of each run (0 for one read from the cache)."""
+def sweep(
+    kernel: str, runs: dict, options_of, use_cache: bool = True, timeout: float | None = None, np: int | None = None
+):
+    """Every run of `runs` (label -> (the kernel's --algorithm, smpirun's options)) under SMPI with
+    np ranks on PLATFORM (cached by kernel, platform, calibration), with options_of(algorithm): the tidy
+    table and smpirun's wall seconds of each run (0 for one read from the cache)."""
     from ...simulate import runner
 
-    plat, runs, wall = _platform(), {}, {}
-    for label, (algorithm, smpi_options) in RUNS.items():
+    plat, done, wall, np = _platform(), {}, {}, np or P
+    extra = {} if timeout is None else {"timeout": timeout}
+    for label, (algorithm, smpi_options) in runs.items():
         started = time.monotonic()
-        runs[label] = runner.run(
-            KERNEL, plat, P, MAP_BY, _options(algorithm), smpi_options=smpi_options, use_cache=use_cache
+        done[label] = runner.run(
+            kernel, plat, np, MAP_BY, options_of(algorithm), smpi_options=smpi_options, use_cache=use_cache, **extra
         )
-        wall[label] = 0.0 if runs[label].cached else round(time.monotonic() - started, 1)
-    return _tidy(runs), wall
+        wall[label] = 0.0 if done[label].cached else round(time.monotonic() - started, 1)
+    return tidy_runs(done), wall
 
 
-def write_reference(command: str = "commbook simulate reference") -> tuple:
-    """Simulate RUNS and ship them with platform, calibration, options and wall time in the header."""
-    from ...data import write_measurements
+def cached_sweep(kernel: str, runs: dict, options_of, np: int | None = None) -> tuple[pd.DataFrame | None, str]:
+    """(the table, 'live') when every run is in this machine's SMPI cache; (None, 'cold') when
+    SMPI is here but a run is not cached; (None, 'absent') without SMPI."""
     from ...simulate import runner
 
-    table, wall = simulate()
+    if not runner.status().ok:
+        return None, "absent"
+    plat, np = _platform(), np or P
+    done = {
+        label: runner.cached_run(kernel, plat, np, MAP_BY, options_of(alg), smpi_options)
+        for label, (alg, smpi_options) in runs.items()
+    }
+    return (tidy_runs(done), "live") if all(done.values()) else (None, "cold")
+
+
+def reference_meta(
+    kernel: str,
+    what: str,
+    runs: dict,
+    wall: dict,
+    kernel_args: dict,
+    command: str,
+    source: str,
+    extra: dict | None = None,
+) -> dict:
+    """The header of a shipped simulation: platform, calibration, runs (then `extra`), options,
+    smpirun's wall time per run, and the command that wrote it."""
+    from ...simulate import runner
+
     plat = _platform()
-    meta = {
-        "what": "simulated allreduce algorithms",  # the hand-written ones and the library's under SMPI's selectors
-        "np": P,
+    return {
+        "what": what,
+        "np": P,  # the shipped sweeps are all at P
         "nodes": plat.description,
         "simulator": runner.status().library,
         "platform": f"{PLATFORM}:{NODES}",
@@ -97,13 +125,36 @@ def write_reference(command: str = "commbook simulate reference") -> tuple:
         "transport": plat.transport,
         "calibration": runner.calibration_id(),
         "map_by": MAP_BY,
-        "kernel": KERNEL,
-        "runs": "; ".join(f"{k}: --algorithm {a} {' '.join(o)}".strip() for k, (a, o) in RUNS.items()),
-        "kernel_args": " ".join(f"--{k} {v}" for k, v in OPTIONS.items()),
+        "kernel": kernel,
+        "runs": "; ".join(f"{k}: --algorithm {a} {' '.join(o)}".strip() for k, (a, o) in runs.items()),
+        **(extra or {}),
+        "kernel_args": " ".join(f"--{k} {v}" for k, v in kernel_args.items()),
         "wall": "; ".join(f"{k} {f'{v:g} s' if v else 'cached'}" for k, v in wall.items()),  # smpirun's
         "command": command,
-        "source": "commbook.chapters.collectives.simulated.write_reference",
+        "source": source,
     }
+
+
+def simulate(use_cache: bool = True) -> tuple[pd.DataFrame, dict]:
+    """Every run of RUNS under SMPI (see sweep)."""
+    return sweep(KERNEL, RUNS, _options, use_cache)
+
+
+def write_reference(command: str = "commbook simulate reference") -> tuple:
+    """Simulate RUNS and ship them with platform, calibration, options and wall time in the header."""
+    from ...data import write_measurements
+
+    table, wall = simulate()
+    # the hand-written ones and the library's under SMPI's selectors
+    meta = reference_meta(
+        KERNEL,
+        "simulated allreduce algorithms",
+        RUNS,
+        wall,
+        OPTIONS,
+        command,
+        "commbook.chapters.collectives.simulated.write_reference",
+    )
     return write_measurements(reference_path(), table, meta), wall
 
 
@@ -117,18 +168,8 @@ def simulated_allreduce() -> tuple[pd.DataFrame, str]:
     """(the simulated table, its origin): 'live' when every run is in this machine's SMPI cache
     (simulated here, costs nothing now), 'cold' when SMPI is here but a run is not cached,
     'absent' without SMPI; the last two draw the shipped reference."""
-    from ...simulate import runner
-
-    if not runner.status().ok:
-        return read_reference(), "absent"
-    plat = _platform()
-    runs = {
-        label: runner.cached_run(KERNEL, plat, P, MAP_BY, _options(alg), smpi_options)
-        for label, (alg, smpi_options) in RUNS.items()
-    }
-    if all(runs.values()):
-        return _tidy(runs), "live"
-    return read_reference(), "cold"
+    table, origin = cached_sweep(KERNEL, RUNS, _options)
+    return (read_reference() if table is None else table), origin
 
 
 def models(sizes, lam: float, b: float) -> pd.DataFrame:

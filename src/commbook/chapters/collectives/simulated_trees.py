@@ -12,8 +12,6 @@ and every binomial subtree's in smpirun's one process (about 1.7 GB resident, me
 
 from __future__ import annotations
 
-import time
-
 import pandas as pd
 
 from ... import algorithms, config
@@ -82,59 +80,32 @@ def _options(op: str, algorithm: str) -> dict:
     return {**OPTIONS, "algorithm": algorithm} | ({"segment": SEGMENT} if op == "bcast" else {})
 
 
-def _tidy(runs_done: dict) -> pd.DataFrame:
-    """The runs' rows labelled simulated; a library run's rows named after its label."""
-    parts = []
-    for label, run in runs_done.items():
-        df = run.tidy()
-        if label != "hand-written":
-            df["algorithm"] = label
-        parts.append(df)
-    return pd.concat(parts, ignore_index=True)
-
-
 def simulate(op: str, use_cache: bool = True, timeout: float = REFERENCE_TIMEOUT) -> tuple[pd.DataFrame, dict]:
-    """Every run of runs(op) under SMPI (cached): the tidy table and smpirun's wall seconds of
-    each run (0 for one read from the cache)."""
-    from ...simulate import runner
-
-    plat, done, wall = allreduce_page._platform(), {}, {}
-    for label, (algorithm, smpi_options) in runs(op).items():
-        started = time.monotonic()
-        done[label] = runner.run(
-            op, plat, P, MAP_BY, _options(op, algorithm), timeout, smpi_options=smpi_options, use_cache=use_cache
-        )
-        wall[label] = 0.0 if done[label].cached else round(time.monotonic() - started, 1)
-    return _tidy(done), wall
+    """Every run of runs(op) under SMPI (see simulated.sweep)."""
+    return allreduce_page.sweep(op, runs(op), lambda alg: _options(op, alg), use_cache, timeout, np=P)
 
 
 def write_reference(op: str, command: str) -> tuple:
     """Simulate runs(op) and ship them with platform, calibration, options and wall time."""
     from ...data import write_measurements
-    from ...simulate import runner
 
     table, wall = simulate(op)
-    plat = allreduce_page._platform()
-    meta = {
-        "what": f"simulated {op} algorithms",  # the hand-written ones, Open MPI's forced and its rules
-        "np": P,
-        "nodes": plat.description,
-        "simulator": runner.status().library,
-        "platform": f"{allreduce_page.PLATFORM}:{allreduce_page.NODES}",
-        "generated_by": "commbook.simulate.platforms",
-        "hardware": "data/orfeo/hardware_seed.csv",
-        "transport": plat.transport,
-        "calibration": runner.calibration_id(),
-        "map_by": MAP_BY,
-        "kernel": op,
-        "runs": "; ".join(f"{k}: --algorithm {a} {' '.join(o)}".strip() for k, (a, o) in runs(op).items()),
+    extra = {
         "left_out": "; ".join(f"library:{name}: {why}" for (o, name), why in LEFT_OUT.items() if o == op) or "none",
         "memory": "real buffers",  # not SMPI's shared malloc, which would break the kernel's check
-        "kernel_args": " ".join(f"--{k} {v}" for k, v in _options(op, "").items() if k != "algorithm"),
-        "wall": "; ".join(f"{k} {f'{v:g} s' if v else 'cached'}" for k, v in wall.items()),
-        "command": command,
-        "source": "commbook.chapters.collectives.simulated_trees.write_reference",
     }
+    kernel_args = {k: v for k, v in _options(op, "").items() if k != "algorithm"}
+    # the hand-written ones, Open MPI's forced and its rules
+    meta = allreduce_page.reference_meta(
+        op,
+        f"simulated {op} algorithms",
+        runs(op),
+        wall,
+        kernel_args,
+        command,
+        "commbook.chapters.collectives.simulated_trees.write_reference",
+        extra,
+    )
     return write_measurements(reference_path(op), table, meta), wall
 
 
@@ -145,21 +116,10 @@ def read_reference(op: str) -> pd.DataFrame:
 
 
 def simulated(op: str) -> tuple[pd.DataFrame, str]:
-    """(the simulated table of op, its origin): 'live' when every run is in this machine's SMPI
-    cache, 'cold' when SMPI is here but a run is not cached, 'absent' without SMPI; the last two
-    draw the shipped reference."""
-    from ...simulate import runner
-
-    if not runner.status().ok:
-        return read_reference(op), "absent"
-    plat = allreduce_page._platform()
-    done = {
-        label: runner.cached_run(op, plat, P, MAP_BY, _options(op, alg), smpi_options)
-        for label, (alg, smpi_options) in runs(op).items()
-    }
-    if all(done.values()):
-        return _tidy(done), "live"
-    return read_reference(op), "cold"
+    """(the simulated table of op, its origin), as simulated.cached_sweep says: 'live' from this
+    machine's SMPI cache, else ('cold', 'absent') the shipped reference."""
+    table, origin = allreduce_page.cached_sweep(op, runs(op), lambda alg: _options(op, alg), np=P)
+    return (read_reference(op) if table is None else table), origin
 
 
 def models(op: str, sizes, lam: float, b: float) -> pd.DataFrame:
