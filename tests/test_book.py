@@ -27,9 +27,37 @@ def toc_pages() -> list[str]:
     return toc_files(yaml.safe_load((REPO / "_toc.yml").read_text()))
 
 
+BUILD_INPUTS = ["book", "src", "kernels_c", "data", "_config.yml", "_toc.yml", "pyproject.toml"]
+BUILD_KEY = REPO / "_build" / "test-build.key"
+
+
+def _inputs_key() -> str:
+    """What the build reads: the files (tracked or new) under BUILD_INPUTS, this venv (its MPI
+    family) and the COMMBOOK_ settings."""
+    import hashlib
+
+    listed = subprocess.run(
+        ["git", "ls-files", "-co", "--exclude-standard", *BUILD_INPUTS], cwd=REPO, capture_output=True, text=True
+    )
+    digest = hashlib.sha256(
+        f"{sys.prefix}\n{sorted((k, v) for k, v in os.environ.items() if k.startswith('COMMBOOK_'))}".encode()
+    )
+    for name in sorted(listed.stdout.split("\n")) if listed.returncode == 0 else []:
+        path = REPO / name
+        if name and path.is_file():
+            digest.update(name.encode() + b"\0" + path.read_bytes())
+    return digest.hexdigest() if listed.returncode == 0 else "no git"
+
+
 def _build_book(basetemp: Path) -> tuple[int, str]:
     """`make book`'s build, offline: no ORFEO mirror and an empty fetch cache, so every ORFEO
-    figure must come from the derived tables shipped in data/orfeo/derived/."""
+    figure must come from the derived tables shipped in data/orfeo/derived/. A session whose
+    inputs equal those of this checkout's last passing test build reads that build's pages
+    (CI's second pass reads the first pass's: rendering them again checks nothing new)."""
+    key = _inputs_key()
+    if key != "no git" and BUILD_KEY.is_file() and BUILD_KEY.read_text() == key and (HTML / "index.html").is_file():
+        return 0, f"the pages of the last test build, whose inputs are these ({BUILD_KEY})"
+    BUILD_KEY.unlink(missing_ok=True)
     cache = basetemp / "empty-orfeo-cache"
     cache.mkdir(parents=True, exist_ok=True)
     env = dict(os.environ, COMMBOOK_ORFEO_MIRROR="none", COMMBOOK_DATA_CACHE=str(cache))
@@ -44,6 +72,8 @@ def _build_book(basetemp: Path) -> tuple[int, str]:
     log = proc.stdout + proc.stderr
     (REPO / "_build").mkdir(exist_ok=True)
     (REPO / "_build" / "test-build.log").write_text(log)
+    if proc.returncode == 0:
+        BUILD_KEY.write_text(key)
     return proc.returncode, log
 
 

@@ -321,7 +321,15 @@ def check_explorer(tab, name: str) -> None:
 TIMES: dict[str, float] = {}
 
 
-@pytest.mark.parametrize("chapter", CHAPTERS)
+def _chapter_param(chapter: str):
+    """A chapter that runs no MPI (intro, the lessons) is `pure`: CI runs it on both cores with
+    the other tests that start no MPI, not in the one-at-a-time MPI pass."""
+    from commbook.execution.chapters import runs_mpi
+
+    return pytest.param(chapter, marks=[] if runs_mpi(REPO / "book" / f"{chapter}.md") else [pytest.mark.pure])
+
+
+@pytest.mark.parametrize("chapter", [_chapter_param(c) for c in CHAPTERS])
 def test_chapter_runs_in_jupyterlab(book_lab, chapter, tmp_path):
     if chapter == CHAPTERS[0]:
         assert OVERRIDES.is_file(), "run `make lab`: it installs the default-viewer settings"
@@ -447,6 +455,7 @@ def _plain_venv(where: Path) -> Path:
     return py
 
 
+@pytest.mark.pure  # ping-pong's lesson runs no MPI (its lab does): CI runs this on both cores
 def test_plain_jupyterlab_runs_pingpong_through_the_installed_kernel(tmp_path):
     if chromium.CHROMIUM is None:
         _need("chromium", "Debian's chromium is not installed (apt-get install chromium)")

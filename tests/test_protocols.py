@@ -28,14 +28,17 @@ def test_eager_env_names_the_librarys_variable_and_refuses_nonsense():
 def test_send_first_deadlocks_above_the_eager_limit_only():
     # default limits: Open MPI btl/sm 4096 bytes with its header, MPICH ch4 between 4 and 8 KiB:
     # 1 KiB is eager, 64 KiB is not, with either library
-    assert protocols.deadlocks(1024, None, timeout=20) is False
     assert protocols.deadlocks(64 * 1024, None, timeout=6) is True  # killed by the timeout
-    # move the limit up: 8 KiB is now sent eagerly and the same program completes
-    assert protocols.deadlocks(8192, 16384, timeout=20, watchdog=2) is False
-    # the program's own watchdog ends the hang (what the book's table uses)
+    # the book's table (two runs at a time), each answer in its own cell: moving the limit up to
+    # 16 KiB sends 8 KiB eagerly and the same program completes; the program's own watchdog ends
+    # the hang
     t0 = time.monotonic()
-    assert protocols.deadlocks(8192, None, timeout=60, watchdog=2) is True
-    assert time.monotonic() - t0 < 30
+    table = protocols.deadlock_table([1024, 8192], [None, 16384], timeout=60, watchdog=2)
+    assert time.monotonic() - t0 < 40
+    assert table.to_dict() == {
+        "16384": {1024: "completes", 8192: "completes"},
+        "default": {1024: "completes", 8192: "deadlock (stuck 2 s, ended)"},
+    }
 
 
 @pytest.mark.mpi

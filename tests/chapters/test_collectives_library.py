@@ -22,6 +22,7 @@ def _p2_table(library_8=0.30, seg_cost=4.0, library_0=0.05):
 def test_p2_library_reads_the_four_one_send_broadcasts():
     v = lib.p2_library(_p2_table())
     assert v.case == "same" and v.numbers["ratio"] == pytest.approx(1.0)
+    assert v.numbers["band_pct"] == pytest.approx(100 * lib.SAME_BAND)  # the page states the band
     assert lib.p2_library(_p2_table(library_8=0.6)).case == "dearer"
     assert lib.p2_library(_p2_table(library_8=0.1)).case == "cheaper"
     # one one-send broadcast much slower moves the min-max span, not the median the case reads
@@ -68,6 +69,7 @@ def test_crossover_reads_both_algorithms():
     v = lib.crossover(5520, {"ring": 1 << 20, "rabenseifner": 2 << 20})
     assert v.case == "above" and v.numbers["ratio_min"] == pytest.approx((1 << 20) / 5520)
     assert lib.crossover(1000, {"ring": 1500, "rabenseifner": 1200}).case == "near"
+    assert lib.crossover(1000, {"ring": 1500, "rabenseifner": 1200}).numbers["near"] == lib.NEAR == 1.5
     assert lib.crossover(1000, {"ring": 100, "rabenseifner": 200}).case == "below"
     assert lib.crossover(1000, {"ring": math.inf, "rabenseifner": math.inf}).case == "never"
     # one that never came is above too: it flips "near" to "above", the finite one near
@@ -94,6 +96,7 @@ def test_cache_add_and_p4():
     v = lib.p4_crossover(256000, 1000)
     assert v.case == "above" and v.numbers["ratio"] == pytest.approx(256)
     assert lib.p4_crossover(1200, 1000).case == "near"
+    assert lib.p4_crossover(math.inf, 1000).numbers["near"] == lib.NEAR  # glued in every case
     assert lib.p4_crossover(250, 1000).numbers["inverse"] == pytest.approx(4)
 
 

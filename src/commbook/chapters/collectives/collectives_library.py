@@ -79,7 +79,7 @@ def p2_library(by: pd.DataFrame) -> Verdict:
     r = float(by.library[8] / one.median())
     key = "same" if abs(r - 1) <= SAME_BAND else "dearer" if r > 1 else "cheaper"
     numbers = {"library_us": by.library[8], "one_min_us": one.min(), "one_max_us": one.max(), "ratio": r}
-    return Verdict(key, numbers)
+    return Verdict(key, numbers | {"band_pct": 100 * SAME_BAND})
 
 
 @cases("faster", "not_faster")
@@ -113,7 +113,7 @@ def crossover(model_bytes: float, measured: dict) -> Verdict:
     or some above and some below (mixed)."""
     r = {a: v / model_bytes for a, v in measured.items()}
     finite = [x for x in r.values() if math.isfinite(x)]
-    numbers = {"model_bytes": float(model_bytes), "algorithms": len(r)}
+    numbers = {"model_bytes": float(model_bytes), "algorithms": len(r), "near": NEAR}
     if not finite:  # 0: no ratio (every case glues the same numbers)
         return Verdict("never", numbers | {"ratio_min": 0.0, "ratio_max": 0.0})
     numbers |= {"ratio_min": min(finite), "ratio_max": max(finite)}
@@ -148,7 +148,7 @@ def p4_setting(cores: int, P: int = 4, placed_by: str = "") -> Verdict:
 @cases("never", "above", "near", "below")
 def p4_crossover(measured_bytes: float, model_bytes: float) -> Verdict:
     """The P = 4 crossover butterfly -> Rabenseifner against the model with the P = 2 λ and b."""
-    numbers = {"model_bytes": float(model_bytes)}
+    numbers = {"model_bytes": float(model_bytes), "near": NEAR}
     if not math.isfinite(measured_bytes):  # 0: no ratio (every case glues the same numbers)
         return Verdict("never", numbers | {"ratio": 0.0, "inverse": 0.0})
     r = measured_bytes / model_bytes
