@@ -17,8 +17,14 @@ LAB_OVERRIDES := $(VENV)/share/jupyter/lab/settings/overrides.json
 LAB_SERVER_CONFIG := $(VENV)/etc/jupyter/jupyter_server_config.json
 LAB_PORT ?= 8888
 # uv installs into the venv (pip took about 2 min per venv on 2 cores); pip stays in the venv;
-# etc/uv-overrides.txt leaves out a slow optional import (see there)
-UV = $(VENV)/bin/uv pip install --quiet --python $(PY) --override etc/uv-overrides.txt
+# etc/uv-overrides.txt leaves out a slow optional import (see there). --compile-bytecode: uv
+# writes no .pyc by default, and where PYTHONDONTWRITEBYTECODE is set (it is on the 2-core machine of these figures)
+# Python writes none either, so every process compiled numpy, pandas, matplotlib, ipyparallel...
+# from source: 12 s to import what a chapter's kernel imports in 2 s (benchmarks/README.md).
+UV = $(VENV)/bin/uv pip install --quiet --compile-bytecode --python $(PY) --override etc/uv-overrides.txt
+# The checkout's own bytecode (src/, and pytest's rewritten tests/) is cached too, whatever the
+# environment says: each test session rewrote every test module's asserts again (about 8 s).
+unexport PYTHONDONTWRITEBYTECODE
 LAB_ROOT := $(if $(filter 0,$(shell id -u)),--allow-root)
 
 ifeq ($(MPI),openmpi)

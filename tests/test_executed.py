@@ -221,3 +221,13 @@ def test_pages_execute_as_the_book_build_runs_them(tmp_path, monkeypatch):
     cache = get_cache(str(select(tmp_path / "_build", mpi_env.detect().family.name)))
     nb, ran, _ = executed.execute_page(page, cache, timeout=60)
     assert not ran and executed.glued_values(nb)["marker"] == "1"
+
+
+def test_runs_mpi_reads_the_code_cells_myst_nb_reads(repo):
+    """runs_mpi reads `{code-cell}` blocks with a pattern: the same code MyST-NB executes, page by page."""
+    for path in sorted((repo / "book").glob("*.md")):
+        nb = executed.read_page(path)
+        code = "\n".join(c.source for c in nb.cells if c.cell_type == "code")
+        assert executed.runs_mpi(path) == bool(executed.RUNS_MPI.search(code)), path.name
+        cells = sum(c.cell_type == "code" for c in nb.cells)
+        assert len(executed.CODE_CELL.findall(path.read_text(encoding="utf-8"))) == cells, path.name
