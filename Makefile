@@ -20,7 +20,7 @@ LAB_PORT ?= 8888
 # etc/uv-overrides.txt leaves out a slow optional import (see there). --compile-bytecode: uv
 # writes no .pyc by default, and where PYTHONDONTWRITEBYTECODE is set (it is on the 2-core machine of these figures)
 # Python writes none either, so every process compiled numpy, pandas, matplotlib, ipyparallel...
-# from source: 12 s to import what a chapter's kernel imports in 2 s (benchmarks/README.md).
+# from source: 12 s to import what a chapter kernel imports in 2 s (benchmarks/suite_speed.py).
 UV = $(VENV)/bin/uv pip install --quiet --compile-bytecode --python $(PY) --override etc/uv-overrides.txt
 # The checkout's own bytecode (src/, and pytest's rewritten tests/) is cached too, whatever the
 # environment says: each test session rewrote every test module's asserts again (about 8 s).

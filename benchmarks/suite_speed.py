@@ -9,15 +9,18 @@
    relative excess of the loss is printed).
 2. A 300-resample bootstrap: all refits at once against one scipy fit per resample.
 3. Imports of nbformat and altair in a fresh interpreter (etc/uv-overrides.txt leaves out the
-   rfc3987-syntax grammars jsonschema compiled on import).
+   rfc3987-syntax grammars jsonschema compiled on import); a chapter kernel's imports with the
+   venv's bytecode and without any (the Makefile's uv --compile-bytecode).
 4. With --cluster: MPICluster(n=2) start and stop (the hub's heartbeat, the zombie wait).
 """
 
 from __future__ import annotations
 
 import argparse
+import os
 import subprocess
 import sys
+import tempfile
 import time
 
 import numpy as np
@@ -81,6 +84,18 @@ def _imports(lines) -> None:
         t0 = time.perf_counter()
         subprocess.run([sys.executable, "-c", f"import {module}"], check=True)
         lines.append(f"import {module} in a fresh interpreter: {time.perf_counter() - t0:.2f} s")
+    # What a chapter's kernel imports, with the venv's bytecode (the Makefile's uv
+    # --compile-bytecode) and without any: an empty PYTHONPYCACHEPREFIX hides every .pyc and
+    # PYTHONDONTWRITEBYTECODE keeps it empty, as on a machine that sets it with a venv uv made.
+    kernel = "import pandas, matplotlib.pyplot, scipy.optimize, ipyparallel, commbook.cluster"
+    with tempfile.TemporaryDirectory() as empty:
+        for label, env in (
+            ("with the venv's bytecode", {}),
+            ("without bytecode", {"PYTHONPYCACHEPREFIX": empty, "PYTHONDONTWRITEBYTECODE": "1"}),
+        ):
+            t0 = time.perf_counter()
+            subprocess.run([sys.executable, "-c", kernel], check=True, env={**os.environ, **env})
+            lines.append(f"a chapter kernel's imports ({kernel[7:]}), {label}: {time.perf_counter() - t0:.2f} s")
 
 
 def _cluster(lines) -> None:
