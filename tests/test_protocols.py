@@ -4,6 +4,7 @@ the ping-pong's reply buffer. Correctness only; timings are for benchmarks/ and 
 from __future__ import annotations
 
 import time
+from pathlib import Path
 
 import pytest
 
@@ -43,9 +44,16 @@ def test_send_first_deadlocks_above_the_eager_limit_only():
 
 @pytest.mark.mpi
 def test_the_watchdog_says_deadlock_in_one_line():
+    from commbook.process_tree import SEGMENT_PREFIXES
+
+    shm = Path("/dev/shm")
+    before = set(shm.iterdir()) if shm.is_dir() else set()
     with pytest.raises(kernels.KernelFailed) as err:
         kernels.run_mpiexec("examples/deadlock", 2, {"size": 8, "watchdog": 1}, timeout=60)
     assert "DEADLOCK: still inside the exchange after 1 s" in err.value.stderr
+    # the ranks end in MPI_Abort, killed by the launcher, not MPI_Finalize: their segments go too
+    left = [p.name for p in (set(shm.iterdir()) if shm.is_dir() else set()) - before]
+    assert [n for n in left if n.startswith(SEGMENT_PREFIXES)] == []
 
 
 @pytest.mark.mpi

@@ -112,6 +112,7 @@ class ProcessTree:
         self.marker = f"{os.getpid()}-{uuid.uuid4().hex[:12]}"
         self._seen: dict[tuple[int, float], psutil.Process] = {}
         self._lock = threading.Lock()
+        self._segments: set[str] = set()  # MPI shared-memory files its processes were seen to map
         self._watchdog = _start_watchdog(self.marker) if watchdog else None
         _live.add(self)
 
@@ -142,6 +143,13 @@ class ProcessTree:
         for proc in known:
             for child in _children(proc):
                 self._remember(child)
+        with self._lock:
+            known = list(self._seen.values())
+        # a job that ends itself abnormally (MPICH's MPI_Abort: Hydra kills the ranks) leaves its
+        # segments behind with nobody alive to find them at kill(): remember them while they run
+        segments = mapped_segments(living(known))
+        with self._lock:
+            self._segments |= segments
 
     def _marked(self) -> list[psutil.Process]:
         me, uid, found = os.getpid(), os.getuid(), []
@@ -170,11 +178,14 @@ class ProcessTree:
     def kill(self, wait: float = 10.0) -> list[int]:
         """SIGKILL the whole tree (ranks blocked in MPI ignore SIGTERM); return pids still alive.
         The MPI shared-memory segments its processes had mapped go too, once nobody maps them:
-        a killed rank never runs the MPI_Finalize that removes them (16 MiB each, until reboot)."""
+        a killed rank never runs the MPI_Finalize that removes them (16 MiB each, until reboot), nor
+        does a rank Hydra kills after an MPI_Abort (snapshot() remembers them while they run)."""
         segments: set[str] = set()
         try:
             return self._kill(wait, segments)
         finally:
+            with self._lock:
+                segments |= self._segments
             remove_unmapped(segments)
 
     def _kill(self, wait: float, segments: set) -> list[int]:
