@@ -374,6 +374,22 @@ def _engines(lab: Lab) -> list[int]:
     return [pid for pid in lab.note_children() if "ipyparallel.engine" in _cmdline(pid)]
 
 
+def _wait_for_status(tab, lab: Lab, status, text: str, timeout_s: float) -> None:
+    """Wait for `text` in the panel's status line; on timeout say what the line, the kernels and
+    the processes under the server held (a CI-only failure is read from that message)."""
+    try:
+        tab.wait_for_function(
+            f"e => e.innerText.includes({text!r})", arg=status.element_handle(), timeout=timeout_s * 1000
+        )
+    except Exception as e:
+        kernels = [(k["execution_state"], k.get("connections")) for k in _api(lab.base, lab.token, "/api/kernels")]
+        procs = [_cmdline(p)[:120] for p in sorted(lab.note_children())]
+        raise AssertionError(
+            f"{text!r} never came in {timeout_s:.0f} s; status {status.inner_text()!r}; "
+            f"kernels {kernels}; processes {procs}"
+        ) from e
+
+
 def use_run_panel(tab, lab: Lab, shot: Path) -> None:
     """Processes and size set in the panel, Run: "your run 1" in the panel's explorer; then a
     long run on three engines, stopped: its processes are gone within seconds."""
@@ -389,11 +405,11 @@ def use_run_panel(tab, lab: Lab, shot: Path) -> None:
     size.fill("1G")
     size.press("Tab")
     panel.locator("button", has_text="Run").click()
-    tab.wait_for_function("e => e.innerText.includes('is outside')", arg=status.element_handle(), timeout=60_000)
+    _wait_for_status(tab, lab, status, "is outside", 60)
     size.fill("64")
     size.press("Tab")
     panel.locator("button", has_text="Run").click()
-    tab.wait_for_function("e => e.innerText.includes('your run 1')", arg=status.element_handle(), timeout=300_000)
+    _wait_for_status(tab, lab, status, "your run 1", 300)
     assert "1 point added" in status.inner_text()
     tab.wait_for_function(
         "e => [...e.querySelectorAll('.commbook-explorer svg text')].some(t => t.textContent.includes('your run 1'))",
@@ -420,7 +436,7 @@ def use_run_panel(tab, lab: Lab, shot: Path) -> None:
     assert "your run 2" not in status.inner_text(), "the long run ended before Stop"
     t0 = time.monotonic()
     panel.locator("button", has_text="Stop").click()
-    tab.wait_for_function("e => e.innerText.includes('Stopped')", arg=status.element_handle(), timeout=60_000)
+    _wait_for_status(tab, lab, status, "Stopped", 60)
     deadline = time.monotonic() + 20
     while _alive(set(_engines(lab)) - before) and time.monotonic() < deadline:
         time.sleep(0.2)

@@ -77,6 +77,9 @@ def test_bad_platforms_are_refused():
     [
         (["--platform", "nowhere"], "unknown platform 'nowhere'"),
         (["--np", "49"], "49 ranks do not fit"),
+        (["--np", "2:49"], "49 ranks do not fit"),  # a sweep is refused whole, before any run
+        (["--np", "5:2"], "'5:2' is not MIN:MAX"),
+        (["--np", "2,x"], "'x' is not a whole number"),
         (["--map-by", "slot"], "--map-by must be one of"),
     ],
 )
@@ -150,6 +153,21 @@ def test_done_when_cli_ring_48(smpi, capsys, tmp_path):
     m = data.read_measurements(csv)
     assert m.meta["machine"] == "simulated orfeo-thin 2 nodes" and m.meta["mpi_library"] == f"SMPI {smpi.version}"
     assert list(m.table.machine) == ["simulated orfeo-thin 2 nodes"] and m.table.np.iloc[0] == 48
+
+
+def test_cli_sweeps_process_counts_and_shows_both_steps(smpi, capsys, tmp_path):
+    """`--np 12,13,24,25`: one table, a row per count, its step time rising at the second socket
+    (13) and the second node (25); --out keeps every row."""
+    csv = tmp_path / "sweep.csv"
+    assert main(["simulate", "ring", "--np", "12,13,24,25", "--out", str(csv)]) == 0
+    out = capsys.readouterr().out
+    assert "# result: 4 runs, each ok (simulated" in out
+    m = data.read_measurements(csv)
+    rows = [l.split() for l in out.splitlines() if re.match(r"^\s*\d+\s+4\s", l)]
+    step = {int(r[0]): float(r[-1]) for r in rows}
+    assert sorted(step) == [12, 13, 24, 25] and sorted(m.table.np.unique()) == [12, 13, 24, 25]
+    assert step[13] > 1.5 * step[12] and step[25] > 1.5 * step[24]
+    assert step[24] == pytest.approx(step[13], rel=0.02)
 
 
 def test_simulated_pingpong_reproduces_the_calibration(smpi):

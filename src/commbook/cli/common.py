@@ -42,6 +42,33 @@ def parse_sizes(text: str) -> list[int]:
         raise CLIError(str(e)) from None
 
 
+def parse_np_list(text: str) -> list[int]:
+    """'24', '1,4,12,24' or 'MIN:MAX' (every count from MIN to MAX) -> process counts, in the
+    order given; a one-line CLI error for anything else."""
+    text = str(text).strip()
+    if ":" in text:
+        lo, _, hi = text.partition(":")
+        a, b = parse_np_list(lo), parse_np_list(hi)
+        if len(a) != 1 or len(b) != 1 or a[0] > b[0]:
+            raise CLIError(f"--np: '{text}' is not MIN:MAX with MIN <= MAX (e.g. 2:48)")
+        return list(range(a[0], b[0] + 1))
+    out = []
+    for tok in text.split(","):
+        tok = tok.strip()
+        if not tok:
+            continue
+        try:
+            n = int(tok)
+        except ValueError:
+            raise CLIError(f"--np: '{tok}' is not a whole number") from None
+        if n < 1:
+            raise CLIError(f"--np: {n} processes is impossible (at least 1)")
+        out.append(n)
+    if not out:
+        raise CLIError("--np: no process counts given")
+    return out
+
+
 # Building the parser must not import pandas, scipy or numpy (`commbook --help` stays fast;
 # tests/test_cli_startup.py): choices and descriptions that come from heavy modules are
 # computed when argparse first needs them.

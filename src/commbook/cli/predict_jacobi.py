@@ -15,7 +15,7 @@ from __future__ import annotations
 import json
 
 from ..models import jacobi as jm
-from .common import CLIError
+from .common import CLIError, parse_np_list
 
 
 def register(models):
@@ -74,24 +74,6 @@ def register(models):
     )
     p.add_argument("--json", action="store_true", help="print JSON")
     p.set_defaults(func=run)
-
-
-def parse_np_list(text: str) -> list[int]:
-    out = []
-    for tok in str(text).split(","):
-        tok = tok.strip()
-        if not tok:
-            continue
-        try:
-            n = int(tok)
-        except ValueError:
-            raise CLIError(f"--np: '{tok}' is not a whole number") from None
-        if n < 1:
-            raise CLIError(f"--np: {n} processes is impossible (at least 1)")
-        out.append(n)
-    if not out:
-        raise CLIError("--np: no process counts given")
-    return out
 
 
 def predictions(args) -> list[dict]:

@@ -9,7 +9,7 @@ import shlex
 import sys
 
 from .. import kernels, registry
-from .common import CLIError, add_kernel_options, command_group
+from .common import CLIError, add_kernel_options, command_group, parse_np_list
 
 PLATFORMS = ("orfeo-thin", "orfeo-fat", "orfeo-epyc", "torus", "fat-tree", "dragonfly")  # simulate.platforms'
 # what `commbook simulate reference` ships: (kernel, platform, nodes, map-by, nps, options)
@@ -66,7 +66,13 @@ def register(sub):
         b = words.add_parser(spec.name, help=f"simulated: {spec.help}", description=spec.help)
         b.add_argument("--platform", default="orfeo-thin", help=f"one of {', '.join(PLATFORMS)} (default %(default)s)")
         b.add_argument("--nodes", type=int, default=2, help="nodes of the platform (default %(default)s)")
-        b.add_argument("--np", type=int, default=None, help="MPI processes (default: every core)")
+        b.add_argument(
+            "--np",
+            default=None,
+            metavar="N[,N...]|MIN:MAX",
+            help="MPI processes: one count, a list, or every count from MIN to MAX, one simulation each "
+            "(default: every core)",
+        )
         b.add_argument(
             "--map-by", default="core", help="core, socket or node, as mpiexec's --map-by (default %(default)s)"
         )
@@ -80,18 +86,23 @@ def register(sub):
 
 
 def run(args) -> int:
+    import pandas as pd
+
     from ..simulate import platforms, runner
 
     spec: registry.KernelSpec = args.spec
+    results = []
     try:
         plat = platforms.platform(args.platform, args.nodes, args.transport)
-        np = args.np if args.np is not None else plat.cores
-        plat.hostfile(np, args.map_by)  # refuse bad placements before building anything
+        nps = parse_np_list(args.np) if args.np is not None else [plat.cores]
+        for np in nps:
+            plat.hostfile(np, args.map_by)  # refuse bad placements before building anything
         if not runner.status().ok:
             raise CLIError(runner.status().line())
         options = {name[2:]: v for name, v in vars(args).items() if name.startswith("k_") and v is not None}
-        print(f"commbook: simulating {spec.name} on {np} ranks of {plat.label()} ...", file=sys.stderr, flush=True)
-        result = runner.run(spec.source, plat, np, args.map_by, options, args.timeout)
+        for np in nps:
+            print(f"commbook: simulating {spec.name} on {np} ranks of {plat.label()} ...", file=sys.stderr, flush=True)
+            results.append(runner.run(spec.source, plat, np, args.map_by, options, args.timeout))
     except platforms.PlatformError as e:
         raise CLIError(str(e)) from None
     except kernels.CompileError as e:
@@ -102,13 +113,19 @@ def run(args) -> int:
         said = e.output.result if e.output and e.output.result else f"VALIDATION FAILED: {e}"
         print(f"commbook: {spec.name}: {said}", file=sys.stderr)
         return 3
+    result = results[-1]
     print(
         f"# simulated: {result.library} on {plat.description}, map-by {args.map_by}, {plat.transport} calibration {result.calibration}"
     )
-    print(kernels.output_text(result.output))
-    if spec.summary:
+    table = pd.concat([r.output.table for r in results], ignore_index=True)
+    print(table.to_string(index=False))
+    if spec.summary and len(results) == 1:  # a sweep's table says it once per row already
         print(spec.summary(result.output))
-    print(f"# result: {result.output.result} (simulated{', cached' if result.cached else ''})")
+    if len(results) == 1:
+        print(f"# result: {result.output.result} (simulated{', cached' if result.cached else ''})")
+    else:
+        cached = sum(r.cached for r in results)
+        print(f"# result: {len(results)} runs, each {result.output.result} (simulated, {cached} from the cache)")
     if args.out:
         from ..data import write_measurements
 
@@ -118,7 +135,7 @@ def run(args) -> int:
             "calibration": result.calibration,
             "command": "commbook " + " ".join(shlex.quote(a) for a in args.argv),
         }
-        write_measurements(args.out, result.tidy(), meta)
+        write_measurements(args.out, pd.concat([r.tidy() for r in results], ignore_index=True), meta)
         print(f"commbook: wrote {args.out}", file=sys.stderr)
     return 0
 
