@@ -20,6 +20,9 @@ import pytest
 from slurm_fixture import _missing_reason as _slurm_missing
 
 NODES = 3
+# Open MPI 5's runtime now and then loses a daemon it launched on another node, on real clusters
+# too (openpmix/prrte#2694); seen once here, in a full MPI pass (2026-11-28), not when run alone.
+PRTE_LOST = "PRTE has lost communication with a remote daemon"
 
 
 def missing_reason() -> str | None:
@@ -80,7 +83,13 @@ class NodesSession:
         cmd = [sys.executable, "-m", "commbook.cli", "measure", *args, "--quiet", "--out", out]
         if allocation is not None:
             cmd = ["salloc", "--quiet", *allocation] + cmd
-        self.run(cmd, timeout=timeout, env=env)
+        try:
+            self.run(cmd, timeout=timeout, env=env)
+        except AssertionError as e:
+            if PRTE_LOST not in str(e):
+                raise
+            print(f"nodes_fixture: {PRTE_LOST} (openpmix/prrte#2694); the same command once more")
+            self.run(cmd, timeout=timeout, env=env)
         return data.read_measurements(out)
 
     def jobs(self) -> list[str]:
