@@ -86,8 +86,9 @@ def _execution_mode(root: Path) -> str:
 
 def _execute_into_cache(root: Path, env: dict) -> None:
     """Execute the pages the cache lacks before Jupyter Book renders (it runs them one at a
-    time): those that run no MPI side by side, one per core up to 4, the MPI pages alone. A page
-    that fails here is run again by Jupyter Book, which reports its error."""
+    time): the MPI pages one at a time, and meanwhile those that run no MPI side by side, one per
+    core up to 4, at idle priority. A page that fails here is run again by Jupyter Book, which
+    reports its error."""
     jobs = max(1, min(4, os.cpu_count() or 1))
     cmd = [sys.executable, "-m", "commbook.execution.chapters", "--root", str(root), "--jobs", str(jobs), "--no-checks"]
     t0 = time.perf_counter()

@@ -175,10 +175,22 @@ def runs_mpi(path: Path) -> bool:
     return bool(RUNS_MPI.search(code))
 
 
+def idle_priority() -> None:
+    """A worker for pages that run no MPI, and every kernel it starts, runs at Linux's idle
+    priority (SCHED_IDLE, inherited): it takes a core only when the MPI page's processes leave it
+    free, so a measurement keeps its cores. Elsewhere (no SCHED_IDLE) the lowest nice value."""
+    try:
+        os.sched_setscheduler(0, os.SCHED_IDLE, os.sched_param(0))
+    except (AttributeError, OSError):
+        os.nice(19)
+
+
 def execute_pages(pages: list[Path], cache, timeout: int, jobs: int = 1, done=lambda path, result: None) -> None:
     """Execute the pages not in the cache; done(page, result) as each is ready, result being
-    (notebook, ran now, seconds) or the RuntimeError. Pages that run no MPI run `jobs` at a
-    time in worker processes; a page that runs MPI runs alone afterwards: its ranks get the cores."""
+    (notebook, ran now, seconds) or the RuntimeError. A page that runs MPI runs alone, one after
+    the other in this process; meanwhile the pages that run no MPI run `jobs` at a time in worker
+    processes at idle priority (`idle_priority`): they use the cores the MPI page leaves idle
+    (its compiling, plotting and start-up), not those its ranks measure on."""
     from concurrent.futures import ProcessPoolExecutor, as_completed
     from multiprocessing import get_context
 
@@ -189,23 +201,28 @@ def execute_pages(pages: list[Path], cache, timeout: int, jobs: int = 1, done=la
             done(path, (nb, False, 0.0))
         else:
             (together if jobs > 1 and not runs_mpi(path) else alone).append(path)
+    pool, futures = None, {}
     if together:  # spawn: the workers start clean, with this process's environment
-        with ProcessPoolExecutor(min(jobs, len(together)), mp_context=get_context("spawn")) as pool:
-            futures = {pool.submit(run_page, path, timeout): path for path in together}
-            for future in as_completed(futures):
-                path = futures[future]
-                try:
-                    nb, seconds = future.result()
-                except Exception as e:  # the page's own error, or its worker died
-                    done(path, e if isinstance(e, RuntimeError) else RuntimeError(f"{path.stem}: {e!r}"))
-                    continue
-                store_page(path, cache, nb, seconds)
-                done(path, (nb, True, seconds))
-    for path in alone:
-        try:
-            done(path, execute_page(path, cache, timeout))
-        except RuntimeError as e:
-            done(path, e)
+        pool = ProcessPoolExecutor(min(jobs, len(together)), mp_context=get_context("spawn"), initializer=idle_priority)
+        futures = {pool.submit(run_page, path, timeout): path for path in together}
+    try:
+        for path in alone:
+            try:
+                done(path, execute_page(path, cache, timeout))
+            except RuntimeError as e:
+                done(path, e)
+        for future in as_completed(futures):
+            path = futures[future]
+            try:
+                nb, seconds = future.result()
+            except Exception as e:  # the page's own error, or its worker died
+                done(path, e if isinstance(e, RuntimeError) else RuntimeError(f"{path.stem}: {e!r}"))
+                continue
+            store_page(path, cache, nb, seconds)
+            done(path, (nb, True, seconds))
+    finally:
+        if pool is not None:
+            pool.shutdown(cancel_futures=True)
 
 
 def pages_to_run(root: Path, wanted: list[str]) -> list[Path]:
@@ -277,7 +294,10 @@ def main(argv=None) -> int:
     p.add_argument("pages", nargs="*", help="page names (pingpong, ring, ...); default: every page with code")
     p.add_argument("--timeout", type=int, default=900, help="seconds a cell may run (the book's limit)")
     p.add_argument(
-        "--jobs", type=int, default=1, help="pages that run no MPI executed this many at a time (MPI pages run alone)"
+        "--jobs",
+        type=int,
+        default=1,
+        help="pages that run no MPI executed this many at a time, at idle priority beside the MPI pages (which run alone)",
     )
     p.add_argument("--root", type=Path, default=None, help="the book's folder (default: this checkout)")
     p.add_argument("--no-checks", action="store_true", help="execute only (the book build checks glue itself)")
