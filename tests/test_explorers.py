@@ -158,3 +158,20 @@ def test_mathjax_waits_for_the_first_explorer_on_explorer_pages():
     plain = {"body": "<p>no explorer</p>", "script_files": list(scripts)}
     ext._add_to_page(app, "book/data", "page.html", plain, None)
     assert added == [] and plain["script_files"] == scripts
+
+
+def test_rows_given_as_a_tuple_make_the_spec_a_list_makes():
+    """render.records returns a tuple (Altair does not deep-copy it at every layer); the chart's
+    JSON is what the same rows as a list give, NaN as null."""
+    import altair as alt
+    import pandas as pd
+
+    df = pd.DataFrame({"n": [1, 2], "t": [0.5, float("nan")]})
+    rows = render.records(df)
+    assert isinstance(rows, tuple)
+
+    def chart(values):
+        return alt.layer(alt.Chart(alt.Data(values=values)).mark_point().encode(x="n:Q", y="t:Q")).to_dict()
+
+    assert chart(rows) == chart(list(rows))
+    assert chart(rows)["data"]["values"] == [{"n": 1, "t": 0.5}, {"n": 2, "t": None}]

@@ -19,6 +19,17 @@ def test_pingpong_seed_table_has_quoted_figures():
     assert "units" in df.attrs["meta"]
 
 
+def test_a_summary_table_is_read_again_when_its_file_changes_and_a_copy_is_given(tmp_path, monkeypatch):
+    monkeypatch.setattr(orfeo.tables, "TABLES_DIR", tmp_path)
+    table = tmp_path / "t.csv"
+    table.write_text("x,source\n1,a\n")
+    first = orfeo.summary_table("t")
+    first.loc[0, "x"] = 99  # a caller's change stays in its copy
+    assert orfeo.summary_table("t").x.tolist() == [1]
+    table.write_text("x,source\n1,a\n2,b\n")
+    assert orfeo.summary_table("t").x.tolist() == [1, 2]
+
+
 def test_summary_table_unknown_name():
     with pytest.raises(DataFormatError, match="no summary table 'nope'"):
         orfeo.summary_table("nope")

@@ -12,6 +12,7 @@ from statistics import median
 
 from ... import config
 from ...claims import claim, reference_claim
+from ...claims.sources import per_tables_dir
 from ...claims.sources import pingpong as pp
 
 ALGORITHMS_PAGE = "collectives_algorithms"
@@ -136,10 +137,15 @@ reference_claim(
 ORFEO_BCAST = "data/orfeo/derived/bcast.csv.gz (giuliofantuzzi, osu_bcast basic_linear, map by core)"
 
 
-def _linear(key: str) -> float:
+@per_tables_dir
+def _linear_facts() -> dict:
     from .collectives_library import orfeo_linear_facts
 
-    return orfeo_linear_facts()[key]
+    return orfeo_linear_facts()
+
+
+def _linear(key: str) -> float:
+    return _linear_facts()[key]
 
 
 for _name, _key, _unit in [

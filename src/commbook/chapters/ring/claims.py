@@ -11,6 +11,7 @@ SEED = "data/orfeo/pingpong_seed.csv (Scorcia report, sec. 2), UCX, the report's
 RING_SEED = "data/orfeo/ring_seed.csv (Scorcia report, sec. 1)"
 
 
+@per_tables_dir
 def _thin():
     from ... import orfeo
 
