@@ -48,6 +48,31 @@ for _name, _student in [("mat-first-spread", "MatteoScorcia"), ("mat-second-spre
     )
 
 
+def _first():
+    g = _grids()
+    return g[g.source_label == "MatteoScorcia"]
+
+
+@claim(
+    "mat-first-topologies",
+    page="matrix_add",
+    unit="",
+    source=GRIDS + ": MatteoScorcia, Cartesian topologies run per shape (2-D ones such as 12x2 included)",
+)
+def _():
+    return int(_first().groupby("matrix").size().max())
+
+
+@claim(
+    "mat-first-grids",
+    page="matrix_add",
+    unit="",
+    source=GRIDS + ": MatteoScorcia, distinct process grids (the topologies 12x2 and 12x2x1 are one grid)",
+)
+def _():
+    return int(_first().grid.nunique())
+
+
 @claim("mat-first-over-second", page="matrix_add", unit="times", source=GRIDS + ": medians")
 def _():
     return _times("MatteoScorcia").median() / _times("Francesc0rtu").median()
