@@ -7,7 +7,7 @@ import inspect
 import re
 
 from ...claims import claim, reference_claim
-from ...claims.sources import per_tables_dir
+from ...claims.sources import per_tables_dir, seed_value
 from ...claims.sources import pingpong as pp
 
 SEED = "data/orfeo/pingpong_seed.csv (Scorcia report, sec. 2), UCX by node"
@@ -132,3 +132,10 @@ reference_claim(
     "topo-ring16",
     source="commbook.exercises topo-ring16: messages on the busiest link",
 )
+
+
+# ORFEO's THIN partition: two kinds of node (the students' rings and ping-pongs name the 6126)
+for _name, _cpu in [("orfeo-thin-gold6126-nodes", "6126"), ("orfeo-thin-gold6154-nodes", "6154")]:
+    claim(_name, page="topology", unit="", source="data/orfeo/hardware_seed.csv (Loletti report sec. 1.2): nodes")(
+        lambda cpu=_cpu: seed_value("hardware_seed", "nodes", node_type=f"THIN (Xeon Gold {cpu})")
+    )
