@@ -100,7 +100,7 @@ def test_collective_choice_is_scored_against_measured_times():
         cores={"orfeo-thin": 8},
     )
     ok = table.iloc[0]
-    assert ok.status == "ok" and ok.train == "P <= 8 (one node)" and ok.cases == 6
+    assert ok.status == "ok" and ok.train == "P <= 8 (one node's cores)" and ok.cases == 6
     assert ok.chosen_fastest == 1.0 and ok.median_model_error < 1e-6
     assert table.iloc[1].status == "no model of barrier algorithms"
     assert set(pts.np) <= {16, 32} and len(pts)
@@ -122,7 +122,7 @@ def test_tables_write_read_and_summarise(tmp_path):
                 "mapping": "core",
                 "status": "ok",
                 "algorithms": "linear binomial",
-                "train": "P <= 8 (one node)",
+                "train": "P <= 8 (one node's cores)",
                 "cases": 10,
                 "chosen_fastest": 0.7,
                 "chosen_within_10": 0.9,

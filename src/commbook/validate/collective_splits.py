@@ -1,4 +1,4 @@
-"""Collective split: per-algorithm models fitted on one node (or the smaller half of P) predict
+"""Collective split: per-algorithm models fitted up to one node's cores (or the smaller half of P) predict
 the larger P; is the model's choice of algorithm the fastest measured one?"""
 
 from __future__ import annotations
@@ -28,11 +28,12 @@ def node_cores() -> dict:
 
 
 def _train_cut(machine: str, Ps, cores: dict) -> tuple[int, str]:
-    """Largest P fitted on: one node when the runs go beyond one, else the smaller half."""
+    """Largest P fitted on: up to one node's cores when the runs go beyond them (mapped by node,
+    those processes span the nodes), else the smaller half."""
     Ps = np.sort(np.unique(Ps))
     c = cores.get(machine)
     if c and Ps.max() > c and (Ps <= c).sum() >= 2:
-        return c, "one node"
+        return c, "one node's cores"
     return int(Ps[max(0, math.ceil(len(Ps) / 2) - 1)]), "smaller half of P"
 
 
