@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import functools
+import math
 import re
 from pathlib import Path
 
@@ -268,6 +269,11 @@ def _():
 @claim("jac-planes-256-MB", page=(PAGE, LAB), unit="MB", source="3 planes of 256^2 doubles")
 def _():
     return 3 * 256**2 * 8 / 1e6
+
+
+@claim("jac-jacobi-factor-40", page=PAGE, unit="", source="cos(pi / (L + 1)) for L = 40")
+def _():
+    return math.cos(math.pi / 41)
 
 
 def _roofline_ratio(variant: str) -> float:
