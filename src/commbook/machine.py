@@ -104,15 +104,3 @@ def describe() -> dict:
         "transparent_hugepages": transparent_hugepages(),
         "load_average_1min": load_average(),
     }
-
-
-def scope_text() -> str:
-    """What the measurements of this machine can show: one node, its sockets and cores."""
-    n_sockets, n_cores = sockets(), mpi_env.cores()
-    where = "its cores share one socket" if n_sockets == 1 else f"its cores sit on {n_sockets} sockets"
-    return (
-        f"This machine has {n_cores} cores and {where}; the ranks of a local cluster talk "
-        "through shared memory, so most of what you measure here is shared-memory MPI. (Two "
-        "sections, in the ping-pong and ring chapters, emulate nodes on this machine joined by "
-        "virtual network links; no real network is involved.)"
-    )

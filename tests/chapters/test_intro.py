@@ -27,3 +27,11 @@ def test_every_chapter_has_three_exercises_one_running_code(repo):
         if len(found) < 3 or not any(e["runs_code"] for e in found):
             short.append(f"{page}: {len(found)} exercises, {sum(e['runs_code'] for e in found)} running code")
     assert not short, "pages short of exercises:\n" + "\n".join(short)
+
+
+def test_the_machine_scope_case_reads_the_socket_count():
+    from commbook.chapters import intro
+
+    one, two = intro.scope(cores=2, sockets=1), intro.scope(cores=48, sockets=2)
+    assert (one.case, one.numbers) == ("one_socket", {"cores": 2, "sockets": 1})
+    assert (two.case, two.numbers) == ("sockets", {"cores": 48, "sockets": 2})

@@ -1,5 +1,5 @@
-"""Ping-pong splits: each ORFEO curve fitted on its even sizes predicts the odd ones; run 1 predicts
-the other runs; a THIN curve predicts the GPU node's (piecewise Hockney, its predictive setting,
+"""Ping-pong splits: each ORFEO curve fitted on every other size (even positions) predicts the
+sizes between; run 1 predicts the other runs; a THIN curve predicts the GPU node's (piecewise Hockney, its predictive setting,
 log-log interpolation)."""
 
 from __future__ import annotations
@@ -56,7 +56,8 @@ def _on_every_core(function, jobs: list) -> list:
 
 
 def _sizes_split_predictions(n, t):
-    """Fit the even sizes (both piecewise settings), predict the odd ones: (predictions, segments)."""
+    """Fit every other size (even positions; both piecewise settings), predict the sizes between:
+    (predictions, segments)."""
     fit_mask = np.arange(n.size) % 2 == 0
     fits = {
         "piecewise_bic": fitting.fit_piecewise(n[fit_mask], t[fit_mask], n_boot=0),
