@@ -47,6 +47,9 @@ class Watched:
     """A subprocess and every process ever seen below it."""
 
     def __init__(self, argv, env=None):
+        from commbook.process_tree import segments_now
+
+        self.segments_before = segments_now()  # the MPI shared-memory files before the run
         self.proc = subprocess.Popen(
             argv,
             stdout=subprocess.PIPE,
@@ -108,11 +111,14 @@ class Watched:
         return self.proc.returncode, "".join(self.out), "".join(self.err)
 
     def leftovers(self, grace=10.0) -> list[str]:
-        """Processes of the run still alive after a grace period (then killed: ours)."""
+        """Processes of the run still alive after a grace period (then killed: ours), and the MPI
+        shared-memory files it left in /dev/shm (a killed rank never unlinks its own)."""
+        from commbook.process_tree import segments_now
+
         deadline = time.monotonic() + grace
-        while self.alive() and time.monotonic() < deadline:
+        while (self.alive() or segments_now() - self.segments_before) and time.monotonic() < deadline:
             time.sleep(0.2)
-        left = []
+        left = [f"file {f}" for f in sorted(segments_now() - self.segments_before)]
         for p in self.alive():
             try:
                 left.append(f"{p.pid} {' '.join(p.cmdline())[:120]}")

@@ -87,6 +87,14 @@ def mapped_segments(procs) -> set[str]:
     return out
 
 
+def segments_now() -> set[str]:
+    """The MPI shared-memory segments (paths) in /dev/shm now."""
+    try:
+        return {f"/dev/shm/{n}" for n in os.listdir("/dev/shm") if n.startswith(SEGMENT_PREFIXES)}
+    except OSError:
+        return set()
+
+
 def remove_unmapped(paths) -> list[str]:
     """Unlink the segments in `paths` that no live process maps any more; return those removed."""
     paths = {p for p in paths if os.path.exists(p)}
@@ -113,6 +121,7 @@ class ProcessTree:
         self._seen: dict[tuple[int, float], psutil.Process] = {}
         self._lock = threading.Lock()
         self._segments: set[str] = set()  # MPI shared-memory files its processes were seen to map
+        self._segments_before = segments_now()  # those that were there before it started
         self._watchdog = _start_watchdog(self.marker) if watchdog else None
         _live.add(self)
 
@@ -179,14 +188,17 @@ class ProcessTree:
         """SIGKILL the whole tree (ranks blocked in MPI ignore SIGTERM); return pids still alive.
         The MPI shared-memory segments its processes had mapped go too, once nobody maps them:
         a killed rank never runs the MPI_Finalize that removes them (16 MiB each, until reboot), nor
-        does a rank Hydra kills after an MPI_Abort (snapshot() remembers them while they run)."""
+        does a rank Hydra kills after an MPI_Abort (snapshot() remembers them while they run). A
+        job that died before any snapshot saw its segments leaves files that appeared while this
+        tree lived: those go too once nobody maps them (a live job of anyone's maps its own; the
+        sticky /dev/shm keeps other users' files)."""
         segments: set[str] = set()
         try:
             return self._kill(wait, segments)
         finally:
             with self._lock:
                 segments |= self._segments
-            remove_unmapped(segments)
+            remove_unmapped(segments | (segments_now() - self._segments_before))
 
     def _kill(self, wait: float, segments: set) -> list[int]:
         for _ in range(3):  # again: a launcher may fork while it is being killed
