@@ -8,6 +8,7 @@ import math
 import os
 
 import nbformat
+import psutil
 import pytest
 
 from commbook.claims import census
@@ -95,25 +96,29 @@ def test_a_page_executes_once_then_comes_from_the_cache(tmp_path):
 TIMED = (
     PAGE[: PAGE.index("```{code-cell}")]  # PAGE's front matter and title
     + """```{code-cell} ipython3
-import os, pathlib, time
+import os, pathlib, sys, time
 t0 = time.time()
 time.sleep(1.5)
-pathlib.Path("NAME.times").write_text(f"{t0} {time.time()} {os.sched_getscheduler(0)}")  # MARK
+policy = max(os.sched_getscheduler(int(t)) for t in os.listdir("/proc/self/task"))  # of every thread
+warm = "matplotlib.pyplot" in sys.modules  # imported before the page ran
+pathlib.Path("NAME.times").write_text(f"{t0} {time.time()} {policy} {int(warm)} {int('_m' in dir())}")  # MARK
 ```
 """
 )
 
 
-@pytest.mark.slow  # four kernels and two worker processes: not in make test-fast
+@pytest.mark.slow  # five kernels and two worker processes: not in make test-fast
 def test_pages_without_mpi_run_side_by_side_and_an_mpi_page_alone(tmp_path):
     """--jobs 2: the two pages that run no MPI overlap in time, their kernels at idle priority
-    (SCHED_IDLE); the page whose code starts MPI (by RUNS_MPI: here a comment naming MPICluster)
-    runs meanwhile at normal priority, so its ranks keep the cores; a failing page is reported by
-    name; every page that ran is cached."""
+    (SCHED_IDLE); the pages whose code starts MPI (by RUNS_MPI: here a comment naming MPICluster)
+    run meanwhile one after the other at normal priority, every thread of their kernels, so
+    their ranks keep the cores; the second MPI page's kernel was made ready (its imports done,
+    no name left behind) while the first ran; a failing page is reported by name; every page
+    that ran is cached."""
     from jupyter_cache import get_cache
 
     pages = []
-    for name, mark in (("a", ""), ("b", ""), ("m", "MPICluster"), ("bad", "")):
+    for name, mark in (("a", ""), ("b", ""), ("m", "MPICluster"), ("m2", "MPICluster"), ("bad", "")):
         page = tmp_path / f"{name}.md"
         text = TIMED.replace("NAME", name).replace("MARK", mark)
         page.write_text(text.replace("t0 = ", "1 / 0\nt0 = ") if name == "bad" else text, encoding="utf-8")
@@ -125,9 +130,31 @@ def test_pages_without_mpi_run_side_by_side_and_an_mpi_page_alone(tmp_path):
     assert all(ran for _, ran, _ in results.values())
     span = {n: [float(x) for x in (tmp_path / f"{n}.times").read_text().split()] for n in results}
     assert span["a"][0] < span["b"][1] and span["b"][0] < span["a"][1], span  # side by side
+    assert span["m"][1] <= span["m2"][0], span  # one after the other
     policy = {n: int(v[2]) for n, v in span.items()}
-    assert policy == {"a": os.SCHED_IDLE, "b": os.SCHED_IDLE, "m": os.SCHED_OTHER}, policy
+    assert policy == {"a": os.SCHED_IDLE, "b": os.SCHED_IDLE, "m": os.SCHED_OTHER, "m2": os.SCHED_OTHER}, policy
+    assert (span["m"][3], span["m2"][3]) == (0, 1), span  # a fresh kernel, then a warm one
+    assert span["m2"][4] == 0, span  # the warm-up's loop variable is gone
     assert all(executed.cached_page(p, cache) is not None for p in pages if p.stem != "bad")
+
+
+def test_a_failed_warm_up_leaves_the_page_a_fresh_kernel(tmp_path, monkeypatch):
+    """When the next page's kernel cannot be made ready (here its imports fail), that page
+    starts its own kernel and runs as before; no kernel is left running."""
+    from commbook.execution import warm_kernels
+
+    monkeypatch.setattr(warm_kernels, "WARM_CODE", "import no_such_module_here\n")
+    pages = []
+    for name in ("m", "m2"):
+        page = tmp_path / f"{name}.md"
+        page.write_text(TIMED.replace("NAME", name).replace("MARK", "MPICluster"), encoding="utf-8")
+        pages.append(page)
+    results = {}
+    warm_kernels.execute_in_turn(pages, 120, True, lambda p, r: results.__setitem__(p.stem, r))
+    assert set(results) == {"m", "m2"} and not any(isinstance(r, Exception) for r in results.values())
+    warm = [int((tmp_path / f"{n}.times").read_text().split()[3]) for n in ("m", "m2")]
+    assert warm == [0, 0]
+    assert not [p for p in psutil.Process().children(recursive=True) if "ipykernel" in " ".join(p.cmdline())]
 
 
 def test_the_census_counts_glue_claims_and_constants(tmp_path, repo):
@@ -233,3 +260,32 @@ def test_runs_mpi_reads_the_code_cells_myst_nb_reads(repo):
         assert executed.runs_mpi(path) == bool(executed.RUNS_MPI.search(code)), path.name
         cells = sum(c.cell_type == "code" for c in nb.cells)
         assert len(executed.CODE_CELL.findall(path.read_text(encoding="utf-8"))) == cells, path.name
+
+
+def test_a_build_compiles_every_kernel_before_its_pages_ask(monkeypatch, repo):
+    """compile_kernels (an idle worker at a build's start) builds every program of kernels_c/ the
+    way the pages ask for it: each benchmark as a library (the cluster) and an executable
+    (mpiexec), each example and exercise as an executable; the ping-pong first; a program that
+    does not compile is left to its page."""
+    from commbook import kernels
+
+    asked = []
+
+    def compile_kernel(path, kind):
+        asked.append((path.relative_to(repo / "kernels_c").as_posix(), kind))
+        if path.stem == "ring":
+            raise kernels.CompileError("mpicc failed on ring.c")
+
+    monkeypatch.setattr(kernels, "compile_kernel", compile_kernel)
+    built = executed.compile_kernels()
+    benchmarks = [p.name for p in (repo / "kernels_c").glob("*.c") if not kernels.is_shared_source(p)]
+    want = {(b, k) for b in benchmarks for k in ("shared", "executable")}
+    want |= {
+        (f"{d}/{p.name}", "executable") for d in ("examples", "exercises") for p in (repo / "kernels_c" / d).glob("*.c")
+    }
+    want.add(("examples/deadlock.c", "shared"))
+    assert set(asked) == want and len(asked) == len(want)
+    assert built == len(want) - 2  # ring.c's two builds failed
+    first = [name for name, _ in asked if "/" not in name][:2]
+    assert first == ["pingpong.c", "pingpong.c"]
+    assert "collectives_algos.c" not in {name for name, _ in asked}

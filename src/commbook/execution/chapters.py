@@ -29,6 +29,7 @@ from pathlib import Path
 
 from ..claims.census import GLUE_ROLE
 from ..claims.prose import prose_lines
+from .warm_kernels import execute_in_turn
 
 # code that starts MPI ranks (a cluster, a kernel run, a chapter's measurement)
 RUNS_MPI = re.compile(r"MPICluster|\.measure\(|run_example\(|\bM\.run\(|local_runs\(|cluster\.run\(|mpi_env\.detect")
@@ -134,15 +135,13 @@ def cached_page(path: Path, cache):
 
 
 def run_page(path: Path, timeout: int):
-    """(the executed notebook, seconds), nothing cached; RuntimeError naming the page when a
-    cell fails. Runs in a worker process when pages run side by side."""
-    from jupyter_cache.executors.utils import single_nb_execution
+    """(the executed notebook, seconds), nothing cached, in a fresh kernel; RuntimeError naming
+    the page when a cell fails. Runs in a worker process when pages run side by side."""
+    import asyncio
 
-    nb = read_page(path)
-    result = single_nb_execution(nb, cwd=str(path.parent), allow_errors=False, timeout=timeout, meta_override=True)
-    if result.err is not None:
-        raise RuntimeError(f"{path.stem}: executing failed: {type(result.err).__name__}\n{result.exc_string[-3000:]}")
-    return nb, result.time
+    from .warm_kernels import execute
+
+    return asyncio.run(execute(path, timeout))
 
 
 def store_page(path: Path, cache, nb, seconds: float) -> None:
@@ -185,12 +184,44 @@ def idle_priority() -> None:
         os.nice(19)
 
 
+def compile_kernels() -> int:
+    """Compile every C program of kernels_c/ as the pages compile it (into the kernels' build
+    cache), in the order the book first runs them; return how many. Run in an idle worker at the
+    start of a build, it moves the compiles (about 40 s of one core when the cache is cold) off
+    the MPI pages, which then find them built. A program that does not compile is left to the
+    page that runs it, which shows the compiler's message."""
+    from .. import config, kernels
+
+    root = config.kernels_dir()
+    examples = sorted((root / "examples").glob("*.c"))
+    exercises = sorted((root / "exercises").glob("*.c"))
+    benchmarks = [p for p in sorted(root.glob("*.c")) if not kernels.is_shared_source(p)]
+    first = ["pingpong", "ring"]  # the point-to-point chapters come first
+    benchmarks.sort(key=lambda p: (p.stem not in first, first.index(p.stem) if p.stem in first else 0))
+    jobs = [(p, "executable") for p in examples] + [(root / "examples" / "deadlock.c", "shared")]
+    for p in benchmarks[:2]:
+        jobs += [(p, "shared"), (p, "executable")]
+    jobs += [(p, "executable") for p in exercises]
+    for p in benchmarks[2:]:
+        jobs += [(p, "shared"), (p, "executable")]
+    built = 0
+    for path, kind in jobs:
+        try:
+            kernels.compile_kernel(path, kind)
+            built += 1
+        except kernels.KernelError:  # CompileError included: the page says it
+            pass
+    return built
+
+
 def execute_pages(pages: list[Path], cache, timeout: int, jobs: int = 1, done=lambda path, result: None) -> None:
     """Execute the pages not in the cache; done(page, result) as each is ready, result being
     (notebook, ran now, seconds) or the RuntimeError. A page that runs MPI runs alone, one after
     the other in this process; meanwhile the pages that run no MPI run `jobs` at a time in worker
     processes at idle priority (`idle_priority`): they use the cores the MPI page leaves idle
-    (its compiling, plotting and start-up), not those its ranks measure on."""
+    (its compiling, plotting and start-up), not those its ranks measure on. When MPI pages run,
+    an idle worker of its own compiles the kernels (`compile_kernels`), and each MPI page's
+    kernel is made ready while the page before it runs (`warm_kernels`)."""
     from concurrent.futures import ProcessPoolExecutor, as_completed
     from multiprocessing import get_context
 
@@ -202,15 +233,21 @@ def execute_pages(pages: list[Path], cache, timeout: int, jobs: int = 1, done=la
         else:
             (together if jobs > 1 and not runs_mpi(path) else alone).append(path)
     pool, futures = None, {}
-    if together:  # spawn: the workers start clean, with this process's environment
-        pool = ProcessPoolExecutor(min(jobs, len(together)), mp_context=get_context("spawn"), initializer=idle_priority)
+    if jobs > 1 and (together or alone):  # spawn: the workers start clean, with this process's environment
+        workers = min(jobs, len(together)) + (1 if alone else 0)  # the compiles get a worker of their own
+        pool = ProcessPoolExecutor(workers, mp_context=get_context("spawn"), initializer=idle_priority)
+        if alone:
+            pool.submit(compile_kernels)
         futures = {pool.submit(run_page, path, timeout): path for path in together}
+
+    def finished(path, result):
+        if not isinstance(result, RuntimeError):
+            store_page(path, cache, *result)
+            result = (result[0], True, result[1])
+        done(path, result)
+
     try:
-        for path in alone:
-            try:
-                done(path, execute_page(path, cache, timeout))
-            except RuntimeError as e:
-                done(path, e)
+        execute_in_turn(alone, timeout, warm=jobs > 1, done=finished)
         for future in as_completed(futures):
             path = futures[future]
             try:
