@@ -21,6 +21,21 @@ def test_kernel_runs_on_engines_with_their_communicator(mpi_cluster):
     assert len(out.table) == 12
 
 
+def test_a_run_on_the_engines_pauses_a_book_builds_background(mpi_cluster, tmp_path, monkeypatch):
+    """The engines' run marks itself measuring (commbook.quiet_runs) while it waits for them."""
+    monkeypatch.setenv("COMMBOOK_QUIET_RUNS", str(tmp_path))
+    flags = []
+    wait = MPICluster._wait
+
+    def watched(self, *args):
+        flags.append(len(list(tmp_path.iterdir())))
+        return wait(self, *args)
+
+    monkeypatch.setattr(MPICluster, "_wait", watched)
+    assert mpi_cluster.run("pingpong", {"sizes": "0:1K", "repetitions": 3}).ok
+    assert flags == [1] and not list(tmp_path.iterdir())
+
+
 def test_validation_failure_on_engines(mpi_cluster):
     with pytest.raises(kernels.ValidationFailed):
         mpi_cluster.run("pingpong", {"sizes": "4:4", "inject-error": 1})

@@ -22,6 +22,20 @@ def test_pingpong_runs_and_validates(np):
     assert (t["t_median_us"] > 0).all()  # no timing comparisons: those belong in benchmarks/
 
 
+def test_a_run_pauses_a_book_builds_background_while_it_measures(tmp_path, monkeypatch):
+    """In a book build a run marks itself measuring (commbook.quiet_runs) from its start to its end."""
+    monkeypatch.setenv("COMMBOOK_QUIET_RUNS", str(tmp_path))
+    seen = []
+    kernels.run_mpiexec(
+        "pingpong",
+        2,
+        {"sizes": "0:1K", "repetitions": 3},
+        on_line=lambda line: seen.append(len(list(tmp_path.iterdir()))),
+    )
+    assert seen and set(seen) == {1}
+    assert not list(tmp_path.iterdir())
+
+
 @pytest.mark.parametrize("np", [1, 2])
 def test_corrupted_payload_is_caught(np):
     with pytest.raises(kernels.ValidationFailed) as err:

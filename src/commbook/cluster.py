@@ -33,7 +33,7 @@ from pathlib import Path
 
 import psutil
 
-from . import config, kernels, mpi_env, process_tree, scheduler
+from . import config, kernels, mpi_env, process_tree, quiet_runs, scheduler
 from .kernels import KernelOutput, KernelTimeout
 
 # ms between the hub's heartbeats (ipyparallel: 3000 ms, an engine dropped after 10 missed, 30 s):
@@ -409,9 +409,10 @@ class MPICluster:
         self.start()
         timeout = self.default_timeout if timeout is None else timeout
         view = self._client[:]
-        result = view.apply_async(_engine_call, library, options or {})
         try:
-            replies = self._wait(result, timeout, cancel)
+            with quiet_runs.measuring():
+                result = view.apply_async(_engine_call, library, options or {})
+                replies = self._wait(result, timeout, cancel)
         except RunStopped:
             self._force_stop()  # the engines are inside MPI: only killing them stops the run
             self._ended = "was stopped"

@@ -49,6 +49,9 @@ VARIABLES = {
         Variable("COMMBOOK_NODES_DIR", "", "where `commbook nodes` records its emulated cluster"),
         Variable("COMMBOOK_NODES_REFERENCE", "", "book: draw the node-boundary sections from data/reference"),
         Variable("COMMBOOK_BUILD_SHARED", "", "set by the book build: where its pages share one live run"),
+        Variable(
+            "COMMBOOK_QUIET_RUNS", "", "set by the book build: a run that measures pauses its background work here"
+        ),
         Variable("COMMBOOK_DEBUG", "", "the CLI shows tracebacks instead of one line"),
         Variable("COMMBOOK_REQUIRE_BROWSER", "", "tests: fail instead of skip without chromium"),
         Variable(

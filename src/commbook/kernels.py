@@ -16,6 +16,7 @@ Compiler and program arguments are passed as lists, never through a shell.
 
 from __future__ import annotations
 
+import contextlib
 import ctypes
 import hashlib
 import io
@@ -30,7 +31,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Callable
 
-from . import config, mpi_env
+from . import config, mpi_env, quiet_runs
 from .process_tree import ProcessTree, install_signal_handlers
 
 if TYPE_CHECKING:  # pandas: imported when a table is built, not for `commbook --help`
@@ -360,13 +361,14 @@ def mpiexec_raw(
     any rank ran is started once more, as in run_mpiexec. Without run_mpiexec's process-tree
     cleanup: for short runs only."""
     for attempt in (1, 2):
-        proc = subprocess.run(
-            mpi_env.mpiexec_command(np, program),
-            capture_output=True,
-            text=True,
-            timeout=timeout,
-            env=mpi_env.environ(np, env),
-        )
+        with quiet_runs.measuring():
+            proc = subprocess.run(
+                mpi_env.mpiexec_command(np, program),
+                capture_output=True,
+                text=True,
+                timeout=timeout,
+                env=mpi_env.environ(np, env),
+            )
         if attempt == 2 or not launcher_failed(proc.returncode, proc.stdout, proc.stderr):
             return proc
     raise AssertionError("unreachable")
@@ -400,6 +402,8 @@ def run_mpiexec(
     cmd = mpi_env.mpiexec_command(np, [*launcher_args, str(exe), *kernel_args(options)], **placement)
     tree = ProcessTree(Path(exe).name)
     install_signal_handlers()
+    quiet = contextlib.ExitStack()
+    quiet.enter_context(quiet_runs.measuring())
     proc = subprocess.Popen(
         cmd,
         stdout=subprocess.PIPE,
@@ -446,6 +450,7 @@ def run_mpiexec(
         if proc.poll() is None:
             proc.kill()
             proc.wait()
+        quiet.close()
     for t in readers:
         t.join(5)
     text, stderr = "".join(lines), "".join(errs)

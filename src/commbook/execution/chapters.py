@@ -20,15 +20,20 @@ from __future__ import annotations
 
 import argparse
 import math
+import multiprocessing
 import os
 import re
+import shutil
 import sys
+import tempfile
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from ..claims.census import GLUE_ROLE
 from ..claims.prose import prose_lines
+from ..quiet_runs import Pauser
+from .reading import read_page
 from .warm_kernels import execute_in_turn
 
 # code that starts MPI ranks (a cluster, a kernel run, a chapter's measurement)
@@ -52,15 +57,6 @@ class PageReport:
         if self.checked:
             head += f", {self.roles} glue roles, {self.glued} glued"
         return "\n".join([head] + [f"     {self.page}.md:{p}" for p in self.problems])
-
-
-def read_page(path: Path):
-    """The page as MyST-NB reads it for execution (same cells, same metadata: same cache key)."""
-    from myst_nb.core.read import read_myst_markdown_notebook
-    from myst_parser.config.main import MdParserConfig
-
-    config = MdParserConfig(enable_extensions={"dollarmath", "amsmath", "colon_fence", "deflist", "substitution"})
-    return read_myst_markdown_notebook(path.read_text(encoding="utf-8"), config, add_source_map=True, path=str(path))
 
 
 def glued_values(nb) -> dict[str, object]:
@@ -177,7 +173,9 @@ def runs_mpi(path: Path) -> bool:
 def idle_priority() -> None:
     """A worker for pages that run no MPI, and every kernel it starts, runs at Linux's idle
     priority (SCHED_IDLE, inherited): it takes a core only when the MPI page's processes leave it
-    free, so a measurement keeps its cores. Elsewhere (no SCHED_IDLE) the lowest nice value."""
+    free, so a measurement keeps its cores. Elsewhere (no SCHED_IDLE) the lowest nice value. It
+    is what a measurement pauses (commbook.quiet_runs), never what pauses."""
+    os.environ.pop("COMMBOOK_QUIET_RUNS", None)
     try:
         os.sched_setscheduler(0, os.SCHED_IDLE, os.sched_param(0))
     except (AttributeError, OSError):
@@ -232,13 +230,17 @@ def execute_pages(pages: list[Path], cache, timeout: int, jobs: int = 1, done=la
             done(path, (nb, False, 0.0))
         else:
             (together if jobs > 1 and not runs_mpi(path) else alone).append(path)
-    pool, futures = None, {}
+    pool, futures, pauser = None, {}, None
     if jobs > 1 and (together or alone):  # spawn: the workers start clean, with this process's environment
         workers = min(jobs, len(together)) + (1 if alone else 0)  # the compiles get a worker of their own
         pool = ProcessPoolExecutor(workers, mp_context=get_context("spawn"), initializer=idle_priority)
         if alone:
             pool.submit(compile_kernels)
         futures = {pool.submit(run_page, path, timeout): path for path in together}
+        if alone:  # the MPI pages' measurements stop the workers while they run
+            quiet = Path(tempfile.mkdtemp(prefix="commbook-quiet-runs-"))
+            os.environ["COMMBOOK_QUIET_RUNS"] = str(quiet)
+            pauser = Pauser(quiet, lambda: [p.pid for p in multiprocessing.active_children()])
 
     def finished(path, result):
         if not isinstance(result, RuntimeError):
@@ -258,6 +260,10 @@ def execute_pages(pages: list[Path], cache, timeout: int, jobs: int = 1, done=la
             store_page(path, cache, nb, seconds)
             done(path, (nb, True, seconds))
     finally:
+        if pauser is not None:
+            pauser.close()
+            os.environ.pop("COMMBOOK_QUIET_RUNS", None)
+            shutil.rmtree(pauser.folder, ignore_errors=True)
         if pool is not None:
             pool.shutdown(cancel_futures=True)
 

@@ -21,6 +21,8 @@ import time
 import traceback
 from pathlib import Path
 
+from .reading import read_page
+
 # imported in the waiting kernel (each takes 0.1-1 s); none binds a name in the page's namespace
 WARM_IMPORTS = (
     "numpy",
@@ -57,8 +59,6 @@ async def warm_kernel(path: Path):
     """A kernel for page `path`, started at idle priority with WARM_IMPORTS done; None where
     idle priority is not available (the page then starts its own)."""
     from jupyter_client.manager import AsyncKernelManager
-
-    from .chapters import read_page
 
     if not hasattr(os, "SCHED_IDLE"):
         return None
@@ -100,8 +100,6 @@ async def execute(path: Path, timeout: int, km=None):
     metadata may set timeout and allow_errors); RuntimeError naming the page when a cell fails."""
     from nbclient import NotebookClient
     from nbclient.exceptions import CellExecutionError, CellTimeoutError
-
-    from .chapters import read_page
 
     nb = read_page(path)
     meta = nb.metadata.get("execution", {})

@@ -27,7 +27,7 @@ from pathlib import Path
 
 import numpy as np
 
-from .. import config, data, kernels, machine, mpi_env
+from .. import config, data, kernels, machine, mpi_env, quiet_runs
 from ..verdict import Verdict, cases
 from . import available
 
@@ -90,7 +90,7 @@ def measure(rate: str = "", timeout: float = 600) -> BoundaryRun:
     machine_name = f"{machine.name()}-emulated-nodes"
     t0 = time.perf_counter()
     try:
-        with EmulatedCluster(nodes=2, rate=rate) as cluster:
+        with EmulatedCluster(nodes=2, rate=rate) as cluster, quiet_runs.measuring():
             runs = [
                 ("pingpong", "core", 2, ["--sizes", PINGPONG_SIZES]),
                 ("pingpong", "node", 2, ["--sizes", PINGPONG_SIZES]),
