@@ -21,6 +21,7 @@ import itertools
 import os
 import signal
 import threading
+import time
 from pathlib import Path
 
 import psutil
@@ -58,10 +59,13 @@ def _owner_alive(flag: Path) -> bool:
 
 class Pauser:
     """Stops the process trees of `roots()` while a run in `folder` measures (a thread polling
-    every `period` s); `close()` lets everything go on."""
+    every `period` s), and lets them go on when no run has measured for `linger` s (a sweep's
+    runs follow each other closely: the background stays stopped across them instead of
+    being stopped and woken for each); `close()` lets everything go on. A process that is
+    measuring is never stopped, even when `roots()` names it."""
 
-    def __init__(self, folder: Path, roots, period: float = 0.05):
-        self.folder, self.roots, self.period = Path(folder), roots, period
+    def __init__(self, folder: Path, roots, period: float = 0.02, linger: float = 1.0):
+        self.folder, self.roots, self.period, self.linger = Path(folder), roots, period, linger
         self.folder.mkdir(parents=True, exist_ok=True)
         self.stopped: list[psutil.Process] = []
         self.pauses = 0
@@ -69,14 +73,15 @@ class Pauser:
         self._thread = threading.Thread(target=self._watch, name="quiet-runs", daemon=True)
         self._thread.start()
 
-    def _active(self) -> bool:
-        active = False
+    def _active(self) -> set[int]:
+        """The processes measuring now (a dead one's mark is removed)."""
+        owners = set()
         for flag in self.folder.iterdir():
             if _owner_alive(flag):
-                active = True
+                owners.add(int(flag.name.split("-", 1)[0]))
             else:
                 flag.unlink(missing_ok=True)
-        return active
+        return owners
 
     def _processes(self) -> list[psutil.Process]:
         found = []
@@ -92,8 +97,8 @@ class Pauser:
                 pass
         return found
 
-    def _stop(self) -> None:
-        self.stopped = self._processes()
+    def _stop(self, measuring: set[int]) -> None:
+        self.stopped = [p for p in self._processes() if p.pid not in measuring]
         for p in self.stopped:
             with contextlib.suppress(psutil.Error):
                 p.send_signal(signal.SIGSTOP)
@@ -106,17 +111,21 @@ class Pauser:
         self.stopped = []
 
     def _watch(self) -> None:
-        paused = False
+        paused, last = False, 0.0
         while not self._done.wait(self.period):
             try:
-                active = self._active()
+                measuring = self._active()
             except OSError:
-                active = False
-            if active and not paused:
-                self._stop()
-            elif not active and paused:
+                measuring = set()
+            now = time.monotonic()
+            if measuring:
+                last = now
+                if not paused:
+                    self._stop(measuring)
+                    paused = True
+            elif paused and now - last >= self.linger:
                 self._resume()
-            paused = active
+                paused = False
         self._resume()
 
     def close(self) -> None:

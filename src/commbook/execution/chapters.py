@@ -34,7 +34,7 @@ from ..claims.census import GLUE_ROLE
 from ..claims.prose import prose_lines
 from ..quiet_runs import Pauser
 from .reading import read_page
-from .warm_kernels import execute_in_turn
+from .warm_kernels import WAITING, execute_in_turn
 
 # code that starts MPI ranks (a cluster, a kernel run, a chapter's measurement)
 RUNS_MPI = re.compile(r"MPICluster|\.measure\(|run_example\(|\bM\.run\(|local_runs\(|cluster\.run\(|mpi_env\.detect")
@@ -240,7 +240,7 @@ def execute_pages(pages: list[Path], cache, timeout: int, jobs: int = 1, done=la
         if alone:  # the MPI pages' measurements stop the workers while they run
             quiet = Path(tempfile.mkdtemp(prefix="commbook-quiet-runs-"))
             os.environ["COMMBOOK_QUIET_RUNS"] = str(quiet)
-            pauser = Pauser(quiet, lambda: [p.pid for p in multiprocessing.active_children()])
+            pauser = Pauser(quiet, lambda: [p.pid for p in multiprocessing.active_children()] + sorted(WAITING))
 
     def finished(path, result):
         if not isinstance(result, RuntimeError):

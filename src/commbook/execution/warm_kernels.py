@@ -3,8 +3,9 @@
 A page's Jupyter kernel costs about 3 s before its first cell does anything: the process starts
 and imports numpy, pandas, matplotlib and the package. The MPI pages of a build run one at a time
 (their ranks measure), so those seconds add up. Here the next page's kernel is started, and those
-imports done, while the current page runs, at Linux's idle priority (SCHED_IDLE), so it takes only
-the CPU the measuring page leaves free. When its page's turn comes, the kernel is raised to
+imports done, while the current page runs, at Linux's idle priority (SCHED_IDLE) and stopped while
+a run measures (`WAITING`, commbook.quiet_runs), so it takes only the CPU the measuring page
+leaves free. When its page's turn comes, the kernel is raised to
 normal priority, every thread of it, before any cell runs: the page's MPI ranks, its children,
 start at normal priority. Where a priority cannot be set (no SCHED_IDLE, or no permission to
 raise it back), the page gets a fresh kernel, as before.
@@ -16,7 +17,9 @@ namespace a fresh kernel has.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import os
+import signal
 import time
 import traceback
 from pathlib import Path
@@ -38,6 +41,7 @@ WARM_IMPORTS = (
 )
 WARM_CODE = f"for _m in {WARM_IMPORTS!r}:\n    __import__(_m)\ndel _m\n"
 HISTORY = "--HistoryManager.hist_file=:memory:"  # what nbclient gives the kernels it starts
+WAITING: set[int] = set()  # pids of kernels made ready for a page not yet running: background work
 
 
 def _set_policy(pid: int, policy: int) -> bool:
@@ -67,6 +71,7 @@ async def warm_kernel(path: Path):
     try:
         if not _set_policy(km.provisioner.pid, os.SCHED_IDLE):
             raise OSError("SCHED_IDLE refused")
+        WAITING.add(km.provisioner.pid)  # stopped while a run measures (commbook.quiet_runs)
         kc = km.client()
         kc.start_channels()
         try:
@@ -79,6 +84,7 @@ async def warm_kernel(path: Path):
         if reply["content"]["status"] != "ok":
             raise RuntimeError(f"warm-up imports failed: {reply['content'].get('evalue')}")
     except BaseException:
+        WAITING.discard(km.provisioner.pid)
         await km.shutdown_kernel(now=True)
         raise
     return km
@@ -88,7 +94,11 @@ async def _promoted(km):
     """The waiting kernel at normal priority, or None (shut down) where that is refused."""
     if km is None:
         return None
-    if _set_policy(km.provisioner.pid, os.SCHED_OTHER):
+    pid = km.provisioner.pid
+    WAITING.discard(pid)
+    with contextlib.suppress(OSError):
+        os.kill(pid, signal.SIGCONT)  # stopped while the page before measured, it goes on now
+    if _set_policy(pid, os.SCHED_OTHER):
         return km
     await km.shutdown_kernel(now=True)
     return None
