@@ -179,6 +179,15 @@ def check_eager(path=None, nps=(2, 3, 4), max_bytes: str = "4M", timeout: float 
 
 
 # --- the butterfly allreduce (book/collectives_algorithms.md) ------------------------------------------
+class ShownVerdict(Verdict):
+    """check_exercise's verdict: shown on the page as True or False, as it always was."""
+
+    _ipython_display_ = None  # IPython then shows the repr
+
+    def __repr__(self):
+        return repr(self.ok)
+
+
 def exercise_path(path=None) -> Path:
     """The reader's file: an absolute path, a path from here, or from the repository root."""
     root = config.kernels_dir().parent
@@ -213,7 +222,7 @@ def check_exercise(
         kernels.compile_kernel(src, "executable")
     except kernels.CompileError as e:
         print(say("c_check.does_not_compile", name="butterfly", error=e))
-        return Verdict(False, "does_not_compile")
+        return ShownVerdict(False, "does_not_compile")
     first = None  # (case, P) of the first failing P
     for P in nps:
         try:
@@ -244,6 +253,7 @@ def check_exercise(
             print(say("c_check.stopped", name="butterfly"))
             break
     if first:
-        return Verdict(False, first[0], P=first[1])
+        return ShownVerdict(False, first[0], P=first[1])
     print(say("c_check.correct", name="butterfly", nps=list(nps)))
-    return check_performance("butterfly", src) if performance else Verdict(True, "correct")
+    verdict = check_performance("butterfly", src) if performance else Verdict(True, "correct")
+    return ShownVerdict(verdict.ok, verdict.case, **verdict.facts)
