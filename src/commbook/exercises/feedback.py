@@ -80,7 +80,8 @@ def say(key: str, **values) -> str:
 
 
 def match(key: str, text: str) -> dict[str, str] | None:
-    """The fields (as text) of the first place `text` holds the words of `key`, None if none."""
+    """The fields (as text) of the first place `text` holds the words of `key`, None if none
+    (a field is matched within one line)."""
     parts, seen = [], set()
     pieces = list(string.Formatter().parse(_template(key)))
     for i, (literal, name, _, _) in enumerate(pieces):
@@ -93,6 +94,6 @@ def match(key: str, text: str) -> dict[str, str] | None:
             seen.add(name)
             last = i == len(pieces) - 1
             glued = not last and not pieces[i + 1][0]  # another field follows at once: a number, then its unit
-            parts.append(f"(?P<{name}>[^\\n]*)" if last else rf"(?P<{name}>\S*)" if glued else f"(?P<{name}>.*?)")
+            parts.append(f"(?P<{name}>[^\\n]*)" if last else rf"(?P<{name}>\S*)" if glued else f"(?P<{name}>[^\\n]*?)")
     found = re.search("".join(parts), text, re.S)
     return found.groupdict() if found else None
