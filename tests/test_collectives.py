@@ -12,6 +12,7 @@ import pytest
 from commbook import algorithms, config, exercises, fit, kernels, mpi_env
 from commbook import collective_runs as coll
 from commbook.chapters import collectives as collectives_chapter
+from commbook.exercises import feedback
 from commbook.models import collective_costs as costs
 from commbook.models import collective_schedules as schedules
 from commbook.models import link_classes
@@ -442,9 +443,9 @@ def test_butterfly_diagram_is_the_homeworks():
 
 @pytest.mark.mpi
 def test_exercise_skeleton_fails_and_the_packages_butterfly_is_refused(tmp_path, capsys):
-    assert exercises.check_exercise(nps=[1, 2]) is False
-    printed = capsys.readouterr().out
-    assert "P = 1: equals MPI_Allreduce" in printed and "P = 2: WRONG" in printed
+    verdict = exercises.check_exercise(nps=[1, 2])
+    assert not verdict and (verdict.case, verdict.facts) == ("wrong_result", {"P": 2})
+    assert feedback.match("c_check.butterfly_correct_at_P", capsys.readouterr().out)["P"] == "1"
     skeleton = exercises.exercise_path().read_text()
     body = skeleton[skeleton.index("static void my_allreduce") : skeleton.index("static int cb_kernel")]
     borrowed = skeleton.replace(
@@ -460,8 +461,8 @@ def test_exercise_skeleton_fails_and_the_packages_butterfly_is_refused(tmp_path,
     )
     mine = tmp_path / "my_butterfly.c"
     mine.write_text(borrowed)
-    assert exercises.check_exercise(mine, nps=[3, 8]) is False
-    assert "this_exercise_asks_for_your_own_butterfly" in capsys.readouterr().out
+    assert exercises.check_exercise(mine, nps=[3, 8]).case == "does_not_compile"
+    assert "this_exercise_asks_for_your_own_butterfly" in capsys.readouterr().out  # the compiler's words
 
 
 @pytest.mark.mpi

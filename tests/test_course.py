@@ -19,7 +19,8 @@ import pytest
 
 from commbook import exercises as E
 from commbook.booktools import split_solutions
-from commbook.course import assignments, grading
+from commbook.course import assignments, gradebook, grading
+from commbook.exercises import feedback
 from commbook.process_tree import ProcessTree
 
 TIME_LIMIT = 60.0  # per C exercise in the tests (the default is 180 s)
@@ -183,25 +184,68 @@ def test_grade_uses_the_students_own_saved_measurement(tmp_path, monkeypatch, ca
     monkeypatch.setenv("COMMBOOK_MEASUREMENTS", str(tmp_path / "elsewhere"))
     grading.setup()
     assert os.environ["COMMBOOK_MEASUREMENTS"] == str(tmp_path / "measurements")
-    with pytest.raises(grading.NotYet, match="no saved measurement"):
+    with pytest.raises(grading.NotYet) as unsaved:
         grading.grade("jac-ts", 1.0)
+    assert said_outcome(unsaved.value) == "no saved measurement"
     grading.save_inputs("jac-ts", copy_MBps=8000.0)
     mine = E.expected("jac-ts", copy_MBps=8000.0)
-    grading.grade("jac-ts", mine)
-    out = capsys.readouterr().out
-    assert "correct" in out and "your own measurement (copy_MBps = 8000" in out
+    verdict = grading.grade("jac-ts", mine)
+    assert (verdict.case, verdict.facts) == ("correct", {"copy_MBps": 8000.0})
+    assert feedback.match("grade.own_measurement", capsys.readouterr().out)["measured"] == "copy_MBps = 8000"
     # the same number against a student who measured twice the bandwidth: too high
     grading.save_inputs("jac-ts", copy_MBps=16000.0)
-    with pytest.raises(grading.NotYet, match=r"0 points: too high; graded against your own"):
+    with pytest.raises(grading.NotYet) as high:
         grading.grade("jac-ts", mine)
-    with pytest.raises(grading.NotYet, match="not answered"):
+    assert said_outcome(high.value) == "too high"
+    assert feedback.match("grade.own_measurement", str(high.value))["measured"] == "copy_MBps = 16000"
+    with pytest.raises(grading.NotYet) as unanswered:
         grading.grade("pp-tcp", ...)
-    with pytest.raises(grading.NotYet, match="0 points: too low") as wrong:
+    assert said_outcome(unanswered.value) == "not answered"
+    with pytest.raises(grading.NotYet) as wrong:
         grading.grade("pp-tcp", 0.5 * E.expected("pp-tcp"))
+    assert said_outcome(wrong.value) == "too low"
     assert f"{E.expected('pp-tcp'):.4g}" not in str(wrong.value)  # no reference in the feedback
     assert E.exercise("pp-tcp").hint in str(wrong.value)  # the hint, from pingpong's hints.toml
-    with pytest.raises(grading.NotYet, match="wrong choice"):
+    with pytest.raises(grading.NotYet) as choice:
         grading.grade("topo-place", "node")
+    assert said_outcome(choice.value) == "wrong choice"
+
+
+def outcome_of(name: str, text: str) -> str | None:
+    """The outcome the feedback `text` gives exercise `name` ("[name] 0 points: OUTCOME"), as the
+    class summary reads it."""
+    found = re.search(re.escape(f"[{name}] ") + gradebook._OUTCOME.pattern, text)
+    return found.group(1) if found else None
+
+
+def said_outcome(not_yet: grading.NotYet) -> str:
+    """The outcome a NotYet carries, checked against the one the class summary reads in its words."""
+    assert gradebook.outcome(0, 1, str(not_yet)) == not_yet.outcome
+    return not_yet.outcome
+
+
+def test_every_0_point_feedback_names_its_outcome_where_the_class_summary_reads_it():
+    zero = [key for key, text in feedback.templates().items() if "0 points" in text]
+    assert len(zero) >= 5
+    for key in zero:
+        assert feedback.templates()[key].startswith("[{name}] 0 points: {outcome}"), key
+        for outcome in [o for o in grading.OUTCOMES if o != "correct"]:
+            values = {f: "; x" for f in feedback.fields(key)} | {"outcome": outcome, "time_limit": 3}
+            text = feedback.say(key, **values)
+            assert gradebook.outcome(0, 1, text) == outcome, (key, outcome)
+
+
+def test_the_grader_reads_the_c_checks_failures_back_to_their_outcomes():
+    said = {
+        "deadlock": feedback.say("c_check.deadlock", name="ring", P=2, ranks="rank 0", where="in MPI_Send"),
+        "wrong result": feedback.say("c_check.wrong", name="gather", P=3, detail="root got 2"),
+        "does not compile": feedback.say("c_check.does_not_compile", name="gather", error="x.c:3: error: ;"),
+    }
+    said["deadlock "] = feedback.say("c_check.deadlock_timeout", name="ring", P=2, timeout=5)
+    said["deadlock  "] = feedback.say("c_check.butterfly_timeout", name="butterfly", P=2, timeout=5)
+    said["wrong result "] = feedback.say("c_check.butterfly_wrong", name="butterfly", P=2, result="r", difference="d")
+    for outcome, text in said.items():
+        assert grading._reason(text)[0] == outcome.strip(), text
 
 
 @pytest.mark.mpi
@@ -210,9 +254,10 @@ def test_grade_c_stops_a_check_at_its_time_limit_and_leaves_no_process(tmp_path,
     monkeypatch.chdir(tmp_path)
     before = set(our_leftovers())
     t0 = time.monotonic()
-    with pytest.raises(grading.NotYet, match="0 points: time limit"):
+    with pytest.raises(grading.NotYet) as stopped:
         # the skeleton deadlocks at 1 MiB; its watchdog (5 s) is longer than this limit
         grading.grade_c("ring", str(E.c_exercise_path("ring")), time_limit=3)
+    assert said_outcome(stopped.value) == "time limit"
     assert time.monotonic() - t0 < 20
     time.sleep(1)
     assert set(our_leftovers()) <= before
@@ -419,18 +464,18 @@ def test_autograde_full_marks_and_zero_with_the_reason(course):
     assert all(scores[("wrong", t)][0] == 0 for t in tests), scores
     said = _sources_outputs(course["dir"] / "autograded" / "wrong" / "ring" / "ring.ipynb")
     said |= _sources_outputs(course["dir"] / "autograded" / "wrong" / "ring_lab" / "ring_lab.ipynb")
-    assert "0 points: too high" in said["test-ring-p25"]
+    assert outcome_of("ring-p25", said["test-ring-p25"]) == "too high"
     assert E.exercise("ring-p25").hint in said["test-ring-p25"]  # the hint, from ring's hints.toml
-    assert "0 points: too low" in said["test-ring-epyc"]
-    assert "0 points: too low" in said["test-ring-1ms"]
-    assert re.search(r"0 points: (deadlock: \[ring\] P = \d: DEADLOCK|time limit)", said["test-c-ring"])
+    assert outcome_of("ring-epyc", said["test-ring-epyc"]) == "too low"
+    assert outcome_of("ring-1ms", said["test-ring-1ms"]) == "too low"
+    assert outcome_of("ring", said["test-c-ring"]) in ("deadlock", "time limit")
     assert "Traceback" not in said["test-c-ring"]
     # the feedback page says it, and gives no reference value
     course["nbgrader"]("generate_feedback", "ring")
     course["nbgrader"]("generate_feedback", "ring_lab")
     html = (course["dir"] / "feedback" / "wrong" / "ring" / "ring.html").read_text()
     html += (course["dir"] / "feedback" / "wrong" / "ring_lab" / "ring_lab.html").read_text()
-    assert "too high" in html and "DEADLOCK" in html
+    assert outcome_of("ring-p25", html) == "too high" and "DEADLOCK" in html  # the harness's word
     for n in names:
         value = E.expected(n)
         if not (float(value) == int(value) and abs(value) < 1000):  # small whole numbers are everywhere
@@ -469,13 +514,14 @@ def test_autograde_takes_the_performance_point_from_a_serialised_butterfly(cours
     assert scores[("serialised", "test-c-butterfly-performance")] == (0, 1), scores
     graded = course["dir"] / "autograded" / "serialised" / "collectives_algorithms"
     said = _sources_outputs(graded / "collectives_algorithms.ipynb")
-    feedback = said["test-c-butterfly-performance"]
-    assert "[butterfly] 0 points: too slow: performance: NOT YET, too slow (simulated ORFEO THIN node, P = 16)" in (
-        feedback
-    )
-    assert re.search(r"yours takes [\d.]+ µs, [\d.]+ times the reference's [\d.]+ µs", feedback), feedback
-    assert "Traceback" not in feedback
-    assert "[gather] performance: fast enough" in said["test-c-gather-performance"]
+    told = said["test-c-butterfly-performance"]
+    assert outcome_of("butterfly", told) == "too slow"
+    slow = feedback.match("performance.too_slow", "[butterfly] " + told.split("too slow: ", 1)[-1])
+    assert slow["where"] == feedback.say("performance.where", P=16), told  # both simulated times, their ratio
+    assert float(slow["ratio"]) == pytest.approx(float(slow["mine"]) / float(slow["reference"]), rel=0.01)
+    assert float(slow["ratio"]) > E.performance.TOLERANCE
+    assert "Traceback" not in told
+    assert feedback.match("performance.fast_enough", said["test-c-gather-performance"])["name"] == "gather"
 
 
 @pytest.mark.slow
@@ -495,8 +541,10 @@ def test_autograde_grades_on_the_students_saved_measurement(course, monkeypatch)
     assert scores[("measured", "test-jac-ts")] == (1, 1)
     assert scores[("measured", "test-jac-face")][0] == 0  # left unanswered
     said = _sources_outputs(course["dir"] / "autograded" / "measured" / "jacobi_lab" / "jacobi_lab.ipynb")
-    assert "correct; graded against your own measurement (copy_MBps = 7777" in said["test-jac-ts"]
-    assert "0 points: not answered" in said["test-jac-face"]
+    measured = feedback.say("grade.measured_value", input="copy_MBps", value=mine)
+    own = feedback.say("grade.own_measurement", measured=measured, inputs_file=grading.INPUTS_FILE)
+    assert feedback.say("grade.correct", name="jac-ts", own=own) in said["test-jac-ts"]
+    assert outcome_of("jac-face", said["test-jac-face"]) == "not answered"
 
 
 @pytest.mark.slow
@@ -549,7 +597,7 @@ def test_instructor_page_routes_hand_copy_and_exchange_end_to_end(course):
     course["nbgrader"]("generate_feedback", "jacobi_lab")
     # by hand: the page's feedback folder, to hand back
     by_hand = course["dir"] / "feedback" / "hand-ada" / "jacobi_lab" / "jacobi_lab.html"
-    assert "[jac-face] correct." in by_hand.read_text()
+    assert feedback.say("grade.correct", name="jac-face", own="") in by_hand.read_text()
     # the exchange: released without the hand-copied students, fetched by the student
     hand_copied = sorted(
         d.parent.name
@@ -575,7 +623,7 @@ def test_instructor_page_routes_hand_copy_and_exchange_end_to_end(course):
     )
     as_student("fetch_feedback", "jacobi_lab", cwd=home / "work")
     fetched = list((home / "work" / "jacobi_lab" / "feedback").glob("*/jacobi_lab.html"))
-    assert len(fetched) == 1 and "[jac-face] 0 points: too high" in fetched[0].read_text(), fetched
+    assert len(fetched) == 1 and outcome_of("jac-face", fetched[0].read_text()) == "too high", fetched
 
 
 def _sources_outputs(nb_path: Path) -> dict[str, str]:

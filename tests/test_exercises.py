@@ -11,6 +11,7 @@ import slow_exercises
 from commbook import config
 from commbook import exercises as E
 from commbook.booktools import split_solutions
+from commbook.exercises import feedback
 
 REPO = Path(__file__).resolve().parents[1]
 # every page with an exercise directive, and every chapter an exercise is registered for
@@ -114,11 +115,12 @@ def test_the_leak_scan_can_fail():
 
 
 def test_check_prints_a_verdict_without_the_reference_when_wrong(capsys):
-    assert not E.check("pp-tcp", ...)
-    assert "not answered" in capsys.readouterr().out
-    assert not E.check("pp-tcp", 1.0)
+    assert E.check("pp-tcp", ...).case == "not_answered"
+    assert feedback.match("check.not_answered", capsys.readouterr().out) == {"name": "pp-tcp"}
+    verdict = E.check("pp-tcp", 1.0)
     out = capsys.readouterr().out
-    assert "too low" in out and f"{E.expected('pp-tcp'):.4g}" not in out
+    assert not verdict and verdict.case == "too_low" and feedback.match("check.too_low", out)["answer"] == "1"
+    assert f"{E.expected('pp-tcp'):.4g}" not in out
     assert E.check("pp-tcp", E.expected("pp-tcp"))
     assert E.check("topo-place", " Core ")
     assert not E.check("topo-place", "node")
@@ -148,27 +150,28 @@ mpi = pytest.mark.mpi
 @mpi
 def test_ring_check_passes_the_solution_and_reports_the_skeletons_deadlock(capsys):
     assert E.check_ring(E.c_exercise_path("ring", solution=True), nps=(1, 2, 3, 4))
-    out = capsys.readouterr().out
-    assert "correct for every P" in out
+    assert feedback.match("c_check.correct", capsys.readouterr().out)["nps"] == "[1, 2, 3, 4]"
     # the skeleton (send, then receive, everywhere) works for 4 bytes ...
     assert E.check_ring(E.c_exercise_path("ring"), nps=(2, 3), sizes="4", performance=False)
     capsys.readouterr()
     # ... and deadlocks at 1 MiB: the check says so, and stops
-    assert not E.check_ring(
-        E.c_exercise_path("ring"), nps=(3, 4), sizes="4,1M", watchdog_s=5, timeout=300
-    )  # the watchdog, not the timeout, must catch it
+    verdict = E.check_ring(E.c_exercise_path("ring"), nps=(3, 4), sizes="4,1M", watchdog_s=5, timeout=300)
     out = capsys.readouterr().out
-    assert "P = 3: DEADLOCK" in out and "P = 4" not in out and "1048576-byte messages" in out
+    assert (verdict.case, verdict.facts) == ("deadlock", {"P": 3})  # and stopped there: no P = 4
+    assert feedback.match("c_check.deadlock", out)["P"] == "3"  # the watchdog, not the timeout, caught it
+    assert "1048576-byte messages" in out  # the harness's own words
 
 
 # A reader's mistake: the edits (old text: new text) that make a file wrong in one way, each of
-# which must apply or the test proves nothing, and what the check's report must then say.
+# which must apply or the test proves nothing, the verdict's case, and what the harness or the
+# compiler must then say in the check's report.
 RING_REVERSED = (
     {
         "MPI_Send(sendbuf, n, MPI_CHAR, right": "MPI_Send(sendbuf, n, MPI_CHAR, left",
         "MPI_Recv(recvbuf, n, MPI_CHAR, left": "MPI_Recv(recvbuf, n, MPI_CHAR, right",
     },
-    ["WRONG"],
+    "wrong_result",
+    [],
 )
 RING_SENDRECV = (
     {
@@ -176,7 +179,8 @@ RING_SENDRECV = (
         "    MPI_Recv(recvbuf, n, MPI_CHAR, left, 0, comm, MPI_STATUS_IGNORE);": "    MPI_Sendrecv(sendbuf, n, MPI_CHAR, right, 0, recvbuf, n, MPI_CHAR, left, 0, comm,"
         " MPI_STATUS_IGNORE);"
     },
-    ["does not compile", "allows_only_MPI_Send_and_MPI_Recv"],
+    "does_not_compile",
+    ["allows_only_MPI_Send_and_MPI_Recv"],
 )
 GATHER_LINEAR = (
     {
@@ -186,9 +190,10 @@ GATHER_LINEAR = (
         "memcpy(recvbuf + (size_t)root * (size_t)n, held, (size_t)n);": "for (int b = 0; b < P; b++) memcpy(recvbuf + (size_t)((b + root) % P) * n, "
         "held + (size_t)b * n, (size_t)n);",
     },
+    "wrong_result",
     ["root received 4 messages", "ceil(log2 P) = 3"],
 )
-COMPILE_ERROR = ({"int v =": "int v = ;"}, ["does not compile", "error"])
+COMPILE_ERROR = ({"int v =": "int v = ;"}, "does_not_compile", ["error"])
 # (exercise, start from the solution?, the mistake, the check's arguments)
 WRONG_FILES = [
     pytest.param("ring", True, RING_REVERSED, dict(nps=(3,), sizes="4"), id="ring-wrong-direction"),
@@ -201,14 +206,15 @@ WRONG_FILES = [
 @mpi
 @pytest.mark.parametrize("name, from_solution, mistake, run", WRONG_FILES)
 def test_check_fails_a_wrong_file_and_says_why(tmp_path, capsys, name, from_solution, mistake, run):
-    edits, says = mistake
+    edits, case, says = mistake
     text = E.c_exercise_path(name, solution=from_solution).read_text()
     for old, new in edits.items():
         assert old in text, f"the edit no longer applies to {name}: {old!r}"
         text = text.replace(old, new)
     f = tmp_path / f"{name}_wrong.c"
     f.write_text(text)
-    assert not getattr(E, f"check_{name}")(f, **run)
+    verdict = getattr(E, f"check_{name}")(f, **run)
+    assert not verdict and verdict.case == case
     out = capsys.readouterr().out
     for words in says:
         assert words in out
@@ -216,18 +222,18 @@ def test_check_fails_a_wrong_file_and_says_why(tmp_path, capsys, name, from_solu
 
 @mpi
 @pytest.mark.parametrize(
-    "name, solution_nps, skeleton_nps, skeleton_says",
+    "name, solution_nps, skeleton_nps, skeleton_facts",
     [
-        ("gather", range(1, 7), (1, 3), "P = 3: WRONG"),
-        ("eager", (2, 3), (2,), "WRONG: your probe says 0 B"),
+        ("gather", range(1, 7), (1, 3), {"P": 3}),
+        ("eager", (2, 3), (2,), {"P": 2, "found": 0}),  # the skeleton's probe finds no size
     ],
 )
-def test_check_passes_the_solution_and_fails_the_skeleton(capsys, name, solution_nps, skeleton_nps, skeleton_says):
+def test_check_passes_the_solution_and_fails_the_skeleton(capsys, name, solution_nps, skeleton_nps, skeleton_facts):
     check = getattr(E, f"check_{name}")
     assert check(E.c_exercise_path(name, solution=True), nps=solution_nps)
-    assert "correct for every P" in capsys.readouterr().out
-    assert not check(E.c_exercise_path(name), nps=skeleton_nps)
-    assert skeleton_says in capsys.readouterr().out
+    assert feedback.match("c_check.correct", capsys.readouterr().out) == {"name": name, "nps": str(list(solution_nps))}
+    verdict = check(E.c_exercise_path(name), nps=skeleton_nps)
+    assert not verdict and (verdict.case, verdict.facts) == ("wrong_result", skeleton_facts)
 
 
 @mpi
@@ -281,7 +287,7 @@ LINEAR_ALLREDUCE = """static void my_allreduce(const double *s, double *r, int n
 @mpi
 def test_butterfly_check_passes_the_reference_solution(capsys):
     assert E.check_exercise(config.kernels_dir() / "exercises" / "butterfly_solution.c", nps=(1, 2, 3, 5, 8))
-    assert "correct for every P" in capsys.readouterr().out
+    assert feedback.match("c_check.correct", capsys.readouterr().out)["nps"] == "[1, 2, 3, 5, 8]"
 
 
 @mpi
@@ -295,18 +301,20 @@ def test_butterfly_check_refuses_mpi_allreduce(tmp_path, capsys):
 
 """,
     )
-    assert not E.check_exercise(f, nps=(2,))
-    out = capsys.readouterr().out
-    assert "does not compile" in out and "this_exercise_asks_for_your_own_allreduce" in out
+    assert E.check_exercise(f, nps=(2,)).case == "does_not_compile"
+    assert "this_exercise_asks_for_your_own_allreduce" in capsys.readouterr().out  # the compiler's words
 
 
 @mpi
 def test_butterfly_check_refuses_a_linear_algorithm_by_its_messages(tmp_path, capsys):
     f = _butterfly_file(tmp_path, LINEAR_ALLREDUCE)
     # right sums, wrong pattern: P = 2 and 3 cannot tell them apart, P = 4 can
-    assert not E.check_exercise(f, nps=(4,))
-    out = capsys.readouterr().out
-    assert "P = 4: WRONG: 4 ranks sent 6 messages (at most 3 from one rank)" in out
+    verdict = E.check_exercise(f, nps=(4,))
+    assert (verdict.case, verdict.facts) == ("wrong_result", {"P": 4})
+    out = capsys.readouterr().out  # the harness's words, at P = 4
+    assert feedback.match("c_check.wrong", out)["detail"].startswith(
+        "4 ranks sent 6 messages (at most 3 from one rank)"
+    )
     assert "a butterfly on 4 ranks sends 8" in out
 
 
@@ -321,28 +329,29 @@ def test_a_slow_but_correct_variant_loses_the_performance_point_and_the_solution
     assert slow.ok is False and len(slow.rows) == len(ref.rows)
     what, mine, theirs = slow.worst()
     assert mine > E.performance.TOLERANCE * theirs
-    line = slow.line()
-    assert "too slow" in line and f"{mine:.4g} µs" in line and f"{theirs:.4g} µs" in line
+    said = feedback.match("performance.too_slow", slow.line())
+    assert slow.case == "too_slow" and (said["mine"], said["reference"]) == (f"{mine:.4g}", f"{theirs:.4g}")
 
 
 @mpi
 def test_the_butterfly_self_check_fails_serialised_exchanges_on_their_time(smpi, tmp_path, capsys):
     f = slow_exercises.slow_variant("butterfly", tmp_path)
-    assert not E.check_exercise(f, nps=(2, 4))
+    verdict = E.check_exercise(f, nps=(2, 4))
     out = capsys.readouterr().out
-    assert "correct for every P in [2, 4]" in out  # the message counters cannot tell it apart
-    assert "[butterfly] performance: NOT YET, too slow (simulated ORFEO THIN node, P = 16)" in out
-    assert E.check_exercise(E.performance.reference_path("butterfly"), nps=(2,))
-    assert "[butterfly] performance: fast enough" in capsys.readouterr().out
+    assert feedback.match("c_check.correct", out)["nps"] == "[2, 4]"  # the message counters cannot tell it apart
+    assert not verdict and verdict.case == "too_slow"
+    assert feedback.match("performance.too_slow", out)["where"] == feedback.say("performance.where", P=16)
+    assert E.check_exercise(E.performance.reference_path("butterfly"), nps=(2,)).case == "fast_enough"
 
 
 def test_without_smpi_the_performance_point_is_not_graded_and_says_why(monkeypatch, capsys):
     from commbook.simulate import runner
 
     monkeypatch.setattr(runner, "status", lambda: runner.SMPIStatus(None, None, ""))
-    assert E.check_performance("butterfly", E.performance.reference_path("butterfly"))
-    out = capsys.readouterr().out
-    assert out.startswith("[butterfly] performance not graded: SimGrid's SMPI is not installed here")
+    verdict = E.check_performance("butterfly", E.performance.reference_path("butterfly"))
+    assert verdict and (verdict.case, verdict.facts) == ("not_graded", {"reason": "no_smpi"})
+    said = feedback.match("performance.not_graded", capsys.readouterr().out)
+    assert said["name"] == "butterfly" and feedback.match("performance.why.no_smpi", said["why"])
 
 
 # ---- hints, choices, ranges
@@ -353,13 +362,12 @@ def test_hints_are_graduated_and_never_give_the_value(capsys):
     ex = E.exercise("scal-amdahl")
     value = E.expected("scal-amdahl")
     for attempt in (1, 2, 3, 4):
-        assert not E.check("scal-amdahl", value * 3)
+        verdict = E.check("scal-amdahl", value * 3)
         out = capsys.readouterr().out
-        assert "too high" in out and ex.hint in out
+        assert not verdict and verdict.case == "too_high" and ex.hint in out
         assert (ex.method in out) == (attempt >= 3), attempt
         assert not any(f in out for f in number_forms(value))
-    assert E.check("scal-amdahl", value)
-    assert "correct" in capsys.readouterr().out
+    assert E.check("scal-amdahl", value).case == "correct"
 
 
 def test_every_exercise_has_a_hint_and_a_worked_step():
@@ -425,7 +433,7 @@ def test_no_docstring_holds_a_hint_or_a_method():
 def test_choices_ignore_spaces_and_case(capsys):
     ref = E.expected("jac-decomp grid")
     spaced = " x ".join(ref.split("x")).upper()
-    assert spaced != ref and E.check("jac-decomp grid", spaced)
+    assert spaced != ref and E.check("jac-decomp grid", spaced).case == "correct"
     assert E.normalise_choice("2 × 2 × 2") == "2x2x2"
 
 
@@ -433,3 +441,59 @@ def test_the_eager_check_accepts_a_range():
     assert E.eager_range(4096) == (2048, 8192)
     lo, hi = E.eager_range(65536)
     assert lo < 65536 < hi
+
+
+# ---- the feedback's words: feedback.toml --------------------------------------------------------
+
+
+class AnyValue:
+    """A stand-in for a field's value: takes any number format, or a text one."""
+
+    def __format__(self, spec):
+        try:
+            return format(1.5, spec)
+        except ValueError:
+            return format("x", spec)
+
+
+def feedback_calls():
+    """(where, key, the field names passed) of every say(...) in the package."""
+    for path in sorted((REPO / "src" / "commbook").rglob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            func = getattr(node, "func", None)
+            if isinstance(node, ast.Call) and (getattr(func, "id", None) or getattr(func, "attr", None)) == "say":
+                where = f"{path.relative_to(REPO)}:{node.lineno}"
+                key = node.args[0] if node.args else None
+                keys = [key.body, key.orelse] if isinstance(key, ast.IfExp) else [key]
+                assert all(isinstance(k, ast.Constant) and isinstance(k.value, str) for k in keys), (
+                    f"{where}: say()'s key must be a literal (or a choice of two) so this test can see it"
+                )
+                assert all(kw.arg for kw in node.keywords), f"{where}: pass say()'s fields by name, not **"
+                for k in keys:
+                    yield where, k.value, {kw.arg for kw in node.keywords}
+
+
+def test_every_feedback_key_has_its_template_and_every_template_is_used():
+    calls = list(feedback_calls())
+    templates = feedback.templates()
+    assert len(calls) >= len(templates) > 0
+    for where, key, passed in calls:
+        assert key in templates, f"{where}: no [{key}] in feedback.toml"
+        assert feedback.fields(key) <= passed, f"{where}: [{key}] uses {feedback.fields(key) - passed}, not passed"
+        feedback.say(key, **{name: AnyValue() for name in passed})  # every format spec takes a value
+    assert sorted(set(templates) - {key for _, key, _ in calls}) == [], "templates no code uses"
+
+
+def test_a_missing_key_or_field_names_the_file_and_the_key():
+    with pytest.raises(feedback.FeedbackError, match=r"feedback\.toml has no table \[check\.nowhere\]"):
+        feedback.say("check.nowhere")
+    with pytest.raises(feedback.FeedbackError, match=r"feedback\.toml: \[check\.too_high\] uses the field \{answer\}"):
+        feedback.say("check.too_high", name="x")
+
+
+def test_feedback_is_read_back_to_its_fields():
+    text = feedback.say("check.too_high", name="pp-tcp", answer=1.23456, unit=" µs", tolerance=0.03, hint="h")
+    assert feedback.match("check.too_high", f"before\n{text}\nafter") == dict(
+        name="pp-tcp", answer="1.235", unit=" µs", tolerance="3%", hint="h"
+    )
+    assert feedback.match("check.too_low", text) is None

@@ -112,6 +112,7 @@ def test_installed_package_finds_its_packaged_resources(installed, tmp_path):
         assert c.data_dir() == c.PACKAGED / "data", c.data_dir()
         from commbook import exercises  # their hints and methods are package data (hints.toml)
         assert [n for n, e in exercises.REGISTRY.items() if not (e.hint and e.method)] == []
+        assert exercises.feedback.templates()  # the feedback's words are package data too (feedback.toml)
         print(commbook.__file__)
         print(len(data.load_reference("pingpong").table), len(orfeo.summary_table("pingpong_seed")),
               len(orfeo.load("pingpong")[0]))

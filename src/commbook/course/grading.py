@@ -9,7 +9,8 @@ Grader side: :func:`grade` and :func:`grade_c` are the test cells. They compute 
 when they run (``commbook.exercises.expected``, the self-check's own function), never from a
 stored value, and judge with the self-check (``commbook.exercises.check``), so a grade is
 what the student's own check said. A wrong answer raises :class:`NotYet`, whose one-line
-message is the feedback (nbgrader gives 0 points to a test cell that raises). An exercise that
+message is the feedback (words from ``commbook/exercises/feedback.toml``, its outcome in
+``NotYet.outcome``) (nbgrader gives 0 points to a test cell that raises). An exercise that
 depends on a measurement is graded against the student's saved one, and the feedback says so.
 A C exercise is compiled and run by the exercise harness in a child process with a time
 limit; the process tree is killed when the limit passes, so a deadlock never hangs the grader.
@@ -29,6 +30,8 @@ from pathlib import Path
 
 from .. import config
 from ..exercises.c_checks import DEFAULT_TIME_LIMIT
+from ..exercises.core import Verdict
+from ..exercises.feedback import say
 
 INPUTS_FILE = "exercise_inputs.json"
 # the outcomes a feedback line names (tests/test_course.py and the class summary read them)
@@ -49,7 +52,12 @@ OUTCOMES = (
 
 
 class NotYet(AssertionError):
-    """A wrong answer: the message is the feedback, shown without a traceback."""
+    """A wrong answer: the message is the feedback, shown without a traceback; `outcome` is one
+    of OUTCOMES."""
+
+    def __init__(self, message: str, outcome: str):
+        super().__init__(message)
+        self.outcome = outcome
 
     def _render_traceback_(self):  # IPython shows these lines instead of a traceback
         return [f"NotYet: {self}"]
@@ -94,10 +102,18 @@ def saved_inputs(name: str) -> dict:
     path = _inputs_path()
     saved = json.loads(path.read_text()).get(name) if path.exists() else None
     if not saved or set(saved) != set(ex.inputs):
+        outcome = "no saved measurement"
+        inputs = ", ".join(ex.inputs)
         raise NotYet(
-            f"[{name}] 0 points: no saved measurement: this exercise is graded against "
-            f"your own {', '.join(ex.inputs)}; run the page's cells (the measurement and "
-            f"the self-check) before handing in, so {path.parent.name}/{INPUTS_FILE} holds it."
+            say(
+                "grade.no_saved_measurement",
+                name=name,
+                outcome=outcome,
+                inputs=inputs,
+                folder=path.parent.name,
+                inputs_file=INPUTS_FILE,
+            ),
+            outcome,
         )
     return saved
 
@@ -121,35 +137,32 @@ def _outcome(ex, answer, ref) -> str:
     return "too high" if a > e else "too low"
 
 
-def grade(name: str, answer) -> None:
-    """The test cell of exercise `name`: passes (prints 'correct') or raises NotYet."""
+def grade(name: str, answer) -> Verdict:
+    """The test cell of exercise `name`: passes (prints 'correct', returns a true verdict, shown as
+    nothing, whose facts are the saved measurements) or raises NotYet."""
     from .. import exercises
 
     ex = exercises.exercise(name)
     inputs = saved_inputs(name)
-    own = (
-        (
-            "; graded against your own measurement ("
-            + ", ".join(f"{k} = {v:.6g}" for k, v in inputs.items())
-            + f", saved in measurements/{INPUTS_FILE} when you ran the page)"
-        )
-        if inputs
-        else ""
-    )
+    own = ""
+    if inputs:
+        measured = ", ".join(say("grade.measured_value", input=k, value=v) for k, v in inputs.items())
+        own = say("grade.own_measurement", measured=measured, inputs_file=INPUTS_FILE)
     if answer is None or answer is Ellipsis:
-        raise NotYet(f"[{name}] 0 points: not answered (the answer cell still holds ...){own}.")
+        raise NotYet(say("grade.not_answered", name=name, outcome="not answered", own=own), "not answered")
     try:
         ref = exercises.expected(name, **inputs)
     except LookupError as e:  # the grader's machine lacks the data: not the student's fault
-        raise RuntimeError(f"[{name}] the grader cannot compute the reference here: {e}") from None
+        raise RuntimeError(say("grade.cannot_compute", name=name, error=e)) from None
     said = io.StringIO()
     with contextlib.redirect_stdout(said):
         ok = bool(exercises.check(name, answer, **inputs))
     check_line = " ".join(said.getvalue().split())
     if ok:
-        print(f"[{name}] correct{own}.")
-        return None
-    raise NotYet(f"[{name}] 0 points: {_outcome(ex, answer, ref)}{own}. The self-check says: {check_line}")
+        print(say("grade.correct", name=name, own=own))
+        return Verdict(True, "correct", **inputs)
+    outcome = _outcome(ex, answer, ref)
+    raise NotYet(say("grade.not_yet", name=name, outcome=outcome, own=own, check_line=check_line), outcome)
 
 
 # ----------------------------------------------------------------------------------- C exercises
@@ -168,7 +181,7 @@ def _reason(output: str) -> tuple[str, str]:
             return "deadlock", f"{line} {detail}".strip()
         if "WRONG" in line or "failed" in line:
             return "wrong result", line
-    return "wrong result", lines[-1] if lines else "the check printed nothing"
+    return "wrong result", lines[-1] if lines else say("grade.c_printed_nothing")
 
 
 def c_checks() -> dict:
@@ -207,18 +220,17 @@ def grade_c(name: str, path: str, time_limit: float = DEFAULT_TIME_LIMIT) -> Non
         except subprocess.TimeoutExpired:
             tree.kill()
             proc.communicate()
-            raise NotYet(
-                f"[{name}] 0 points: time limit: the check of {path} did not finish in "
-                f"{time_limit:g} s and was stopped (a deadlock?)."
-            ) from None
+            outcome = "time limit"
+            text = say("grade.c_time_limit", name=name, outcome=outcome, path=path, time_limit=time_limit)
+            raise NotYet(text, outcome) from None
     finally:
         tree.close()
     if proc.returncode == 0:
         _PASSED.add((name, str(path)))
-        print(f"[{name}] correct: {path} passed the harness's check for every P.")
+        print(say("grade.c_correct", name=name, path=path))
         return None
     outcome, line = _reason(out)
-    raise NotYet(f"[{name}] 0 points: {outcome}: {line}")
+    raise NotYet(say("grade.c_not_yet", name=name, outcome=outcome, line=line), outcome)
 
 
 def grade_c_performance(name: str, path: str) -> None:
@@ -231,14 +243,13 @@ def grade_c_performance(name: str, path: str) -> None:
     from ..exercises import performance
 
     if (name, str(path)) not in _PASSED:
-        raise NotYet(
-            f"[{name}] 0 points: wrong result: the performance point goes to a correct program, "
-            f"and {path} did not pass the check above."
-        )
+        outcome = "wrong result"
+        raise NotYet(say("grade.performance_not_correct", name=name, outcome=outcome, path=path), outcome)
     perf = performance.simulated_performance(name, path)
     if perf.ok is False:
-        what = "too slow" if perf.rows else "wrong result"
-        raise NotYet(f"[{name}] 0 points: {what}: {perf.line().split('] ', 1)[-1]}")
+        outcome = "too slow" if perf.rows else "wrong result"
+        line = perf.line().split("] ", 1)[-1]  # without its "[name] "
+        raise NotYet(say("grade.c_not_yet", name=name, outcome=outcome, line=line), outcome)
     print(perf.line())
 
 

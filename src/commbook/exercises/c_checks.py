@@ -7,6 +7,7 @@ from pathlib import Path
 
 from .. import config, kernels
 from .core import Verdict
+from .feedback import say
 from .performance import check_performance
 
 # ---------------------------------------------------------------------------------------
@@ -39,23 +40,20 @@ def _kernel_words(stderr: str) -> list[str]:
 
 
 def _run(tag: str, src: Path, P: int, options: dict, timeout: float):
-    """Run the reader's program on P ranks: (output or None, one line saying what happened)."""
+    """Run the reader's program on P ranks: (output or None, the case key, one line saying what happened)."""
     try:
         out = kernels.run_mpiexec(src, P, options, timeout=timeout)
-        return out, ""
+        return out, "", ""
     except kernels.KernelTimeout:
-        return None, (
-            f"[{tag}] P = {P}: DEADLOCK: did not finish in {timeout:g} s and was killed "
-            "(every rank waiting for another)."
-        )
+        return None, "deadlock", say("c_check.deadlock_timeout", name=tag, P=P, timeout=timeout)
     except kernels.KernelFailed as e:
-        words = _kernel_words(e.stderr)
+        words = _kernel_words(e.stderr)  # the harness's DEADLOCK is its own word (exercise_harness.h)
         if any("DEADLOCK" in w for w in words):
             stuck = sorted({w.split(":", 1)[0] for w in words if "DEADLOCK" in w})
             first = next(w for w in words if "DEADLOCK" in w).split("DEADLOCK: ", 1)[-1]
-            return None, (f"[{tag}] P = {P}: DEADLOCK ({', '.join(stuck)}):\n    {first}.")
+            return None, "deadlock", say("c_check.deadlock", name=tag, P=P, ranks=", ".join(stuck), where=first)
         detail = words[0] if words else (e.output.result if e.output else str(e).splitlines()[0])
-        return None, f"[{tag}] P = {P}: WRONG: {detail}"
+        return None, "wrong_result", say("c_check.wrong", name=tag, P=P, detail=detail)
 
 
 def _compile(tag: str, src: Path) -> bool:
@@ -63,26 +61,29 @@ def _compile(tag: str, src: Path) -> bool:
         kernels.compile_kernel(src, "executable")
         return True
     except kernels.CompileError as e:
-        print(f"[{tag}] does not compile:\n{e}")
+        print(say("c_check.does_not_compile", name=tag, error=e))
         return False
 
 
 def _check_each_P(
     tag: str, src: Path, nps, options: dict, timeout: float, judge=None, performance: bool = False
 ) -> Verdict:
+    """The verdict's case: correct, does_not_compile, deadlock, wrong_result (facts: P), or with
+    `performance` the performance check's (fast_enough, too_slow, ...)."""
     if not _compile(tag, src):
-        return Verdict(False)
+        return Verdict(False, "does_not_compile")
     for P in nps:
-        out, failure = _run(tag, src, P, options, timeout)
+        out, case, failure = _run(tag, src, P, options, timeout)
+        facts = {}
         if out is not None and judge is not None:
-            failure = judge(P, out)
+            case, failure, facts = judge(P, out)
         if failure:
             print(failure)
-            print(f"[{tag}] stopped at the first failing P.")
-            return Verdict(False)
-        print(f"[{tag}] P = {P}: correct.")
-    print(f"[{tag}] correct for every P in {list(nps)}.")
-    return Verdict(check_performance(tag, src) if performance else True)
+            print(say("c_check.stopped", name=tag))
+            return Verdict(False, case, P=P, **facts)
+        print(say("c_check.correct_at_P", name=tag, P=P))
+    print(say("c_check.correct", name=tag, nps=list(nps)))
+    return check_performance(tag, src) if performance else Verdict(True, "correct")
 
 
 # seconds one ring step or one gather may take before it is a deadlock: a step of 1 MiB takes
@@ -162,20 +163,31 @@ def check_eager(path=None, nps=(2, 3, 4), max_bytes: str = "4M", timeout: float 
     lo, hi = eager_range(ref)
 
     def judge(P, out):
+        """(case, the line, facts): found, the size the probe found."""
         found = int(out.table["eager_limit_bytes"].iloc[0])
         cvars = ", ".join(v for k, v in out.meta.items() if k == "library_cvar")
         if not lo <= found <= hi:
+            library = say("c_check.eager_library", cvars=cvars) if cvars else ""
             return (
-                f"[eager] P = {P}: WRONG: your probe says {found} B; the reference probe finds\n"
-                f"    a different size on this MPI{f' (the library says {cvars})' if cvars else ''}.\n"
-                "    Is a size 'eager' only if its send completed before the receive was posted?"
+                "wrong_result",
+                say("c_check.eager_wrong", name="eager", P=P, found=found, library=library),
+                {"found": found},
             )
-        return ""
+        return "", "", {"found": found}
 
     return _check_each_P("eager", _reader_file("eager", path), nps, {"max": max_bytes}, timeout, judge)
 
 
 # --- the butterfly allreduce (book/collectives_algorithms.md) ------------------------------------------
+class ShownVerdict(Verdict):
+    """check_exercise's verdict: shown on the page as True or False, as it always was."""
+
+    _ipython_display_ = None  # IPython then shows the repr
+
+    def __repr__(self):
+        return repr(self.ok)
+
+
 def exercise_path(path=None) -> Path:
     """The reader's file: an absolute path, a path from here, or from the repository root."""
     root = config.kernels_dir().parent
@@ -195,13 +207,13 @@ def check_exercise(
     timeout: float = 120.0,
     stop_at_first: bool = True,
     performance: bool = True,
-) -> bool:
+) -> Verdict:
     """Compile the reader's butterfly (kernels_c/exercises/butterfly_skeleton.c or a copy) and
     compare it with MPI_Allreduce on every rank, for every P in `nps` and every size; the
     harness (kernels_c/butterfly_harness.h) also counts the messages, which must be a
     butterfly's, and refuses to build MPI's collectives and the package's own algorithms.
 
-    Prints one line per P and returns True when all pass. The compiler's message is printed
+    Prints one line per P and returns a true verdict when all pass (its case as check_ring's). The compiler's message is printed
     as it is when the file does not compile. Then, with `performance`, its time on simulated
     ORFEO against the reference's: a correct butterfly that is too slow (serialised exchanges:
     the same messages) returns False."""
@@ -209,40 +221,39 @@ def check_exercise(
     try:
         kernels.compile_kernel(src, "executable")
     except kernels.CompileError as e:
-        print(f"[butterfly] does not compile:\n{e}")
-        return False
-    all_ok = True
+        print(say("c_check.does_not_compile", name="butterfly", error=e))
+        return ShownVerdict(False, "does_not_compile")
+    first = None  # (case, P) of the first failing P
     for P in nps:
         try:
             kernels.run_mpiexec(
                 src, P, {"algorithm": "mine", "sizes": sizes, "iterations": 3, "repetitions": 1}, timeout=timeout
             )
-            print(f"[butterfly] P = {P}: equals MPI_Allreduce at sizes {sizes} bytes, with a butterfly's messages")
+            print(say("c_check.butterfly_correct_at_P", name="butterfly", P=P, sizes=sizes))
+            continue
         except kernels.ValidationFailed as e:
-            words = _kernel_words(e.stderr)
+            words = _kernel_words(e.stderr)  # NOT A BUTTERFLY is the harness's (butterfly_harness.h)
             detail = next((w for w in words if "NOT A BUTTERFLY" in w), words[0] if words else "")
             if "NOT A BUTTERFLY" in detail:
-                print(f"[butterfly] P = {P}: WRONG: {detail.split('NOT A BUTTERFLY: ', 1)[-1]}")
+                detail = detail.split("NOT A BUTTERFLY: ", 1)[-1]
+                print(say("c_check.wrong", name="butterfly", P=P, detail=detail))
             else:
-                print(
-                    f"[butterfly] P = {P}: WRONG. {e.output.result if e.output else e} "
-                    f"First difference: {detail.split(': ', 1)[-1]}"
-                )
-            all_ok = False
+                result = e.output.result if e.output else e
+                difference = detail.split(": ", 1)[-1]
+                print(say("c_check.butterfly_wrong", name="butterfly", P=P, result=result, difference=difference))
+            case = "wrong_result"
         except kernels.KernelTimeout:
-            print(
-                f"[butterfly] P = {P}: did not finish in {timeout:g} s (a deadlock? two ranks "
-                f"both in MPI_Send or MPI_Recv waiting for each other)"
-            )
-            all_ok = False
+            print(say("c_check.butterfly_timeout", name="butterfly", P=P, timeout=timeout))
+            case = "deadlock"
         except kernels.KernelFailed as e:
-            print(f"[butterfly] P = {P}: failed: {e}")
-            all_ok = False
-        if not all_ok and stop_at_first:
-            print("[butterfly] stopped at the first failing P.")
+            print(say("c_check.failed", name="butterfly", P=P, error=e))
+            case = "wrong_result"
+        first = first or (case, P)
+        if stop_at_first:
+            print(say("c_check.stopped", name="butterfly"))
             break
-    if all_ok:
-        print(f"[butterfly] correct for every P in {list(nps)}.")
-        if performance:
-            return check_performance("butterfly", src)
-    return all_ok
+    if first:
+        return ShownVerdict(False, first[0], P=first[1])
+    print(say("c_check.correct", name="butterfly", nps=list(nps)))
+    verdict = check_performance("butterfly", src) if performance else Verdict(True, "correct")
+    return ShownVerdict(verdict.ok, verdict.case, **verdict.facts)

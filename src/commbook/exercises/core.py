@@ -14,7 +14,8 @@ copy_MBps=b_copy)``), never the answer.
 This module is the registry and the check; the references are in each chapter's package
 (``commbook/chapters/<page>/exercises.py``), the C exercises in ``c_checks``. What a wrong answer
 is told (the hint, and the method from the third wrong answer) is words for the reader, so it lives
-in a data file beside the references, ``commbook/chapters/<page>/hints.toml``, not in code.
+in a data file beside the references, ``commbook/chapters/<page>/hints.toml``, not in code; the
+lines a check prints are templates in ``feedback.toml`` (``commbook.exercises.feedback``).
 """
 
 from __future__ import annotations
@@ -28,14 +29,20 @@ from collections import Counter
 from dataclasses import dataclass, field
 from typing import Callable
 
+from .feedback import say
+
 HINTS_FILE = "hints.toml"  # in the package of an exercise's reference: one table per exercise
 
 
 class Verdict:
-    """True or False for code, nothing extra on the page (the printed line says it all)."""
+    """True or False for code, nothing extra on the page (the printed line says it all); `case`
+    is the case key of what was printed (its words are in ``feedback.toml``), `facts` the numbers
+    it was filled with (tests check these, not the words)."""
 
-    def __init__(self, ok: bool):
+    def __init__(self, ok: bool, case: str = "", **facts):
         self.ok = bool(ok)
+        self.case = case
+        self.facts = facts
 
     def __bool__(self):
         return self.ok
@@ -44,7 +51,7 @@ class Verdict:
         return bool(self) == bool(other)
 
     def __repr__(self):
-        return f"Verdict({self.ok})"
+        return f"Verdict({self.ok}, {self.case!r})"
 
     def _ipython_display_(self):
         pass
@@ -113,8 +120,13 @@ def graduated_hint(name: str) -> str:
     ex = exercise(name)
     n = _wrong_answers[name]
     if n >= 3 and ex.method:
-        return f"{ex.hint} A step of the method: {ex.method}".strip()
+        return say("check.hint_with_method", hint=ex.hint, method=ex.method).strip()
     return ex.hint
+
+
+def _told(ok: bool, case: str, text: str) -> Verdict:
+    print(text.rstrip())
+    return Verdict(ok, case)
 
 
 def check(name: str, answer, **inputs) -> Verdict:
@@ -122,41 +134,42 @@ def check(name: str, answer, **inputs) -> Verdict:
 
     `answer` ... (the placeholder in the exercise cell) or None is reported as not answered yet.
     A wrong answer gets the direction (too high, too low, and the hint); from the third wrong
-    answer on, a worked step of the method as well (never the value).
+    answer on, a worked step of the method as well (never the value). The verdict's case is
+    correct, too_high, too_low, wrong_choice, not_a_number, not_answered or cannot_check.
     """
     ex = exercise(name)
     if answer is None or answer is Ellipsis:
-        what = "choice" if ex.kind == "choice" else "value"
-        print(f"[{name}] not answered yet: replace the ... with your {what}.")
-        return Verdict(False)
+        choice = ex.kind == "choice"
+        return _told(
+            False, "not_answered", say("check.not_answered_choice" if choice else "check.not_answered", name=name)
+        )
     try:
         ref = expected(name, **inputs)
     except LookupError as e:  # the data the reference is computed from are not at hand
-        print(f"[{name}] cannot check here: {e}")
-        return Verdict(False)
+        return _told(False, "cannot_check", say("check.cannot_check", name=name, error=e))
     if ex.kind == "choice":
-        ok = normalise_choice(answer) == normalise_choice(ref)
-        if not ok:
-            _wrong_answers[name] += 1
-        print(f"[{name}] {'correct' if ok else 'not yet'}: {answer!r}. {'' if ok else graduated_hint(name)}".rstrip())
-        return Verdict(ok)
+        if normalise_choice(answer) == normalise_choice(ref):
+            return _told(True, "correct", say("check.choice_correct", name=name, answer=answer))
+        _wrong_answers[name] += 1
+        hint = graduated_hint(name)
+        return _told(False, "wrong_choice", say("check.wrong_choice", name=name, answer=answer, hint=hint))
     try:
         a, e = float(answer), float(ref)
     except (TypeError, ValueError):
-        print(f"[{name}] {answer!r} is not a number.")
-        return Verdict(False)
-    ok = math.isclose(a, e, rel_tol=ex.rel_tol, abs_tol=1e-12)
+        return _told(False, "not_a_number", say("check.not_a_number", name=name, answer=answer))
     unit = f" {ex.unit}" if ex.unit else ""
-    if ok:
-        print(f"[{name}] correct: {a:.4g}{unit} (reference {e:.4g}{unit}, tolerance {ex.rel_tol:.0%}).")
-    else:
-        _wrong_answers[name] += 1
-        direction = "high" if a > e else "low"
-        print(
-            f"[{name}] not yet: {a:.4g}{unit} is too {direction} "
-            f"(tolerance {ex.rel_tol:.0%}). {graduated_hint(name)}".rstrip()
+    if math.isclose(a, e, rel_tol=ex.rel_tol, abs_tol=1e-12):
+        text = say("check.correct", name=name, answer=a, unit=unit, reference=e, tolerance=ex.rel_tol)
+        return _told(True, "correct", text)
+    _wrong_answers[name] += 1
+    hint = graduated_hint(name)
+    if a > e:
+        return _told(
+            False, "too_high", say("check.too_high", name=name, answer=a, unit=unit, tolerance=ex.rel_tol, hint=hint)
         )
-    return Verdict(ok)
+    return _told(
+        False, "too_low", say("check.too_low", name=name, answer=a, unit=unit, tolerance=ex.rel_tol, hint=hint)
+    )
 
 
 def _exercise(name: str, chapter: str, **details):

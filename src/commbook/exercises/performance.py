@@ -18,6 +18,8 @@ from pathlib import Path
 
 from .. import config, kernels
 from ..units import format_bytes
+from .core import Verdict
+from .feedback import say
 
 PLATFORM, NODES, MAP_BY = "orfeo-thin", 1, "core"  # one THIN node: 16 ranks over its two sockets
 NP = 16
@@ -43,26 +45,41 @@ class Performance:
 
     name: str
     ok: bool | None
-    why: str = ""  # why it was not graded, or why the reader's run failed
+    why: str = ""  # why it was not graded, or why the reader's run failed (feedback.toml's words)
     rows: list = field(default_factory=list)  # (what, the reader's µs, the reference's µs)
+    reason: str = ""  # the case key of `why`: no_smpi, no_build, timeout, smpi_fails, missing_rows
+
+    @property
+    def case(self) -> str:
+        """not_graded, fails, fast_enough or too_slow (the key of the line's words)."""
+        if self.ok is None:
+            return "not_graded"
+        return "fails" if not self.rows else "fast_enough" if self.ok else "too_slow"
 
     def worst(self):
         return max(self.rows, key=lambda r: r[1] / r[2]) if self.rows else None
 
     def line(self) -> str:
         """One line: the verdict with the simulated times against the reference's."""
-        where = f"simulated ORFEO THIN node, P = {NP}"
+        where = say("performance.where", P=NP)
         if self.ok is None:
-            return f"[{self.name}] performance not graded: {self.why}"
+            return say("performance.not_graded", name=self.name, why=self.why)
         if not self.rows:
-            return f"[{self.name}] performance: NOT YET ({where}): {self.why}"
-        times = "; ".join(f"{what}: yours {mine:.4g} µs, reference {ref:.4g} µs" for what, mine, ref in self.rows)
-        what, mine, ref = self.worst()
+            return say("performance.fails", name=self.name, where=where, why=self.why)
+        times = "; ".join(say("performance.time", what=w, mine=m, reference=r) for w, m, r in self.rows)
         if self.ok:
-            return f"[{self.name}] performance: fast enough ({where}; {times})."
-        return (
-            f"[{self.name}] performance: NOT YET, too slow ({where}): at {what} yours takes {mine:.4g} µs, "
-            f"{mine / ref:.2f} times the reference's {ref:.4g} µs (allowed {TOLERANCE:g} times). All sizes: {times}."
+            return say("performance.fast_enough", name=self.name, where=where, times=times)
+        what, mine, ref = self.worst()
+        return say(
+            "performance.too_slow",
+            name=self.name,
+            where=where,
+            what=what,
+            mine=mine,
+            ratio=mine / ref,
+            reference=ref,
+            tolerance=TOLERANCE,
+            times=times,
         )
 
 
@@ -97,7 +114,7 @@ def simulated_performance(name: str, path, timeout: float = TIMEOUT) -> Performa
         raise KeyError(f"no performance check for {name!r}; known: {sorted(RUNS)}")
     st = runner.status()
     if not st.ok:
-        return Performance(name, None, f"SimGrid's SMPI is not installed here ({st.line()})")
+        return Performance(name, None, say("performance.why.no_smpi", status=st.line()), reason="no_smpi")
     options, keys, column = RUNS[name]
     platform = platforms.platform(PLATFORM, NODES)
     ref = _times(runner.run(reference_path(name), platform, NP, MAP_BY, options, timeout), keys, column)
@@ -106,19 +123,23 @@ def simulated_performance(name: str, path, timeout: float = TIMEOUT) -> Performa
             runner.run(reader_file(path), platform, NP, MAP_BY, options, timeout, use_cache=False), keys, column
         )
     except kernels.CompileError as e:
-        return Performance(name, False, f"does not build with smpicc: {str(e).splitlines()[-1]}")
+        why = say("performance.why.no_build", error=str(e).splitlines()[-1])
+        return Performance(name, False, why, reason="no_build")
     except kernels.KernelTimeout:
-        return Performance(name, False, f"the simulation did not finish in {timeout:g} s")
+        return Performance(name, False, say("performance.why.timeout", timeout=timeout), reason="timeout")
     except kernels.KernelError as e:
-        return Performance(name, False, f"fails under SMPI: {str(e).splitlines()[0]}")
+        why = say("performance.why.smpi_fails", error=str(e).splitlines()[0])
+        return Performance(name, False, why, reason="smpi_fails")
     rows = [(what, mine[what], ref[what]) for what in ref if what in mine]
     if len(rows) != len(ref):
-        return Performance(name, False, f"its output lacks rows the reference has ({sorted(set(ref) - set(mine))})")
+        why = say("performance.why.missing_rows", missing=sorted(set(ref) - set(mine)))
+        return Performance(name, False, why, reason="missing_rows")
     return Performance(name, all(m <= TOLERANCE * r for _, m, r in rows), rows=rows)
 
 
-def check_performance(name: str, path) -> bool:
-    """Print the performance line; False only when the reader's program is too slow (or fails)."""
+def check_performance(name: str, path) -> Verdict:
+    """Print the performance line; False only when the reader's program is too slow (or fails).
+    The verdict's case is the line's (not_graded, fails, fast_enough, too_slow)."""
     perf = simulated_performance(name, path)
     print(perf.line())
-    return perf.ok is not False
+    return Verdict(perf.ok is not False, perf.case, reason=perf.reason)
