@@ -29,6 +29,9 @@ def test_warmup_verdict_reads_both_runs():
     slow = np.r_[[10.0] * 3, rest]
     v = M.warmup(slow, rest)
     assert v.case == "cold_only" and v.numbers["cold_factor"] == 10 and v.numbers["warm_factor"] == 1
+    assert (v.numbers["cold_times"], v.numbers["warm_times"]) == ("10", "1")
+    # the page quotes factors written out: 1.3e+04 was glued as such
+    assert M.times_text(12873.0) == "13,000" and M.times_text(1.62) == "1.6" and M.times_text(0.951) == "0.95"
     # the old sentence read the cold run alone: a slow warm start flips the verdict
     assert M.warmup(slow, slow).case == "both"
     assert M.warmup(rest, slow).case == "warm_only"

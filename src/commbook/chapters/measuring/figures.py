@@ -189,6 +189,12 @@ def rounds_spread(rounds: dict) -> Verdict:
     return Verdict("rounds_steadier" if 2 * (within - 1) < between - 1 else "rounds_wider", numbers)
 
 
+def times_text(x: float) -> str:
+    """A factor to two significant figures, written out (13,000 and 1.6, never 1.3e+04)."""
+    r = float(f"{x:.2g}")
+    return f"{r:,.0f}" if abs(r) >= 100 else f"{r:g}"
+
+
 def warmup_effect(cold, n_first: int = 3) -> tuple[float, float]:
     """(mean of the first n_first repetitions, median of the rest) of a run without warm-up."""
     cold = np.asarray(cold, float)
@@ -209,6 +215,8 @@ def warmup(cold, warm, n_first: int = 3) -> Verdict:
         "warm_first": wf,
         "warm_rest": wr,
         "warm_factor": wf / wr,
+        "cold_times": times_text(cf / cr),
+        "warm_times": times_text(wf / wr),
     }
     slow_cold, slow_warm = cf > 1.5 * cr, wf > 1.5 * wr
     case = {(True, False): "cold_only", (True, True): "both", (False, True): "warm_only"}.get(
