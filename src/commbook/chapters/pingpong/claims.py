@@ -277,6 +277,9 @@ claim("pp-val-piecewise-within", page="pingpong", unit="%", source=VALIDATION)(
 claim("pp-val-interp-error", page="pingpong", unit="%", source=VALIDATION)(
     lambda: 100 * float(_validation("interpolation").median_error)
 )
+claim("pp-val-bic-error", page="pingpong", unit="%", source=VALIDATION)(
+    lambda: 100 * float(_validation("piecewise bic").median_error)
+)
 
 
 @claim("pp-machines-agree-tol", page="pingpong", unit="%", source="the tolerance pp-machines-agree-from uses")
