@@ -264,14 +264,16 @@ def plot_orfeo_machines(
 
 @cases("eager", "rendezvous", "mixed", "none", "noise")
 def eager_against_rendezvous(moved, default_limit, moved_limit) -> Verdict:
-    """Which protocol was cheaper (fastest repetition) at every size of the table strictly
-    between the default eager limit and the moved one: sent eagerly in the moved run, by
-    rendezvous in the default run. Sizes below the default limit go eagerly in both runs: if the
-    two runs differ there by as much as the smallest gap between the limits, the case is noise.
-    A library that reports no default limit (None) leaves no size known to lie between: none."""
+    """Which protocol was cheaper (fastest repetition) at every size of the table from the default
+    eager limit up to, not including, the moved one: sent eagerly in the moved run, by rendezvous
+    in the default run. A limit counts the library's header, so a message of exactly the default
+    limit already goes by rendezvous (and one of the moved limit in both runs). Sizes below the
+    default limit go eagerly in both runs: if the two runs differ there by as much as the smallest
+    gap between the limits, the case is noise. A library that reports no default limit (None)
+    leaves no size known to lie between: none."""
     t = moved.pivot_table(index="size_bytes", columns="eager_limit", values="t_min_us")
     eager_col = [c for c in t.columns if c != "default"][0]
-    between = t[(t.index > (default_limit or moved_limit)) & (t.index < moved_limit)]
+    between = t[(t.index >= (default_limit or moved_limit)) & (t.index < moved_limit)]
     numbers = {"default": bytes_text(default_limit or 0), "moved": bytes_text(moved_limit)}
     numbers |= {"same_size": "-", "same_factor": 0.0}
     if between.empty:  # every case's words are parsed: the numbers exist in every case
