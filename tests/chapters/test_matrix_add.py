@@ -23,6 +23,9 @@ def test_first_look_reads_the_one_process_row():
     assert v.numbers["share_max"] == pytest.approx(0.2) and v.numbers["share_p1"] == pytest.approx(0.2)
     beaten = madd.first_look(by_P.assign(t_median_us=[100.0, 50.0, 300.0]))
     assert beaten.case == "one_beaten" and beaten.numbers["beaten"] == 1 and beaten.numbers["fastest_ms"] == 0.05
+    # beaten by both distributed runs: its own case, not "2 of the 2"
+    every = madd.first_look(by_P.assign(t_median_us=[100.0, 50.0, 90.0]))
+    assert every.case == "all_beaten" and every.numbers["beaten"] == every.numbers["runs"] == 2
 
 
 def test_pack_against_two_scatters_transfer():

@@ -68,4 +68,7 @@ def test_simulated_source_cases():
     assert live.case == "live" and live.numbers == {"library": "SMPI 3.32", "shipped": 0, "points": 2}
     mixed = topo.simulated_source([_Run(), _Run("data/reference/simulated/x.csv")], smpi_here=True)
     assert mixed.case == "shipped" and mixed.numbers["shipped"] == 1
+    # every point shipped: its own case, not "2 of these 2"
+    every = topo.simulated_source([_Run("x"), _Run("y")], smpi_here=True)
+    assert every.case == "all_shipped" and every.numbers["shipped"] == every.numbers["points"] == 2
     assert topo.simulated_source([_Run("x")], smpi_here=False).case == "absent"

@@ -65,13 +65,13 @@ def _():
 
 
 @claim(
-    "ring-scorcia-core-over-pingpong",
+    "ring-second-core-over-pingpong",
     page="ring",
     unit="times",
-    source=RINGS + ": fitted λ (core) of the first student's rings over the ping-pong's",
+    source=RINGS + ": fitted λ (core) of the second student's non-blocking rings (--map-by core) over the ping-pong's",
 )
 def _():
-    return _fit("matteoscorcia/ring", "nonblocking").lambda_us["core"] / _thin()[0]["core"].lambda_us
+    return _fit("francesc0rtu/ring", "nonblocking").lambda_us["core"] / _thin()[0]["core"].lambda_us
 
 
 @claim(

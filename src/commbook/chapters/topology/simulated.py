@@ -58,14 +58,19 @@ def gap_growth(table) -> Verdict:
     return Verdict(case[grows], numbers)
 
 
-@cases("live", "shipped", "absent")
+@cases("live", "shipped", "all_shipped", "absent")
 def simulated_source(runs, smpi_here: bool | None = None) -> Verdict:
-    """Every point simulated on this machine (cached), or some from the shipped reference with
-    SMPI here, or SMPI absent (smpi_here: None asks commbook.simulate)."""
+    """Every point simulated on this machine (cached), or some (all_shipped: every one) from the
+    shipped reference with SMPI here, or SMPI absent (smpi_here: None asks commbook.simulate)."""
     if smpi_here is None:
         from ...simulate import runner
 
         smpi_here = runner.status().ok
     shipped = [r for r in runs if r.reference]
-    case = "absent" if not smpi_here else "shipped" if shipped else "live"
+    if not smpi_here:
+        case = "absent"
+    elif not shipped:
+        case = "live"
+    else:
+        case = "all_shipped" if len(shipped) == len(runs) else "shipped"
     return Verdict(case, {"library": runs[0].library, "shipped": len(shipped), "points": len(runs)})
