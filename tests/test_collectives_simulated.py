@@ -73,6 +73,11 @@ def test_the_reference_ring_crosses_far_below_the_formulas_rabenseifner_far_abov
     assert v.numbers["ring_factor"] == pytest.approx(model / 8192)
     assert v.numbers["rab_ring_sim_bytes"] == 8192 and v.numbers["rab_ring_factor"] > 2
     assert v.numbers["rab_sim_bytes"] == 1 << 20 and v.numbers["rab_ratio"] > 2
+    # but not only from there: Rabenseifner also beats the butterfly at 1 KiB and 16-128 KiB, and
+    # the ring beats Rabenseifner at 2 KiB; the words count every win
+    assert (v.numbers["rab_wins"], v.numbers["rab_early"]) == (8, 5)
+    assert (v.numbers["ring_wins"], v.numbers["ring_early"]) == (10, 0)
+    assert (v.numbers["rab_ring_wins"], v.numbers["rab_ring_early"]) == (11, 1)
     assert v.numbers["sizes"] == 20 and 0 < v.numbers["disagree"] < 20
     # at 8 KiB the butterfly is dearer than its formula, the ring cheaper (2 of its 48 links cross nodes)
     assert v.numbers["at_bytes"] == 8192
@@ -121,8 +126,14 @@ def test_crossover_numbers_are_each_rows():
     )
     assert v.numbers["rab_ratio"] == pytest.approx((1 << 20) / v.numbers["rab_model_bytes"])
     assert v.numbers["rab_model_bytes"] == pytest.approx(19541, rel=1e-3)
+    assert (v.numbers["ring_wins"], v.numbers["rab_wins"], v.numbers["rab_ring_wins"]) == (13, 3, 13)
+    assert v.numbers["ring_early"] == v.numbers["rab_early"] == v.numbers["rab_ring_early"] == 0
     never = sim.crossover_side(table_of(butterfly_then(1024)), *LINK)  # Rabenseifner never wins
     assert never.numbers["rab_sim_bytes"] == 0 and never.numbers["rab_ratio"] == 0
+    assert never.numbers["rab_wins"] == never.numbers["rab_early"] == 0
+    # a win before the crossover is counted: the ring ahead at 1 KiB, behind at 2 KiB, for good from 4 KiB
+    dip = sim.crossover_side(table_of(butterfly_then(1024, (2048,), 1 << 20)), *LINK)
+    assert dip.numbers["ring_sim_bytes"] == 4096 and (dip.numbers["ring_wins"], dip.numbers["ring_early"]) == (12, 1)
 
 
 def test_crossover_counts_the_sizes_where_simulation_and_formulas_differ():

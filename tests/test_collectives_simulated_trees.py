@@ -92,6 +92,9 @@ def test_the_references_crossovers(monkeypatch):
     lib = simx.library_picks(tables)
     assert lib.numbers["bcast_sizes"] == lib.numbers["gather_sizes"] == 20
     assert 0 <= lib.numbers["bcast_best"] <= 20 and lib.numbers["gather_worst"] >= 1
+    # the shipped run: Open MPI's rules never pick its fastest broadcast, and never beat the book's
+    assert lib.case == "bcast_never" and lib.numbers["gather_best"] == 4
+    assert simx.library_beats_hand(tables).case == "never"
 
 
 # ------------------------------------------------------------------ the verdicts' cases
@@ -154,7 +157,8 @@ def test_gather_cases_read_every_row(linear, case, numbers):
         ([10.0] * 20, "always", 20, 1.0),
         # right at every size but the largest, where it takes 1.5 times its fastest algorithm
         ([10.0] * 19 + [15.0], "mixed", 19, 1.5),
-        ([12.0] * 20, "mixed", 0, 1.2),
+        # never its fastest broadcast, every gather right: no "0 of the 20" in the words
+        ([12.0] * 20, "bcast_never", 0, 1.2),
     ],
 )
 def test_library_cases_read_every_size_of_both(bcast_rules, case, best, worst):
@@ -171,12 +175,30 @@ def test_library_cases_read_every_size_of_both(bcast_rules, case, best, worst):
     assert v.numbers["bcast_beats_hand"] == 0 and v.numbers["gather_beats_hand"] == 0  # 10 µs against 8
 
 
+def test_library_never_right_for_one_collective_and_beating_the_book():
+    tables = {
+        "bcast": table_of("bcast", {a: [10.0] * 20 for a in simx.HAND["bcast"]} | {simx.DECISION: [10.0] * 20}),
+        # Open MPI's gather pick 9 µs, its forced algorithms 8 µs, the book's 20 µs but at 4 sizes
+        "gather": table_of(
+            "gather",
+            {"binomial": [20.0] * 16 + [5.0] * 4, "linear": [20.0] * 20, simx.DECISION: [9.0] * 20}
+            | {a: [8.0] * 20 for a in simx.forced("gather")},
+        ),
+    }
+    v = simx.library_picks(tables)
+    assert v.case == "gather_never" and (v.numbers["bcast_best"], v.numbers["gather_best"]) == (20, 0)
+    assert v.numbers["gather_worst"] == pytest.approx(9 / 8)
+    hand = simx.library_beats_hand(tables)
+    assert hand.case == "some" and hand.numbers == {"beats": 16, "sizes": 40}
+
+
 def test_library_never_right():
     tables = {
         op: table_of(op, {simx.DECISION: [20.0] * 20} | {a: [10.0] * 20 for a in simx.HAND[op]}) for op in simx.OPS
     }
     v = simx.library_picks(tables)
     assert v.case == "never" and v.numbers["bcast_best"] == v.numbers["gather_best"] == 0
+    assert simx.library_beats_hand(tables).case == "never"
 
 
 @pytest.mark.parametrize(

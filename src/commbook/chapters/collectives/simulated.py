@@ -18,7 +18,7 @@ import pandas as pd
 from ... import config, orfeo
 from ...models import collective_costs
 from ...verdict import Verdict, cases
-from .common import measured_crossover, model_name, predict_table
+from .common import measured_crossover, model_name, predict_table, ratio_table
 
 KERNEL = "allreduce"
 PLATFORM, NODES, MAP_BY, P = "orfeo-thin", 2, "core", 48
@@ -193,6 +193,15 @@ def _pairs(table: pd.DataFrame, lam: float, b: float) -> list[tuple[str, str, fl
     ]
 
 
+def _wins(table: pd.DataFrame, small: str, large: str, from_bytes: float) -> tuple[int, int]:
+    """(sizes at which `large` is faster than `small`, of them those below `from_bytes`, the
+    simulated crossover), comparing the fastest repetitions as measured_crossover does."""
+    r = ratio_table(table, large, small)
+    r = r[(r.np == P) & (r.size_bytes > 0)]
+    faster = r[r.ratio_of_minima < 1].size_bytes
+    return int(len(faster)), int((faster < from_bytes).sum())
+
+
 def crossovers(table: pd.DataFrame, lam: float, b: float) -> pd.DataFrame:
     """Each pair of hand-written algorithms: the size from which the second is faster at every
     larger size simulated, the formulas' crossover, and their ratio (inf: never in the sizes shown)."""
@@ -231,7 +240,9 @@ def _side(sim: float, model: float) -> str:
 def crossover_side(table: pd.DataFrame, lam: float, b: float) -> Verdict:
     """Every row of crossovers(), each simulated crossover below, near or above the formulas' by
     a factor NEAR, or never: "below" for all three, "ring_early" when only butterfly ->
-    Rabenseifner is above, else "mixed" with the counts. Also at how many sizes the fastest
+    Rabenseifner is above, else "mixed" with the counts. Each pair also counts the sizes at which
+    its second algorithm wins (`<pair>_wins`; `<pair>_early` of them below its crossover): a
+    crossover is where it wins for good, not its first win. Also at how many sizes the fastest
     hand-written algorithm differs, and butterfly and ring over their formulas where the ring
     overtakes the butterfly (the largest size if it never does)."""
     pairs = _pairs(table, lam, b)
@@ -248,13 +259,16 @@ def crossover_side(table: pd.DataFrame, lam: float, b: float) -> Verdict:
         "small_over_model": float(t.loc[at, "butterfly-lh"] / formula["butterfly-lh"]),
         "large_over_model": float(t.loc[at, "ring"] / formula["ring"]),
     }
-    for key, (_, _, sim, model) in zip(PAIR_KEYS, pairs):
+    for key, (small, large, sim, model) in zip(PAIR_KEYS, pairs):
         never = sim == float("inf")  # a verdict's numbers are finite: 0 for a crossover never reached
+        wins, early = _wins(table, small, large, sim)
         numbers |= {
             f"{key}_sim_bytes": 0.0 if never else sim,
             f"{key}_model_bytes": model,
             f"{key}_ratio": 0.0 if never else sim / model,
             f"{key}_factor": 0.0 if never else model / sim,
+            f"{key}_wins": wins,  # sizes at which the second of the pair is faster
+            f"{key}_early": early,  # of them below the size it stays faster from
         }
     for s in ("below", "near"):
         numbers[f"n_{s}"] = sum(v == s for v in sides.values())
