@@ -66,7 +66,8 @@ def test_a_run_that_died_does_not_leave_the_background_stopped(tmp_path, ticker)
     folder = tmp_path / "quiet"
     folder.mkdir()
     dead = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"], capture_output=True, text=True)
-    (folder / f"{dead.stdout.strip()}-1-0").touch()  # the flag of a run whose process is gone
+    (folder / f"{dead.stdout.strip()}-1-1-0").touch()  # the flag of a run whose process is gone
+    (folder / f"{os.getpid()}-1-1-0").touch()  # a live process with that pid, started at another time
     pauser = quiet_runs.Pauser(folder, lambda: [proc.pid])
     try:
         time.sleep(0.4)

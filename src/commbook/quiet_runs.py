@@ -8,7 +8,7 @@ preempt. Measured on this project's 2-core machine: "Measuring well" took 36 s a
 beside the idle pages, and its 1 MiB ping-pong 3.3 s alone, 6.8 s beside two idle busy loops.
 
 So a run that measures says so (`measuring()`): in a build (COMMBOOK_QUIET_RUNS names a
-folder) it puts a file named after its process there while it runs, and the build's `Pauser`
+folder) it puts a file named after its process (pid and start time) there while it runs, and the build's `Pauser`
 stops the background processes (SIGSTOP) while such a file exists and lets them go on (SIGCONT)
 when none is left. A file whose process died is removed by the Pauser, so a crash cannot leave
 the background stopped. Outside a build nothing happens.
@@ -38,7 +38,9 @@ def measuring():
     if not folder:
         yield
         return
-    flag = Path(folder) / f"{os.getpid()}-{threading.get_ident()}-{next(_count)}"
+    # the process's start time too: a dead run's pid reused by another process is not taken for it
+    started = int(psutil.Process().create_time() * 1000)
+    flag = Path(folder) / f"{os.getpid()}-{started}-{threading.get_ident()}-{next(_count)}"
     try:
         flag.touch()
     except OSError:  # the build's folder is gone: nothing to pause
@@ -52,8 +54,9 @@ def measuring():
 
 def _owner_alive(flag: Path) -> bool:
     try:
-        return psutil.pid_exists(int(flag.name.split("-", 1)[0]))
-    except ValueError:
+        pid, started = (int(x) for x in flag.name.split("-")[:2])
+        return int(psutil.Process(pid).create_time() * 1000) == started
+    except (ValueError, psutil.Error):
         return False
 
 
