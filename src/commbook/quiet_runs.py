@@ -8,10 +8,10 @@ preempt. Measured on this project's 2-core machine: "Measuring well" took 36 s a
 beside the idle pages, and its 1 MiB ping-pong 3.3 s alone, 6.8 s beside two idle busy loops.
 
 So a run that measures says so (`measuring()`): in a build (COMMBOOK_QUIET_RUNS names a
-folder) it puts a file named after its process (pid and start time) there while it runs, and the build's `Pauser`
-stops the background processes (SIGSTOP) while such a file exists and lets them go on (SIGCONT)
-when none is left. A file whose process died is removed by the Pauser, so a crash cannot leave
-the background stopped. Outside a build nothing happens.
+folder) it puts a file named after its process (pid and start time) there while it runs, and
+the build's `Pauser` stops the background processes (SIGSTOP) while such a file exists and lets
+them go on (SIGCONT) 1 s after none is left. A file whose process died is removed by the Pauser,
+so a crash cannot leave the background stopped. Outside a build nothing happens.
 """
 
 from __future__ import annotations
