@@ -93,6 +93,24 @@ def test_a_page_executes_once_then_comes_from_the_cache(tmp_path):
         executed.execute_page(page, cache, timeout=120)
 
 
+def test_a_page_executes_inside_a_running_event_loop(tmp_path):
+    """As nbclient does, execution also works where an event loop already runs in the thread
+    (a test session's, a Jupyter kernel's): asyncio.run would refuse."""
+    import asyncio
+
+    from jupyter_cache import get_cache
+
+    page = tmp_path / "page.md"
+    page.write_text(PAGE, encoding="utf-8")
+    cache = get_cache(str(tmp_path / "cache"))
+
+    async def inside_a_loop():
+        return executed.execute_page(page, cache, timeout=120)
+
+    nb, ran, _ = asyncio.run(inside_a_loop())
+    assert ran and executed.glued_values(nb)["t_us"] == "1.25"
+
+
 TIMED = (
     PAGE[: PAGE.index("```{code-cell}")]  # PAGE's front matter and title
     + """```{code-cell} ipython3

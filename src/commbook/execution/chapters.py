@@ -133,11 +133,11 @@ def cached_page(path: Path, cache):
 def run_page(path: Path, timeout: int):
     """(the executed notebook, seconds), nothing cached, in a fresh kernel; RuntimeError naming
     the page when a cell fails. Runs in a worker process when pages run side by side."""
-    import asyncio
+    from jupyter_core.utils import run_sync  # as nbclient runs itself: also inside a running loop
 
     from .warm_kernels import execute
 
-    return asyncio.run(execute(path, timeout))
+    return run_sync(execute)(path, timeout)
 
 
 def store_page(path: Path, cache, nb, seconds: float) -> None:

@@ -164,4 +164,6 @@ async def _execute_in_turn(pages: list[Path], timeout: int, warm: bool, done) ->
 def execute_in_turn(pages: list[Path], timeout: int, warm: bool, done) -> None:
     """Execute `pages` one after the other; done(page, (notebook, seconds) or RuntimeError) as
     each ends. With `warm`, each page's kernel is made ready while the page before runs."""
-    asyncio.run(_execute_in_turn(pages, timeout, warm, done))
+    from jupyter_core.utils import run_sync  # as nbclient runs itself: also inside a running loop
+
+    run_sync(_execute_in_turn)(pages, timeout, warm, done)
