@@ -122,7 +122,7 @@ class ProcessTree:
         self._lock = threading.Lock()
         self._segments: set[str] = set()  # MPI shared-memory files its processes were seen to map
         self._segments_before = segments_now()  # those that were there before it started
-        self._watchdog = _start_watchdog(self.marker) if watchdog else None
+        self._watchdog = _start_watchdog(self.marker, self._segments_before) if watchdog else None
         _live.add(self)
 
     def env(self) -> dict:
@@ -225,12 +225,14 @@ class ProcessTree:
                 pass
 
 
-def _start_watchdog(marker: str) -> subprocess.Popen | None:
+def _start_watchdog(marker: str, segments_before: set[str]) -> subprocess.Popen | None:
     """A small process that kills the tree if this one dies without cleaning up (SIGKILL, the
-    out-of-memory killer): it waits for the end of a pipe only this process holds."""
+    out-of-memory killer): it waits for the end of a pipe only this process holds. It is told
+    which MPI shared-memory files were there when the tree started, so it removes those the
+    run left (its ranks may be gone before it looks: MPICH's mpiexec ends them when its owner dies)."""
     try:
         return subprocess.Popen(
-            [sys.executable, "-m", "commbook.process_tree", marker],
+            [sys.executable, "-m", "commbook.process_tree", marker, *sorted(segments_before)],
             stdin=subprocess.PIPE,
             stdout=subprocess.DEVNULL,
             start_new_session=True,
@@ -239,14 +241,16 @@ def _start_watchdog(marker: str) -> subprocess.Popen | None:
         return None  # the tree is still killed by close() and the signal handlers
 
 
-def _watch(marker: str) -> None:
-    """The watchdog: block until the owner's pipe closes, then kill what carries the marker."""
+def _watch(marker: str, segments_before: list[str]) -> None:
+    """The watchdog: block until the owner's pipe closes, then kill what carries the marker and
+    remove the shared-memory files that appeared since the owner's tree started, once unmapped."""
     try:
         sys.stdin.buffer.read()
     except (OSError, KeyboardInterrupt):
         pass
     tree = ProcessTree("orphans", watchdog=False)
     tree.marker = marker
+    tree._segments_before = set(segments_before)
     tree.kill()
 
 
@@ -318,4 +322,4 @@ def install_signal_handlers() -> None:
 
 if __name__ == "__main__":  # the watchdog of one tree (see _start_watchdog)
     signal.signal(signal.SIGINT, signal.SIG_IGN)
-    _watch(sys.argv[1])
+    _watch(sys.argv[1], sys.argv[2:])
