@@ -307,3 +307,26 @@ def test_a_build_compiles_every_kernel_before_its_pages_ask(monkeypatch, repo):
     first = [name for name, _ in asked if "/" not in name][:2]
     assert first == ["pingpong.c", "pingpong.c"]
     assert "collectives_algos.c" not in {name for name, _ in asked}
+
+
+def test_a_kernel_whose_page_is_due_finishes_its_warm_up_at_normal_priority(tmp_path):
+    """When the page before ends first, the kernel being made ready is not left at idle priority
+    behind the background: it finishes at normal priority and is not background work."""
+    from jupyter_core.utils import run_sync
+
+    from commbook.execution import warm_kernels
+
+    page = tmp_path / "m.md"
+    page.write_text(TIMED.replace("NAME", "m").replace("MARK", "MPICluster"), encoding="utf-8")
+
+    async def due():
+        km = await warm_kernels.warm_kernel(page, {"now": True})
+        try:
+            pid = km.provisioner.pid
+            policies = {os.sched_getscheduler(int(t)) for t in os.listdir(f"/proc/{pid}/task")}
+            return pid, policies
+        finally:
+            await km.shutdown_kernel(now=True)
+
+    pid, policies = run_sync(due)()
+    assert policies == {os.SCHED_OTHER} and pid not in warm_kernels.WAITING

@@ -59,19 +59,22 @@ def _kernel_name(nb) -> str:
     return nb.metadata.get("kernelspec", {}).get("name") or "python3"
 
 
-async def warm_kernel(path: Path):
+async def warm_kernel(path: Path, turn: dict | None = None):
     """A kernel for page `path`, started at idle priority with WARM_IMPORTS done; None where
-    idle priority is not available (the page then starts its own)."""
+    idle priority is not available (the page then starts its own). Once `turn["now"]` is set
+    (its page's turn came before it was ready), it finishes at normal priority."""
     from jupyter_client.manager import AsyncKernelManager
 
     if not hasattr(os, "SCHED_IDLE"):
         return None
+    turn = {} if turn is None else turn
     km = AsyncKernelManager(kernel_name=_kernel_name(read_page(path)))
     await km.start_kernel(cwd=str(path.parent), extra_arguments=[HISTORY])
     try:
-        if not _set_policy(km.provisioner.pid, os.SCHED_IDLE):
-            raise OSError("SCHED_IDLE refused")
-        WAITING.add(km.provisioner.pid)  # stopped while a run measures (commbook.quiet_runs)
+        if not turn.get("now"):
+            if not _set_policy(km.provisioner.pid, os.SCHED_IDLE):
+                raise OSError("SCHED_IDLE refused")
+            WAITING.add(km.provisioner.pid)  # stopped while a run measures (commbook.quiet_runs)
         kc = km.client()
         kc.start_channels()
         try:
@@ -90,15 +93,19 @@ async def warm_kernel(path: Path):
     return km
 
 
+def _raise(pid: int) -> bool:
+    """A waiting kernel back to normal priority, going on if the background was stopped."""
+    WAITING.discard(pid)
+    with contextlib.suppress(OSError):
+        os.kill(pid, signal.SIGCONT)  # stopped while the page before measured, it goes on now
+    return _set_policy(pid, os.SCHED_OTHER)
+
+
 async def _promoted(km):
     """The waiting kernel at normal priority, or None (shut down) where that is refused."""
     if km is None:
         return None
-    pid = km.provisioner.pid
-    WAITING.discard(pid)
-    with contextlib.suppress(OSError):
-        os.kill(pid, signal.SIGCONT)  # stopped while the page before measured, it goes on now
-    if _set_policy(pid, os.SCHED_OTHER):
+    if _raise(km.provisioner.pid):
         return km
     await km.shutdown_kernel(now=True)
     return None
@@ -135,18 +142,22 @@ async def execute(path: Path, timeout: int, km=None):
 
 
 async def _execute_in_turn(pages: list[Path], timeout: int, warm: bool, done) -> None:
-    waiting = None  # the next page's kernel being made ready
+    waiting, turn = None, {}  # the next page's kernel being made ready, and whether its turn came
     try:
         for i, path in enumerate(pages):
             km = None
             if waiting is not None:
+                turn["now"] = True  # not ready yet: it finishes at normal priority, not behind the background
+                for pid in list(WAITING):
+                    _raise(pid)
                 try:
                     km = await _promoted(await waiting)
                 except Exception:  # the page starts its own kernel
                     km = None
                 waiting = None
             if warm and i + 1 < len(pages):
-                waiting = asyncio.ensure_future(warm_kernel(pages[i + 1]))
+                turn = {}
+                waiting = asyncio.ensure_future(warm_kernel(pages[i + 1], turn))
             try:
                 done(path, await execute(path, timeout, km))
             except RuntimeError as e:
