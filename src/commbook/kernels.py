@@ -404,14 +404,19 @@ def run_mpiexec(
     install_signal_handlers()
     quiet = contextlib.ExitStack()
     quiet.enter_context(quiet_runs.measuring())
-    proc = subprocess.Popen(
-        cmd,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-        env=mpi_env.environ(np, {**(env or {}), **tree.env()}),
-        start_new_session=True,
-    )
+    try:
+        proc = subprocess.Popen(
+            cmd,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+            env=mpi_env.environ(np, {**(env or {}), **tree.env()}),
+            start_new_session=True,
+        )
+    except BaseException:  # no run: the build's background must not stay stopped
+        quiet.close()
+        tree.close()
+        raise
     lines, errs = [], []
 
     def pump(stream, sink, callback=None):
