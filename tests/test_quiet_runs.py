@@ -61,6 +61,31 @@ def test_a_measurement_stops_the_background_and_its_end_lets_it_go_on(tmp_path, 
         pauser.close()
 
 
+def _ticks_between(path, t0, t1):
+    return [t for t in map(float, path.read_text().split()) if t0 <= t <= t1]
+
+
+def test_a_long_measurement_lets_the_background_breathe(tmp_path, monkeypatch, ticker):
+    """Stopped at most `longest` s at a time, then going on for `breather` s, then stopped again:
+    a background process's own time limits run while it stands still."""
+    proc, out = ticker
+    folder = tmp_path / "quiet"
+    pauser = quiet_runs.Pauser(folder, lambda: [proc.pid], linger=0.3, longest=0.6, breather=0.4)
+    monkeypatch.setenv("COMMBOOK_QUIET_RUNS", str(folder))
+    try:
+        with quiet_runs.measuring():
+            t0 = time.time()
+            time.sleep(2.0)
+        ticks = _ticks_between(out, t0 + 0.1, t0 + 2.0)
+        assert ticks, "never went on during a 2 s measurement"
+        gaps = [b - a for a, b in zip([t0, *ticks], [*ticks, t0 + 2.0])]
+        assert max(gaps) < 1.0  # no stop longer than longest (+ the polling)
+        assert any(g > 0.4 for g in gaps)  # but stopped between breaths
+        assert pauser.pauses >= 2
+    finally:
+        pauser.close()
+
+
 def test_a_run_that_died_does_not_leave_the_background_stopped(tmp_path, ticker):
     proc, out = ticker
     folder = tmp_path / "quiet"

@@ -12,6 +12,11 @@ folder) it puts a file named after its process (pid and start time) there while 
 the build's `Pauser` stops the background processes (SIGSTOP) while such a file exists and lets
 them go on (SIGCONT) 1 s after none is left. A file whose process died is removed by the Pauser,
 so a crash cannot leave the background stopped. Outside a build nothing happens.
+
+The background is never stopped for more than `longest` s (10) at a time: then it runs for
+`breather` s (1) before the next stop. A stopped process's clock goes on, so a long stop
+ran out the background's own time limits: CI's build lost its topology page when a
+sweep's measurements kept it stopped for longer than a 30 s wait on `smpirun -version`.
 """
 
 from __future__ import annotations
@@ -64,11 +69,21 @@ class Pauser:
     """Stops the process trees of `roots()` while a run in `folder` measures (a thread polling
     every `period` s), and lets them go on when no run has measured for `linger` s (a sweep's
     runs follow each other closely: the background stays stopped across them instead of
-    being stopped and woken for each); `close()` lets everything go on. A process that is
-    measuring is never stopped, even when `roots()` names it."""
+    being stopped and woken for each); after `longest` s stopped they go on for `breather` s
+    (their time limits run while they stand still); `close()` lets everything go on. A process
+    that is measuring is never stopped, even when `roots()` names it."""
 
-    def __init__(self, folder: Path, roots, period: float = 0.02, linger: float = 1.0):
+    def __init__(
+        self,
+        folder: Path,
+        roots,
+        period: float = 0.02,
+        linger: float = 1.0,
+        longest: float = 10.0,
+        breather: float = 1.0,
+    ):
         self.folder, self.roots, self.period, self.linger = Path(folder), roots, period, linger
+        self.longest, self.breather = longest, breather
         self.folder.mkdir(parents=True, exist_ok=True)
         self.stopped: list[psutil.Process] = []
         self.pauses = 0
@@ -114,7 +129,7 @@ class Pauser:
         self.stopped = []
 
     def _watch(self) -> None:
-        paused, last = False, 0.0
+        paused, last, since, woke = False, 0.0, 0.0, -float("inf")
         while not self._done.wait(self.period):
             try:
                 measuring = self._active()
@@ -123,12 +138,13 @@ class Pauser:
             now = time.monotonic()
             if measuring:
                 last = now
-                if not paused:
+                if not paused and now - woke >= self.breather:
                     self._stop(measuring)
-                    paused = True
-            elif paused and now - last >= self.linger:
+                    paused, since = True, now
+            if paused and (now - last >= self.linger or now - since >= self.longest):
                 self._resume()
                 paused = False
+                woke = now if measuring else -float("inf")
         self._resume()
 
     def close(self) -> None:

@@ -127,6 +127,12 @@ async def execute(path: Path, timeout: int, km=None):
         allow_errors=meta.get("allow_errors", False),
         record_timing=False,
         resources={"metadata": {"path": str(path.parent)}},
+        # a page beside MPI runs is stopped while they measure (commbook.quiet_runs) and its
+        # clock goes on: wait longer than nbclient's 60 s and 4 s, and an output that still did
+        # not come is an error, not a glue key silently missing from the page
+        startup_timeout=300,
+        iopub_timeout=60,
+        raise_on_iopub_timeout=True,
     )
     t0 = time.perf_counter()
     try:
