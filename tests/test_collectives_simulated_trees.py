@@ -87,7 +87,7 @@ def test_the_references_crossovers(monkeypatch):
     assert v.numbers["sizes"] == 20 and 0 < v.numbers["disagree"] < 20
     g = simx.gather_crossings(tables["gather"], lam, b)
     # the formulas never let the linear gather win; simulated it wins from 512 KiB, and at 2-16 KiB
-    assert g.case == "linear_late" and g.numbers["model_bytes"] == 0
+    assert g.case == "linear_late_and_earlier" and g.numbers["model_bytes"] == 0
     assert (g.numbers["from_bytes"], g.numbers["early"], g.numbers["first_bytes"]) == (1 << 19, 4, 2048)
     lib = simx.library_picks(tables)
     assert lib.numbers["bcast_sizes"] == lib.numbers["gather_sizes"] == 20
@@ -136,7 +136,7 @@ def test_bcast_numbers_are_each_rows():
 @pytest.mark.parametrize(
     "linear, case, numbers",
     [  # (from, early, first, wins)
-        (faster_from(1 << 19, also=(2048, 4096)), "linear_late", (1 << 19, 2, 2048, 6)),
+        (faster_from(1 << 19, also=(2048, 4096)), "linear_late_and_earlier", (1 << 19, 2, 2048, 6)),
         # the same, but the binomial faster again at 4 MiB: the largest row flips it
         (faster_from(1 << 19, dips=(4 << 20,), also=(2048, 4096)), "back_and_forth", (0, 5, 2048, 5)),
         (faster_from(1 << 30), "binomial_always", (0, 0, 0, 0)),

@@ -231,11 +231,11 @@ def bcast_crossings(table: pd.DataFrame, lam: float, b: float) -> Verdict:
     return Verdict(case, numbers)
 
 
-@cases("linear_late", "back_and_forth", "binomial_always")
+@cases("linear_late", "linear_late_and_earlier", "back_and_forth", "binomial_always")
 def gather_crossings(table: pd.DataFrame, lam: float, b: float) -> Verdict:
     """Linear against binomial gather at every size: the formulas never let the linear win (the
     same bytes into the root, more latencies). "linear_late": the linear is faster from some size
-    to the largest; "back_and_forth": faster at some sizes but not at the largest; "binomial_always":
+    to the largest and at no smaller size ("linear_late_and_earlier": at some); "back_and_forth": faster at some sizes but not at the largest; "binomial_always":
     at none. Numbers: where it wins for good, at how many smaller sizes it already wins, the
     smallest size it wins at, and binomial over linear at the largest size."""
     ((_, _, sim, model, early),) = _pairs("gather", table, lam, b)
@@ -251,7 +251,12 @@ def gather_crossings(table: pd.DataFrame, lam: float, b: float) -> Verdict:
         "largest_bytes": int(t.index.max()),
         "largest_ratio": float(t["binomial"].iloc[-1] / t["linear"].iloc[-1]),
     }
-    case = "binomial_always" if not len(wins) else "back_and_forth" if sim == float("inf") else "linear_late"
+    if not len(wins):
+        case = "binomial_always"
+    elif sim == float("inf"):
+        case = "back_and_forth"
+    else:
+        case = "linear_late_and_earlier" if early else "linear_late"
     return Verdict(case, numbers)
 
 
