@@ -97,6 +97,7 @@ def test_a_page_executes_inside_a_running_event_loop(tmp_path):
     """As nbclient does, execution also works where an event loop already runs in the thread
     (a test session's, a Jupyter kernel's): asyncio.run would refuse."""
     import asyncio
+    import concurrent.futures
 
     from jupyter_cache import get_cache
 
@@ -107,7 +108,9 @@ def test_a_page_executes_inside_a_running_event_loop(tmp_path):
     async def inside_a_loop():
         return executed.execute_page(page, cache, timeout=120)
 
-    nb, ran, _ = asyncio.run(inside_a_loop())
+    # a thread of its own: its loop is the only one there (another test's may run in this thread)
+    with concurrent.futures.ThreadPoolExecutor(1) as thread:
+        nb, ran, _ = thread.submit(asyncio.run, inside_a_loop()).result()
     assert ran and executed.glued_values(nb)["t_us"] == "1.25"
 
 
