@@ -235,17 +235,32 @@ def test_every_0_point_feedback_names_its_outcome_where_the_class_summary_reads_
             assert gradebook.outcome(0, 1, text) == outcome, (key, outcome)
 
 
-def test_the_grader_reads_the_c_checks_failures_back_to_their_outcomes():
-    said = {
-        "deadlock": feedback.say("c_check.deadlock", name="ring", P=2, ranks="rank 0", where="in MPI_Send"),
-        "wrong result": feedback.say("c_check.wrong", name="gather", P=3, detail="root got 2"),
-        "does not compile": feedback.say("c_check.does_not_compile", name="gather", error="x.c:3: error: ;"),
-    }
-    said["deadlock "] = feedback.say("c_check.deadlock_timeout", name="ring", P=2, timeout=5)
-    said["deadlock  "] = feedback.say("c_check.butterfly_timeout", name="butterfly", P=2, timeout=5)
-    said["wrong result "] = feedback.say("c_check.butterfly_wrong", name="butterfly", P=2, result="r", difference="d")
-    for outcome, text in said.items():
-        assert grading._reason(text)[0] == outcome.strip(), text
+@pytest.mark.parametrize(
+    "case, outcome",
+    [
+        ("deadlock", "deadlock"),
+        ("wrong_result", "wrong result"),
+        ("does_not_compile", "does not compile"),
+        ("too_slow", "wrong result"),
+    ],
+)
+def test_the_grader_reads_a_c_checks_case_not_its_words(tmp_path, monkeypatch, case, outcome):
+    """grade_c's child writes its check's case and failure line; the outcome is the case's, whatever the words."""
+    from commbook.exercises.core import Verdict
+
+    monkeypatch.setattr(
+        grading, "c_checks", lambda: {"ring": lambda path, timeout: Verdict(False, case, P=2, said="zz")}
+    )
+    result = tmp_path / "verdict.json"
+    assert grading._child("ring", "ring.c", 5, 60.0, str(result)) == 1
+    assert grading._c_result(result, "printed") == (outcome, "zz")
+
+
+def test_a_grading_child_that_died_is_a_wrong_result_with_its_last_line(tmp_path):
+    assert grading._c_result(tmp_path / "never-written.json", "a\nTraceback: boom\n") == (
+        "wrong result",
+        "Traceback: boom",
+    )
 
 
 @pytest.mark.mpi
@@ -279,14 +294,6 @@ def test_only_ipykernels_shutdown_race_is_forgiven_in_nbgraders_output():
     assert nbgrader_errors(elsewhere) != []
     other = "\n".join(race[:-1] + ["zmq.error.ZMQError: Resource temporarily unavailable"])
     assert nbgrader_errors(other) != []
-
-
-def test_reason_is_the_harness_line():
-    assert grading._reason(
-        "[ring] P = 1: correct.\n[ring] P = 2: DEADLOCK (rank 0, rank 1):\n    still inside your ring shift.\n"
-    ) == ("deadlock", "[ring] P = 2: DEADLOCK (rank 0, rank 1): still inside your ring shift.")
-    assert grading._reason("[gather] does not compile:\nx.c:3:9: error: expected ';'\n")[0] == "does not compile"
-    assert grading._reason("[gather] P = 3: WRONG: root got 2")[0] == "wrong result"
 
 
 @pytest.mark.slow

@@ -159,6 +159,7 @@ def test_ring_check_passes_the_solution_and_reports_the_skeletons_deadlock(capsy
     out = capsys.readouterr().out
     assert (verdict.case, verdict.facts) == ("deadlock", {"P": 3})  # and stopped there: no P = 4
     assert feedback.match("c_check.deadlock", out)["P"] == "3"  # the watchdog, not the timeout, caught it
+    assert feedback.match("c_check.deadlock", verdict.said)["P"] == "3"  # the line the grader quotes
     assert "1048576-byte messages" in out  # the harness's own words
 
 
@@ -218,6 +219,7 @@ def test_check_fails_a_wrong_file_and_says_why(tmp_path, capsys, name, from_solu
     out = capsys.readouterr().out
     for words in says:
         assert words in out
+    assert verdict.said and verdict.said.splitlines()[0] in out  # the failure's line, for the grader
 
 
 @mpi

@@ -26,6 +26,7 @@ import math
 import os
 import subprocess
 import sys
+import tempfile
 from pathlib import Path
 
 from .. import config
@@ -166,22 +167,20 @@ def grade(name: str, answer) -> Verdict:
 
 
 # ----------------------------------------------------------------------------------- C exercises
-_REASONS = ("DEADLOCK", "WRONG", "does not compile", "did not finish", "failed")
+# a C check's case key -> the outcome the class summary counts (any other failure: a wrong result)
+C_OUTCOMES = {"does_not_compile": "does not compile", "deadlock": "deadlock", "wrong_result": "wrong result"}
 
 
-def _reason(output: str) -> tuple[str, str]:
-    """(outcome, the harness's one line) from a C check's printed output."""
-    lines = [l.strip() for l in output.splitlines() if l.strip()]
-    for i, line in enumerate(lines):
-        if "does not compile" in line:
-            error = next((l for l in lines[i + 1 :] if "error" in l), lines[i + 1] if i + 1 < len(lines) else "")
-            return "does not compile", f"{line} {error}".strip()
-        if "DEADLOCK" in line or "did not finish" in line:
-            detail = lines[i + 1] if line.endswith(":") and i + 1 < len(lines) else ""
-            return "deadlock", f"{line} {detail}".strip()
-        if "WRONG" in line or "failed" in line:
-            return "wrong result", line
-    return "wrong result", lines[-1] if lines else say("grade.c_printed_nothing")
+def _c_result(result_file: Path, output: str) -> tuple[str, str]:
+    """(outcome, the line the check printed for its failure) from what the child wrote to
+    `result_file` (its verdict's case and `said`); a child that died before writing it: a wrong
+    result, with the last line it printed."""
+    try:
+        verdict = json.loads(result_file.read_text())
+    except (OSError, ValueError):
+        lines = [line.strip() for line in output.splitlines() if line.strip()]
+        return "wrong result", lines[-1] if lines else say("grade.c_printed_nothing")
+    return C_OUTCOMES.get(verdict.get("case"), "wrong result"), verdict.get("said") or say("grade.c_printed_nothing")
 
 
 def c_checks() -> dict:
@@ -208,28 +207,34 @@ def grade_c(name: str, path: str, time_limit: float = DEFAULT_TIME_LIMIT) -> Non
     if name not in known:
         raise KeyError(f"no C exercise {name!r}; known: {sorted(known)}")
     watchdog = int(max(5, min(20, time_limit / 6)))
-    cmd = [sys.executable, "-m", "commbook.course.grading", name, str(path), str(watchdog), str(time_limit)]
     tree = ProcessTree(f"grade {name}")
-    try:
-        proc = subprocess.Popen(
-            cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, env={**os.environ, **tree.env()}
-        )
-        tree.adopt(proc.pid)
+    with tempfile.TemporaryDirectory(prefix="commbook-grade-") as folder:
+        result = Path(folder) / "verdict.json"
+        cmd = [sys.executable, "-m", "commbook.course.grading", name, str(path), str(watchdog), str(time_limit)]
         try:
-            out, _ = proc.communicate(timeout=time_limit)
-        except subprocess.TimeoutExpired:
-            tree.kill()
-            proc.communicate()
-            outcome = "time limit"
-            text = say("grade.c_time_limit", name=name, outcome=outcome, path=path, time_limit=time_limit)
-            raise NotYet(text, outcome) from None
-    finally:
-        tree.close()
+            proc = subprocess.Popen(
+                [*cmd, str(result)],
+                stdout=subprocess.PIPE,
+                stderr=subprocess.STDOUT,
+                text=True,
+                env={**os.environ, **tree.env()},
+            )
+            tree.adopt(proc.pid)
+            try:
+                out, _ = proc.communicate(timeout=time_limit)
+            except subprocess.TimeoutExpired:
+                tree.kill()
+                proc.communicate()
+                outcome = "time limit"
+                text = say("grade.c_time_limit", name=name, outcome=outcome, path=path, time_limit=time_limit)
+                raise NotYet(text, outcome) from None
+        finally:
+            tree.close()
+        outcome, line = _c_result(result, out)
     if proc.returncode == 0:
         _PASSED.add((name, str(path)))
         print(say("grade.c_correct", name=name, path=path))
         return None
-    outcome, line = _reason(out)
     raise NotYet(say("grade.c_not_yet", name=name, outcome=outcome, line=line), outcome)
 
 
@@ -253,8 +258,9 @@ def grade_c_performance(name: str, path: str) -> None:
     print(perf.line())
 
 
-def _child(name: str, path: str, watchdog: int, time_limit: float) -> int:
-    """Run one C check (the child process of grade_c); exit 0 when correct."""
+def _child(name: str, path: str, watchdog: int, time_limit: float, result_file: str) -> int:
+    """Run one C check (the child process of grade_c); exit 0 when correct. Its verdict's case
+    and failure line go to `result_file` as JSON: grade_c reads the case, not the words."""
     import inspect
 
     check = c_checks()[name]
@@ -263,8 +269,11 @@ def _child(name: str, path: str, watchdog: int, time_limit: float) -> int:
     if "performance" in params:  # the performance point is its own test cell (grade_c_performance)
         options["performance"] = False
     # each P's run gets at most the whole limit; grade_c's own limit stops the whole check
-    return 0 if check(path, timeout=time_limit, **options) else 1
+    verdict = check(path, timeout=time_limit, **options)
+    said = " ".join(getattr(verdict, "said", "").split())
+    Path(result_file).write_text(json.dumps({"case": getattr(verdict, "case", ""), "said": said}))
+    return 0 if verdict else 1
 
 
 if __name__ == "__main__":
-    sys.exit(_child(sys.argv[1], sys.argv[2], int(sys.argv[3]), float(sys.argv[4])))
+    sys.exit(_child(sys.argv[1], sys.argv[2], int(sys.argv[3]), float(sys.argv[4]), sys.argv[5]))

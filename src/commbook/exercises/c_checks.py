@@ -56,22 +56,27 @@ def _run(tag: str, src: Path, P: int, options: dict, timeout: float):
         return None, "wrong_result", say("c_check.wrong", name=tag, P=P, detail=detail)
 
 
-def _compile(tag: str, src: Path) -> bool:
+def _compile(tag: str, src: Path) -> str:
+    """'' when the reader's file compiles, else the compiler's first error line (its whole
+    message is printed)."""
     try:
         kernels.compile_kernel(src, "executable")
-        return True
+        return ""
     except kernels.CompileError as e:
         print(say("c_check.does_not_compile", name=tag, error=e))
-        return False
+        lines = [line.strip() for line in str(e).splitlines() if line.strip()]
+        return next((line for line in lines if "error" in line), lines[-1] if lines else "?")
 
 
 def _check_each_P(
     tag: str, src: Path, nps, options: dict, timeout: float, judge=None, performance: bool = False
 ) -> Verdict:
     """The verdict's case: correct, does_not_compile, deadlock, wrong_result (facts: P), or with
-    `performance` the performance check's (fast_enough, too_slow, ...)."""
-    if not _compile(tag, src):
-        return Verdict(False, "does_not_compile")
+    `performance` the performance check's (fast_enough, too_slow, ...). A failure's `said` is
+    the line it printed (the compiler's first error when it does not compile), for the grader."""
+    error = _compile(tag, src)
+    if error:
+        return Verdict(False, "does_not_compile", said=error)
     for P in nps:
         out, case, failure = _run(tag, src, P, options, timeout)
         facts = {}
@@ -80,7 +85,7 @@ def _check_each_P(
         if failure:
             print(failure)
             print(say("c_check.stopped", name=tag))
-            return Verdict(False, case, P=P, **facts)
+            return Verdict(False, case, P=P, said=failure, **facts)
         print(say("c_check.correct_at_P", name=tag, P=P))
     print(say("c_check.correct", name=tag, nps=list(nps)))
     return check_performance(tag, src) if performance else Verdict(True, "correct")
@@ -220,10 +225,9 @@ def check_exercise(
     src = exercise_path(path)
     try:
         kernels.compile_kernel(src, "executable")
-    except kernels.CompileError as e:
-        print(say("c_check.does_not_compile", name="butterfly", error=e))
-        return ShownVerdict(False, "does_not_compile")
-    first = None  # (case, P) of the first failing P
+    except kernels.CompileError:
+        return ShownVerdict(False, "does_not_compile", said=_compile("butterfly", src))
+    first = None  # (case, P, the line printed) of the first failing P
     for P in nps:
         try:
             kernels.run_mpiexec(
@@ -236,24 +240,23 @@ def check_exercise(
             detail = next((w for w in words if "NOT A BUTTERFLY" in w), words[0] if words else "")
             if "NOT A BUTTERFLY" in detail:
                 detail = detail.split("NOT A BUTTERFLY: ", 1)[-1]
-                print(say("c_check.wrong", name="butterfly", P=P, detail=detail))
+                said = say("c_check.wrong", name="butterfly", P=P, detail=detail)
             else:
                 result = e.output.result if e.output else e
                 difference = detail.split(": ", 1)[-1]
-                print(say("c_check.butterfly_wrong", name="butterfly", P=P, result=result, difference=difference))
+                said = say("c_check.butterfly_wrong", name="butterfly", P=P, result=result, difference=difference)
             case = "wrong_result"
         except kernels.KernelTimeout:
-            print(say("c_check.butterfly_timeout", name="butterfly", P=P, timeout=timeout))
-            case = "deadlock"
+            said, case = say("c_check.butterfly_timeout", name="butterfly", P=P, timeout=timeout), "deadlock"
         except kernels.KernelFailed as e:
-            print(say("c_check.failed", name="butterfly", P=P, error=e))
-            case = "wrong_result"
-        first = first or (case, P)
+            said, case = say("c_check.failed", name="butterfly", P=P, error=e), "wrong_result"
+        print(said)
+        first = first or (case, P, said)
         if stop_at_first:
             print(say("c_check.stopped", name="butterfly"))
             break
     if first:
-        return ShownVerdict(False, first[0], P=first[1])
+        return ShownVerdict(False, first[0], P=first[1], said=first[2])
     print(say("c_check.correct", name="butterfly", nps=list(nps)))
     verdict = check_performance("butterfly", src) if performance else Verdict(True, "correct")
     return ShownVerdict(verdict.ok, verdict.case, **verdict.facts)

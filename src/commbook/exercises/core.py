@@ -37,11 +37,13 @@ HINTS_FILE = "hints.toml"  # in the package of an exercise's reference: one tabl
 class Verdict:
     """True or False for code, nothing extra on the page (the printed line says it all); `case`
     is the case key of what was printed (its words are in ``feedback.toml``), `facts` the numbers
-    it was filled with (tests check these, not the words)."""
+    it was filled with (tests check these, not the words); `said`, a failure's printed line
+    (the grader quotes it)."""
 
-    def __init__(self, ok: bool, case: str = "", **facts):
+    def __init__(self, ok: bool, case: str = "", *, said: str = "", **facts):
         self.ok = bool(ok)
         self.case = case
+        self.said = said
         self.facts = facts
 
     def __bool__(self):
