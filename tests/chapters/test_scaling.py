@@ -18,7 +18,10 @@ OWN_32MIB = (32 << 20, 1)
         (5490.0, 2900.0, SHARED_32MIB, "linear"),  # E = 0.95
         (5490.0, 2170.0, SHARED_32MIB, "superlinear"),  # E = 1.26, each half 34 MB > 16.8 MB
         (5490.0, 2170.0, (40 << 20, 1), "superlinear_cache"),  # 68 MB > 42 MB, each half fits
-        (5490.0, 2170.0, (0, 1), "superlinear"),  # the machine does not say
+        (5490.0, 2170.0, (0, 1), "superlinear_no_llc"),  # the machine does not say (was "exceeds its 0 MB")
+        (5490.0, 2170.0, (96 << 20, 1), "superlinear_fits"),  # 68 MB fit a 101 MB cache whole
+        (5490.0, 2170.0, (128 << 20, 2), "superlinear_fits"),  # ... and 34 MB the 67 MB of each rank
+        (5490.0, 2170.0, (64 << 20, 1), "superlinear_cache"),  # 68 MB > 67 MB: just over, each half fits
     ],
 )
 def test_strong_here_reads_both_strong_rows(t1, t2, llc, case):

@@ -160,12 +160,14 @@ def grids_bytes(L: int, P: int = 1) -> float:
 E_BAND = 0.1  # "linear": E(2) within 1 +- E_BAND
 
 
-@cases("below", "linear", "superlinear_cache", "superlinear")
+@cases("below", "linear", "superlinear_cache", "superlinear", "superlinear_fits", "superlinear_no_llc")
 def strong_here(t1_us: float, t2_us: float, L: int, llc: tuple[int, int] | None = None) -> Verdict:
     """E(2) from both strong rows (one and two processes on an L^3 grid): below 1 - E_BAND (two
     processes slower than one included), within E_BAND of 1, or above: superlinear, with a cache
     reason when the whole grids exceed the last-level cache and each rank's half fits the part of
-    it that rank has (all of it, or 1/2 when two CPUs share it), without one otherwise."""
+    it that rank has (all of it, or 1/2 when two CPUs share it), without one when the half exceeds
+    that part (`superlinear`), when the whole grids fit the cache already (`superlinear_fits`) or
+    when the machine does not say its cache (`superlinear_no_llc`)."""
     if t1_us <= 0 or t2_us <= 0:
         raise ValueError(f"strong_here: times must be positive, got {t1_us} and {t2_us}")
     llc_bytes, sharing = llc if llc is not None else last_level_cache()
@@ -184,8 +186,11 @@ def strong_here(t1_us: float, t2_us: float, L: int, llc: tuple[int, int] | None 
     }
     if S / 2 <= 1 + E_BAND:
         return Verdict("below" if S / 2 < 1 - E_BAND else "linear", numbers)
-    cache = llc_bytes > 0 and grids_bytes(L) > llc_bytes and grids_bytes(L, 2) <= per_rank
-    return Verdict("superlinear_cache" if cache else "superlinear", numbers)
+    if llc_bytes <= 0:
+        return Verdict("superlinear_no_llc", numbers)
+    if grids_bytes(L) <= llc_bytes:
+        return Verdict("superlinear_fits", numbers)
+    return Verdict("superlinear_cache" if grids_bytes(L, 2) <= per_rank else "superlinear", numbers)
 
 
 @cases("held", "fell", "rose")
