@@ -33,6 +33,10 @@ def test_ring_model_side_oversubscription_and_node_step_follow_the_run():
     assert v.case == "seen" and v.numbers["ratio"] == 2.0 and v.numbers["P"] == 3
     assert ring.node_step(3, 2.0, 15.0).case == "lost"
     assert ring.node_step(3, -1.0, 15.0).case == "lost"
+    # a model with no rise at the boundary: 'lost' read 'at most half of it' of a jump of -2 µs
+    assert ring.node_step(3, 5.0, -2.0).case == "model_flat"
+    assert ring.node_step(3, 5.0, 0.0).case == "model_flat"
+    assert ring.node_step(3, 5.0, 0.1).case == "seen"
     assert ring.size_side([4, 65536], [1.0, 30.0], [2.0, 20.0]).numbers["n_of_min"] == 4
     # the old sentence read the largest size only: within 25 % there, twice the model at 4 B
     assert ring.size_side([65536], [21.0], [20.0]).case == "within"

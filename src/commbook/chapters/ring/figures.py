@@ -226,18 +226,20 @@ def size_side(n, measured_t, model_t) -> Verdict:
     return Verdict(v.case, {names.get(k, k): x for k, x in v.numbers.items()})
 
 
-@cases("seen", "lost")
+@cases("seen", "lost", "model_flat")
 def node_step(boundary_P: int, measured_jump_us: float, model_jump_us: float) -> Verdict:
     """The jump of the µs per step where the ring on emulated nodes first crosses a node: seen
-    when it is more than half the model's jump, lost (at most half of it, or no model jump) otherwise."""
+    when it is more than half the model's jump, lost when at most half of it; model_flat when
+    the model (the links just fitted) predicts no rise there (a jump of 0 or less)."""
     numbers = {
         "P": boundary_P,
         "measured_us": measured_jump_us,
         "model_us": model_jump_us,
         "ratio": measured_jump_us / model_jump_us if model_jump_us > 0 else 0.0,
     }
-    seen = measured_jump_us > 0.5 * model_jump_us > 0
-    return Verdict("seen" if seen else "lost", numbers)
+    if model_jump_us <= 0:
+        return Verdict("model_flat", numbers)
+    return Verdict("seen" if measured_jump_us > 0.5 * model_jump_us else "lost", numbers)
 
 
 @cases("one_core", "no_node", "emulated", "emulated_shared", "elsewhere")
