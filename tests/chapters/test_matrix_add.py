@@ -69,5 +69,8 @@ def test_speedup_reads_every_row():
 
 def test_limit_cases():
     assert madd.limit(0.45, 900).case == "below_one"
+    # a limit of exactly 1: 'above_one' read 'the link moved 24 B faster than the sum added a pair'
+    assert madd.limit(1.0, 500).case == "below_one"
+    assert madd.limit(1.01, 500).case == "above_one"
     v = madd.limit(1.3, 100)
     assert v.case == "above_one" and v.numbers == {"value": 1.3, "add_rate": 100}

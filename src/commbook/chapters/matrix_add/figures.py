@@ -221,8 +221,9 @@ def speedup(rows, predictions) -> Verdict:
 
 @cases("below_one", "above_one")
 def limit(limit_value: float, add_rate: float) -> Verdict:
-    """The speedup limit b/(24 r) of this run."""
-    return Verdict("below_one" if limit_value < 1 else "above_one", {"value": limit_value, "add_rate": add_rate})
+    """The speedup limit b/(24 r) of this run: below_one up to 1 (a limit of exactly 1 is never
+    reached, so no P beats the serial sum), above_one beyond."""
+    return Verdict("below_one" if limit_value <= 1 else "above_one", {"value": limit_value, "add_rate": add_rate})
 
 
 def save_runs(runs, page: str):
