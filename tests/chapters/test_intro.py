@@ -35,3 +35,5 @@ def test_the_machine_scope_case_reads_the_socket_count():
     one, two = intro.scope(cores=2, sockets=1), intro.scope(cores=48, sockets=2)
     assert (one.case, one.numbers) == ("one_socket", {"cores": 2, "sockets": 1})
     assert (two.case, two.numbers) == ("sockets", {"cores": 48, "sockets": 2})
+    # one core: 'one_socket' read 'This machine has 1 cores and they share one socket'
+    assert intro.scope(cores=1, sockets=1).case == "one_core"

@@ -5,11 +5,13 @@ from __future__ import annotations
 from ... import machine, mpi_env
 from ...verdict import Verdict
 
-CASES = ("one_socket", "sockets")
+CASES = ("one_core", "one_socket", "sockets")
 
 
 def scope(cores: int | None = None, sockets: int | None = None) -> Verdict:
-    """`one_socket` or `sockets`, with the core and socket counts (this machine's by default)."""
+    """`one_core`, `one_socket` or `sockets`, with the core and socket counts (this machine's by
+    default)."""
     cores = mpi_env.cores() if cores is None else cores
     sockets = machine.sockets() if sockets is None else sockets
-    return Verdict("one_socket" if sockets == 1 else "sockets", {"cores": cores, "sockets": sockets}, CASES)
+    case = "one_core" if cores < 2 else "one_socket" if sockets == 1 else "sockets"
+    return Verdict(case, {"cores": cores, "sockets": sockets}, CASES)
