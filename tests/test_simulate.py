@@ -332,7 +332,6 @@ def test_a_missed_simulation_goal_says_which_way_it_missed():
         assert verdict(points.assign(rel_error=0.05)).case == "goal_met"
 
 
-
 def test_a_too_fast_ring_is_explained_by_its_steps_only_when_they_exceed_the_bound():
     """The "why" of a too-fast ring is ORFEO's intra-node steps costing more than four calls can:
     the same miss with those steps measured 10 times faster has no such explanation."""
