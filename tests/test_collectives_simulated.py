@@ -117,6 +117,16 @@ def test_crossover_cases_read_every_row(ring_from, dips, rab_from, case, counts)
     assert v.numbers["sizes"] == 20
 
 
+def test_ring_early_needs_the_butterfly_dearer_than_its_formula_and_the_ring_cheaper():
+    times = butterfly_then(1024, (), 1 << 20)
+    v = sim.crossover_side(table_of(times), *LINK)
+    assert v.case == "ring_early" and v.numbers["small_over_model"] > 1 > v.numbers["large_over_model"]
+    # the same crossovers, every time halved: the butterfly is now cheaper than its formula
+    half = sim.crossover_side(table_of({a: [t / 2 for t in ts] for a, ts in times.items()}), *LINK)
+    assert half.numbers["small_over_model"] < 1 and half.case == "mixed"
+    assert (half.numbers["n_below"], half.numbers["n_near"], half.numbers["n_late"]) == (2, 0, 1)
+
+
 def test_crossover_numbers_are_each_rows():
     v = sim.crossover_side(table_of(butterfly_then(1024, (), 1 << 20)), *LINK)
     assert (v.numbers["ring_sim_bytes"], v.numbers["rab_sim_bytes"], v.numbers["rab_ring_sim_bytes"]) == (

@@ -214,6 +214,14 @@ def test_source_is_live_only_when_both_are(origins, case):
     assert simx.source(origins, tables).case == case
 
 
+def test_a_cold_source_names_only_the_shipped_simulations_it_shows():
+    tables = {op: table_of(op, {}) for op in simx.OPS}
+    refs = simx.source({"bcast": "live", "gather": "cold"}, tables).numbers["reference"]
+    assert simx.reference_name("gather") in refs and simx.reference_name("bcast") not in refs
+    refs = simx.source({"bcast": "cold", "gather": "cold"}, tables).numbers["reference"]
+    assert all(simx.reference_name(op) in refs for op in simx.OPS)
+
+
 def test_the_library_runs_are_open_mpis_algorithms_as_smpi_forces_them():
     assert simx.runs("gather")["library:binomial"] == ("library", ("--cfg=smpi/gather:ompi_binomial",))
     assert simx.runs("bcast")["library:chain"] == ("library", ("--cfg=smpi/bcast:NTSL",))

@@ -211,9 +211,17 @@ def _sizes(model, interp):
 
 
 def test_pingpong_verdict_reads_every_curve():
-    ahead = validate.pingpong_verdict(_sizes([0.01, 0.02, 0.03], [0.02, 0.03, 0.04]))
+    ahead = validate.pingpong_verdict(_sizes([0.01, 0.02, 0.03], [0.02, 0.03, 0.2]))
     assert ahead.case == "model_ahead" and ahead.numbers["curves"] == 3
-    assert ahead.numbers["model_error"] == pytest.approx(2.0) and ahead.numbers["interp_within"] == pytest.approx(100)
+    assert ahead.numbers["model_error"] == pytest.approx(2.0) and ahead.numbers["interp_within"] == pytest.approx(
+        200 / 3
+    )
+    # both 100 % within the band: a lower error alone is not "ahead on both counts"
+    even = validate.pingpong_verdict(_sizes([0.01, 0.02, 0.03], [0.02, 0.03, 0.04]))
+    assert even.case == "even" and even.numbers["model_within"] == even.numbers["interp_within"] == pytest.approx(100)
+    assert (
+        validate.pingpong_verdict(_sizes([0.02, 0.02, 0.5], [0.01, 0.02, 0.03])).case == "even"
+    )  # the same median error
     # one more curve the model misses and interpolation does not: lower median error, smaller share
     split = validate.pingpong_verdict(_sizes([0.01, 0.02, 0.03, 0.5], [0.02, 0.03, 0.04, 0.05]))
     assert split.case == "split" and split.numbers["model_within"] == pytest.approx(75)

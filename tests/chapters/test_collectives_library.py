@@ -49,9 +49,11 @@ def test_p2_segment_and_table():
     v = lib.p2_segment(per, lam=0.3)
     assert v.case == "far" and v.numbers["lambdas"] == pytest.approx(4.0 / 0.3)
     assert lib.p2_segment(0.6, lam=0.3).case == "close"
-    # far below the model's one λ (even a pipeline faster than the chain) is not "far": at most 3 λ
-    v = lib.p2_segment(-0.1, lam=0.3)
+    # far below the model's one λ is not "far": at most 3 λ
+    v = lib.p2_segment(0.01, lam=0.3)
     assert v.case == "close" and v.numbers["far"] == 3
+    # a pipeline no slower than the chain: no cost to quote
+    assert lib.p2_segment(0.0, lam=0.3).case == lib.p2_segment(-0.1, lam=0.3).case == "free"
     t = lib.p2_bcast_table(by, lam=0.3, bw=10000.0)
     assert set(t.bytes) == {8, 1 << 22} and len(t) == 8
     pipe = t[(t.bytes == 1 << 22) & (t.broadcast == "pipeline")].iloc[0]
@@ -72,10 +74,13 @@ def test_crossover_reads_both_algorithms():
     assert lib.crossover(1000, {"ring": 1500, "rabenseifner": 1200}).numbers["near"] == lib.NEAR == 1.5
     assert lib.crossover(1000, {"ring": 100, "rabenseifner": 200}).case == "below"
     assert lib.crossover(1000, {"ring": math.inf, "rabenseifner": math.inf}).case == "never"
-    # one that never came is above too: it flips "near" to "above", the finite one near
+    # one that never came is no crossover: "both crossovers" would count it, whatever side the other
     v = lib.crossover(1000, {"ring": 1100, "rabenseifner": math.inf})
-    assert v.case == "above" and v.numbers["ratio_max"] == pytest.approx(1.1)
-    assert lib.crossover(1000, {"ring": 3000, "rabenseifner": math.inf}).case == "above"
+    assert v.case == "one_never" and v.numbers["ratio_max"] == pytest.approx(1.1)
+    assert (v.numbers["crossed"], v.numbers["not_crossed"]) == ("ring", "rabenseifner")
+    assert lib.crossover(1000, {"ring": 3000, "rabenseifner": math.inf}).case == "one_never"
+    assert lib.crossover(1000, {"ring": math.inf, "rabenseifner": 200}).case == "one_never"
+    assert lib.crossover(1000, {"ring": 3000, "rabenseifner": 2500}).numbers["crossed"] == "none"
     # one near and one far on the same side is that side; "mixed" only when they straddle the model
     assert lib.crossover(1000, {"ring": 900, "rabenseifner": 200}).case == "below"
     assert lib.crossover(1000, {"ring": 1100, "rabenseifner": 200}).case == "mixed"

@@ -186,7 +186,15 @@ def test_model_vs_simulation_cases_read_every_row():
     v = sim.model_vs_simulation(_scaling([90, 2400, 4800, 9000, 17600], [100, 2400, 4850, 9600, 19200]))
     assert v.case == "part_within_node" and v.numbers["gap_one_node"] == pytest.approx(100 / 90 - 1)
     v = sim.model_vs_simulation(_scaling([100, 2400, 4800, 9600, 21000], [100, 2400, 4800, 9600, 19200]))
-    assert v.case == "simulation_faster" and v.numbers["gap_max"] == pytest.approx(19200 / 21000 - 1)
+    assert v.case == "simulation_faster" and v.numbers["gap_min"] == pytest.approx(19200 / 21000 - 1)
+    assert v.numbers["gap_min_np"] == 192
+    # the simulation faster at 192 (-3 %), the model faster by more at 96 (+5 %): not "the simulation is faster"
+    v = sim.model_vs_simulation(_scaling([100, 2400, 4800, 9600, 19800], [100, 2400, 4800, 10080, 19200]))
+    assert v.case == "both_ways" and v.numbers["gap_top"] == pytest.approx(0.05) and v.numbers["gap_top_np"] == 96
+    assert v.numbers["gap_min"] == pytest.approx(19200 / 19800 - 1) and v.numbers["gap_min_np"] == 192
+    # the simulation's lead the larger: the model's lead is still quoted as the model's
+    v = sim.model_vs_simulation(_scaling([100, 2400, 4800, 9600, 21000], [100, 2400, 4800, 10080, 19200]))
+    assert v.case == "both_ways" and v.numbers["gap_max"] < 0 < v.numbers["gap_top"] == pytest.approx(0.05)
 
 
 def test_the_shipped_simulation_parts_from_the_model_across_nodes(monkeypatch):

@@ -116,21 +116,27 @@ def _share_range(low: float, high: float) -> str:
     return a if a == b else f"{a} to {b}"
 
 
-@cases("model_ahead", "interpolation_ahead", "split")
+@cases("model_ahead", "interpolation_ahead", "split", "even")
 def pingpong_verdict(sizes: pd.DataFrame | None = None) -> Verdict:
     """The sizes split (even -> odd), every curve of `sizes` (default: the committed
     pingpong_sizes table): each method's median error and share of curves within WITHIN, in %.
     The case compares the predictive piecewise model with log-log interpolation on both: lower
-    error and at least the share ("model_ahead"), the reverse, or one each ("split")."""
+    error and a larger share ("model_ahead"), the reverse, one each ("split"), or a tie on
+    either count ("even": neither is ahead on both)."""
     pp = load_table("pingpong_sizes") if sizes is None else sizes
     numbers = {"curves": len(pp)}
     for key, method in (("model", "piecewise_predictive"), ("interp", "interpolation"), ("bic", "piecewise_bic")):
         err = pp[f"err_{method}"]
         numbers[f"{key}_error"] = 100 * float(err.median())
         numbers[f"{key}_within"] = 100 * float((err <= WITHIN).mean())
-    lower = numbers["model_error"] < numbers["interp_error"]
-    wider = numbers["model_within"] >= numbers["interp_within"]
-    case = "model_ahead" if lower and wider else "interpolation_ahead" if not (lower or wider) else "split"
+    error = numbers["interp_error"] - numbers["model_error"]  # > 0: the model ahead
+    share = numbers["model_within"] - numbers["interp_within"]  # > 0: the model ahead
+    if error == 0 or share == 0:
+        case = "even"
+    elif error > 0 and share > 0:
+        case = "model_ahead"
+    else:
+        case = "interpolation_ahead" if error < 0 and share < 0 else "split"
     return Verdict(case, numbers)
 
 

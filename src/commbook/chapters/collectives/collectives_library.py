@@ -89,12 +89,14 @@ def p2_zero(by: pd.DataFrame) -> Verdict:
     return Verdict("faster" if lib0 < hand0 else "not_faster", {"library_us": lib0, "hand_us": hand0})
 
 
-@cases("far", "close")
+@cases("far", "close", "free")
 def p2_segment(per_segment: float, lam: float) -> Verdict:
     """One extra pipeline segment's cost against the model's one λ: far above it (more than
-    SEGMENT_FAR λ) or not (at most SEGMENT_FAR λ, however far below)."""
+    SEGMENT_FAR λ), not (above 0, at most SEGMENT_FAR λ), or "free" (the pipeline no slower than
+    the chain: a cost of 0 or less, which no sentence can call a cost)."""
     r = per_segment / lam
-    return Verdict("far" if r > SEGMENT_FAR else "close", {"us": per_segment, "lambdas": r, "far": SEGMENT_FAR})
+    key = "free" if per_segment <= 0 else "far" if r > SEGMENT_FAR else "close"
+    return Verdict(key, {"us": per_segment, "lambdas": r, "far": SEGMENT_FAR})
 
 
 @cases("above", "within", "unknown")
@@ -106,17 +108,23 @@ def segment_eager(eager: int | None, segment_bytes: int = SEGMENT_BYTES) -> Verd
     return Verdict(key, {"segment_bytes": segment_bytes, "eager_bytes": eager})
 
 
-@cases("never", "above", "near", "below", "mixed")
+@cases("never", "one_never", "above", "near", "below", "mixed")
 def crossover(model_bytes: float, measured: dict) -> Verdict:
     """The measured crossovers ({algorithm: bytes, inf when it never overtook}) against the
-    model's: every one within NEAR of it (near), else every one above it, every one below it,
-    or some above and some below (mixed)."""
+    model's: none came (never), some never came (one_never: `crossed` and `not_crossed` name
+    them), else every one within NEAR of it (near), every one above it, every one below it, or
+    some above and some below (mixed)."""
     r = {a: v / model_bytes for a, v in measured.items()}
     finite = [x for x in r.values() if math.isfinite(x)]
-    numbers = {"model_bytes": float(model_bytes), "algorithms": len(r), "near": NEAR}
+    names = {"crossed": "none", "not_crossed": "none"}  # every case glues the same numbers
+    numbers = {"model_bytes": float(model_bytes), "algorithms": len(r), "near": NEAR} | names
     if not finite:  # 0: no ratio (every case glues the same numbers)
         return Verdict("never", numbers | {"ratio_min": 0.0, "ratio_max": 0.0})
     numbers |= {"ratio_min": min(finite), "ratio_max": max(finite)}
+    if len(finite) < len(r):  # "both crossovers" would count one that never came
+        crossed = ", ".join(a for a, x in r.items() if math.isfinite(x))
+        not_crossed = ", ".join(a for a, x in r.items() if not math.isfinite(x))
+        return Verdict("one_never", numbers | {"crossed": crossed, "not_crossed": not_crossed})
     values = list(r.values())
     if all(1 / NEAR <= x <= NEAR for x in values):
         return Verdict("near", numbers)

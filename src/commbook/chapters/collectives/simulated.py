@@ -240,7 +240,8 @@ def _side(sim: float, model: float) -> str:
 def crossover_side(table: pd.DataFrame, lam: float, b: float) -> Verdict:
     """Every row of crossovers(), each simulated crossover below, near or above the formulas' by
     a factor NEAR, or never: "below" for all three, "ring_early" when only butterfly ->
-    Rabenseifner is above, else "mixed" with the counts. Each pair also counts the sizes at which
+    Rabenseifner is above and, where the ring overtakes, the butterfly takes more than its formula
+    and the ring less, else "mixed" with the counts. Each pair also counts the sizes at which
     its second algorithm wins (`<pair>_wins`; `<pair>_early` of them below its crossover): a
     crossover is where it wins for good, not its first win. Also at how many sizes the fastest
     hand-written algorithm differs, and butterfly and ring over their formulas where the ring
@@ -275,7 +276,11 @@ def crossover_side(table: pd.DataFrame, lam: float, b: float) -> Verdict:
     numbers["n_late"] = sum(v in ("above", "never") for v in sides.values())
     if numbers["n_below"] == len(PAIRS):
         case = "below"
-    elif sides["ring"] == sides["rab_ring"] == "below" and sides["rab"] == "above":
+    elif (
+        sides["ring"] == sides["rab_ring"] == "below"
+        and sides["rab"] == "above"
+        and numbers["small_over_model"] > 1 > numbers["large_over_model"]
+    ):  # its words explain the early ring by a butterfly dearer than its formula, a ring cheaper
         case = "ring_early"
     else:
         case = "mixed"

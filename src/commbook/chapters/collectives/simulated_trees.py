@@ -302,10 +302,12 @@ def library_beats_hand(tables: dict) -> Verdict:
 @cases("live", "cold", "absent")
 def source(origins: dict, tables: dict) -> Verdict:
     """Simulated on this machine (every run from its SMPI cache), or the shipped reference: SMPI
-    here but a run not cached ('cold'), or SMPI absent."""
+    here but a run not cached ('cold'), or SMPI absent. `reference` names the shipped files the
+    page shows: every collective's unless live ('cold' may mix a live one with a shipped one)."""
     values = set(origins.values())
     case = "live" if values == {"live"} else "absent" if "absent" in values else "cold"
-    refs = ", ".join(f"data/reference/simulated/{reference_name(op)}" for op in OPS)
+    shipped = [op for op in OPS if origins[op] != "live"] or list(OPS)
+    refs = ", ".join(f"data/reference/simulated/{reference_name(op)}" for op in shipped)
     return Verdict(case, {"reference": refs, "library": tables[OPS[0]].mpi_library.iloc[0]})
 
 

@@ -56,11 +56,13 @@ def simulation_source(runs) -> Verdict:
     return Verdict("reference" if reference else "live", numbers)
 
 
-@cases("agree", "part_across_nodes", "part_within_node", "simulation_faster")
+@cases("agree", "part_across_nodes", "part_within_node", "simulation_faster", "both_ways")
 def model_vs_simulation(table, band: float = BAND) -> Verdict:
     """The model against the simulation over every row of the table: within `band` everywhere
     (agree); above the simulation by more than `band` only once the run spans nodes, or
-    already on one node; or the simulation faster than the model by more than `band`."""
+    already on one node; the simulation faster than the model by more than `band` at some row
+    and the model never by more (simulation_faster: `gap_min` at `gap_min_np`, the most
+    negative); or each faster by more than `band` at some row (both_ways)."""
     gap = table["model / simulated"] - 1
     one_node = table.nodes == 1
     worst = gap.abs().idxmax()
@@ -74,11 +76,15 @@ def model_vs_simulation(table, band: float = BAND) -> Verdict:
         "gap_nodes": int(table.nodes[worst]),
         "halo_at_gap": float(table["simulated halo share"][worst]),  # the row the sentence names
         "np_last": int(table.processes[last]),
+        "gap_min": float(gap.min()),
+        "gap_min_np": int(table.processes[gap.idxmin()]),
+        "gap_top": float(gap.max()),  # both_ways: the model's largest lead (gap_max may be the other side)
+        "gap_top_np": int(table.processes[gap.idxmax()]),
     }
     if gap.abs().max() <= band:
         return Verdict("agree", numbers)
     if gap.min() < -band:
-        return Verdict("simulation_faster", numbers)
+        return Verdict("both_ways" if gap.max() > band else "simulation_faster", numbers)
     if numbers["gap_one_node"] <= band:
         return Verdict("part_across_nodes", numbers)
     return Verdict("part_within_node", numbers)
