@@ -45,6 +45,7 @@ def test_gap_growth_cases():
         "torus_last": 1.91,
         "fat_first": 0.88,
         "fat_last": 0.88,
+        "growth_pct": 10.0,
     }
     assert topo.gap_growth(_gap([1.0, 1.0, 1.0], [0.9, 1.1, 1.3])).case == "fat_tree"
     assert topo.gap_growth(_gap([1.0, 1.2, 1.5], [0.9, 1.1, 1.3])).case == "both"
