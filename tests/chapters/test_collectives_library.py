@@ -176,3 +176,9 @@ def test_the_lab_words_every_case_each_verdict_declares():
     for name, call in glued.items():
         module, function = call.split(".")
         assert sorted(worded[name]) == sorted(getattr(modules[module], function).cases), name
+
+
+def test_the_corrected_crossover_needs_an_extra_segment_that_costs_something():
+    v = lib.corrected_crossover(0.5, gamma_cache=0.001)
+    assert v.case == "corrected" and v.numbers["bytes"] == pytest.approx(1000.0)
+    assert lib.corrected_crossover(0.0, 0.001).case == lib.corrected_crossover(-0.2, 0.001).case == "free"

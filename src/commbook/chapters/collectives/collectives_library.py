@@ -135,6 +135,16 @@ def crossover(model_bytes: float, measured: dict) -> Verdict:
     return Verdict("mixed", numbers)
 
 
+@cases("corrected", "free")
+def corrected_crossover(per_segment: float, gamma_cache: float) -> Verdict:
+    """The crossover n* = (an extra message's cost) / (γ/2) with both costs measured: an extra
+    pipeline segment's µs and the add's γ from the cache (µs per byte). "free": the extra
+    segment cost nothing (p2_segment's "free"), so n* is no size."""
+    if per_segment <= 0:
+        return Verdict("free", {"us": per_segment})
+    return Verdict("corrected", {"bytes": per_segment / (gamma_cache / 2)})
+
+
 @cases("faster", "same", "slower")
 def cache_add(gamma_ratio: float, band: float = SAME_BAND) -> Verdict:
     """The add from the cache against the add from memory (gamma_ratio: memory γ / cache γ)."""
