@@ -181,4 +181,6 @@ def test_the_lab_words_every_case_each_verdict_declares():
 def test_the_corrected_crossover_needs_an_extra_segment_that_costs_something():
     v = lib.corrected_crossover(0.5, gamma_cache=0.001)
     assert v.case == "corrected" and v.numbers["bytes"] == pytest.approx(1000.0)
-    assert lib.corrected_crossover(0.0, 0.001).case == lib.corrected_crossover(-0.2, 0.001).case == "free"
+    free = lib.corrected_crossover(-0.2, 0.001)
+    assert lib.corrected_crossover(0.0, 0.001).case == free.case == "free"
+    assert set(free.numbers) == set(v.numbers)  # the page's words of both cases find their glue

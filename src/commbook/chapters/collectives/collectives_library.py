@@ -140,9 +140,9 @@ def corrected_crossover(per_segment: float, gamma_cache: float) -> Verdict:
     """The crossover n* = (an extra message's cost) / (γ/2) with both costs measured: an extra
     pipeline segment's µs and the add's γ from the cache (µs per byte). "free": the extra
     segment cost nothing (p2_segment's "free"), so n* is no size."""
-    if per_segment <= 0:
-        return Verdict("free", {"us": per_segment})
-    return Verdict("corrected", {"bytes": per_segment / (gamma_cache / 2)})
+    # both cases glue the same numbers: the page parses every case's words, rendered or not
+    numbers = {"us": per_segment, "bytes": per_segment / (gamma_cache / 2)}
+    return Verdict("free" if per_segment <= 0 else "corrected", numbers)
 
 
 @cases("faster", "same", "slower")
