@@ -15,8 +15,8 @@ so a crash cannot leave the background stopped. Outside a build nothing happens.
 
 The background is never stopped for more than `longest` s (10) at a time: then it runs for
 `breather` s (1) before the next stop. A stopped process's clock goes on, so a long stop
-ran out the background's own time limits: CI's build lost its topology page when a
-sweep's measurements kept it stopped for longer than a 30 s wait on `smpirun -version`.
+runs out the background's own time limits (a 30 s wait on `smpirun -version`, nbclient's
+60 s for a kernel to start): most likely how a CI build lost its whole topology page.
 """
 
 from __future__ import annotations

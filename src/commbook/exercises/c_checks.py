@@ -223,10 +223,9 @@ def check_exercise(
     ORFEO against the reference's: a correct butterfly that is too slow (serialised exchanges:
     the same messages) returns False."""
     src = exercise_path(path)
-    try:
-        kernels.compile_kernel(src, "executable")
-    except kernels.CompileError:
-        return ShownVerdict(False, "does_not_compile", said=_compile("butterfly", src))
+    error = _compile("butterfly", src)
+    if error:
+        return ShownVerdict(False, "does_not_compile", said=error)
     first = None  # (case, P, the line printed) of the first failing P
     for P in nps:
         try:
