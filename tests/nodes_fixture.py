@@ -14,6 +14,7 @@ import json
 import os
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -22,6 +23,7 @@ from slurm_fixture import _missing_reason as _slurm_missing
 NODES = 3
 # Open MPI 5's runtime now and then loses a daemon it launched on another node, on real clusters
 # too (openpmix/prrte#2694); seen once here, in a full MPI pass (2026-11-28), not when run alone.
+ENDED = {"COMPLETED", "FAILED", "CANCELLED", "TIMEOUT", "NODE_FAIL", "OUT_OF_MEMORY", "PREEMPTED"}
 PRTE_LOST = "PRTE has lost communication with a remote daemon"
 
 
@@ -91,6 +93,19 @@ class NodesSession:
             print(f"nodes_fixture: {PRTE_LOST} (openpmix/prrte#2694); the same command once more")
             self.run(cmd, timeout=timeout, env=env)
         return data.read_measurements(out)
+
+    def batch(self, script: Path, timeout: float = 420) -> str:
+        """Submit a job script and wait for its end; returns the job id. Polls squeue every half
+        second: `sbatch --wait` sleeps 2, 8, then 32 s between its checks, so a 10.5 s job
+        returned after 42 s."""
+        job_id = self.run(["sbatch", "--parsable", script]).stdout.strip().split(";")[0]
+        deadline = time.monotonic() + timeout
+        while (state := self.run(["squeue", "-h", "-t", "all", "-j", job_id, "-o", "%T"]).stdout.strip()) not in ENDED:
+            if time.monotonic() > deadline:
+                raise AssertionError(f"job {job_id} ({script}) still {state or 'unknown'} after {timeout:g} s")
+            time.sleep(0.5)
+        assert state == "COMPLETED", f"job {job_id} ({script}) ended {state}"
+        return job_id
 
     def jobs(self) -> list[str]:
         return [l for l in self.run(["squeue", "-h"]).stdout.splitlines() if l.strip()]

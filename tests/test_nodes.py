@@ -164,8 +164,7 @@ def test_collective_across_nodes_checks_its_result(on_nodes):
 def test_book_job_script_runs_on_two_nodes(on_nodes, repo):
     """The cluster page's job script, submitted as it is: two nodes, one rank each."""
     script = repo / "book" / "scripts" / "pingpong.sbatch"
-    job = on_nodes.run(["sbatch", "--parsable", "--wait", script], timeout=420)
-    job_id = job.stdout.strip().split(";")[0]
+    job_id = on_nodes.batch(script)
     from commbook import data
 
     m = data.read_measurements(on_nodes.scratch / f"pingpong-emulated-{job_id}.csv")
