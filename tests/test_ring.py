@@ -196,6 +196,26 @@ def test_orfeo_thin_links_and_placement_are_the_seed_tables():
     assert orfeo.link_parameters()["node"] == (links["node"].lambda_us, links["node"].bandwidth_MBps)
     assert orfeo.placement("orfeo-thin") == THIN
     assert orfeo.placement("orfeo-thin", map_by="socket").boundaries(48) == [(1, "self"), (2, "socket"), (25, "node")]
+    # Open MPI 4's mpirun with no --map-by: by core up to two ranks, by socket above
+    assert orfeo.placement("orfeo-thin", map_by="openmpi4").boundaries(48) == [
+        (1, "self"),
+        (2, "core"),
+        (3, "socket"),
+        (25, "node"),
+    ]
+
+
+def test_each_students_rings_are_priced_as_his_job_placed_them():
+    """The first student's job named no mapping (Open MPI 4.1's default), the second --map-by core:
+    at P = 3 the first's ring pays the socket link, the second's the core link."""
+    from commbook.chapters.ring import as_placed
+
+    links = orfeo.links("ucx")
+    first, second = as_placed(THIN, "matteoscorcia/ring"), as_placed(THIN, "francesc0rtu/ring")
+    assert second == THIN
+    assert ring_time(3, 4, links, first)[0] == pytest.approx(2 * 3 * float(links["socket"].time_us(4)[0]))
+    assert ring_time(3, 4, links, second)[0] == pytest.approx(2 * 3 * float(links["core"].time_us(4)[0]))
+    assert ring_time(2, 4, links, first)[0] == ring_time(2, 4, links, second)[0]
 
 
 # ---------------------------------------------------------------------------------------

@@ -31,7 +31,14 @@ import numpy as np
 from .hockney import Hockney
 
 CLASS_ORDER = ("self", "core", "socket", "node")  # cheapest to dearest
-MAP_BY = ("core", "socket", "node")
+# "openmpi4": what Open MPI 4's mpirun does when no --map-by is given: by core up to two ranks,
+# by socket above (orte/mca/rmaps/base/rmaps_base_map_job.c; mpirun(1) of v4.1).
+MAP_BY = ("core", "socket", "node", "openmpi4")
+
+
+def mapped_by(map_by: str, P: int) -> str:
+    """The plain --map-by (core, socket, node) that places a ring of P ranks under `map_by`."""
+    return ("core" if P <= 2 else "socket") if map_by == "openmpi4" else map_by
 
 
 def _count(name: str, value, minimum: int = 1) -> int:
@@ -43,7 +50,7 @@ def _count(name: str, value, minimum: int = 1) -> int:
 @dataclass(frozen=True)
 class Placement:
     """Where ranks sit: ``cores_per_socket`` x ``sockets_per_node`` cores per node, ranks dealt
-    like Open MPI's ``--map-by``. ``nodes`` is needed only for ``map_by="node"`` (ranks go round
+    like Open MPI's ``--map-by`` ("openmpi4": Open MPI 4's default, core up to P = 2, socket above). ``nodes`` is needed only for ``map_by="node"`` (ranks go round
     robin over that many nodes); otherwise nodes are added as the ranks need them."""
 
     cores_per_socket: int
@@ -107,7 +114,7 @@ def _locations(pl: Placement, P: int) -> tuple[tuple[int, int], ...]:
                 "(oversubscription is outside this model)"
             )
     G = topology.cluster(nodes, pl.sockets_per_node, pl.cores_per_socket)
-    where = topology.place(G, P, pl.map_by)
+    where = topology.place(G, P, mapped_by(pl.map_by, P))
     return tuple((G.nodes[c]["node"], G.nodes[c]["socket"]) for c in where)
 
 

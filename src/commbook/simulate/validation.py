@@ -45,9 +45,18 @@ def write_with_header(path: Path, header: list[str], points) -> Path:
     return Path(path)
 
 
+def map_by(dataset: str) -> str:
+    """How `dataset`'s job placed its ranks, as a commbook.models.ring.MAP_BY value ('default'
+    in PAIRS and the shipped table's header is Open MPI 4.1's own: 'openmpi4')."""
+    mapping = {d: m for d, _, _, m, _ in PAIRS}[dataset]
+    return "openmpi4" if mapping == "default" else mapping
+
+
 def mapping_at(mapping: str, p: int) -> str:
-    """mpirun's placement: 'default' is Open MPI 4.1's own, by core for P <= 2, by socket above."""
-    return ("core" if p <= 2 else "socket") if mapping == "default" else mapping
+    """mpirun's placement of P ranks: 'default' is Open MPI 4.1's own, by core for P <= 2, by socket above."""
+    from ..models.ring import mapped_by
+
+    return mapped_by("openmpi4" if mapping == "default" else mapping, p)
 
 
 def table_path() -> Path:

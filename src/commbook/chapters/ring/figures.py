@@ -10,6 +10,17 @@ from ...verdict import Verdict, cases
 from ..lab import engines_placed_by  # noqa: F401 (the lab page's scope verdict)
 
 
+def as_placed(placement, dataset: str):
+    """`placement` (a commbook.models.ring.Placement) with the ranks mapped as `dataset`'s job
+    mapped them (commbook.simulate.validation.PAIRS: the second student named --map-by core, the
+    first named none, so Open MPI 4.1's default placed them)."""
+    import dataclasses
+
+    from ...simulate import validation
+
+    return dataclasses.replace(placement, map_by=validation.map_by(dataset))
+
+
 def plot_ring(
     series,
     models=(),
