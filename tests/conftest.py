@@ -9,7 +9,7 @@ import pytest
 
 REPO = Path(__file__).resolve().parents[1]
 # slurm_cluster / slurm: a real single-node Slurm; emulated_cluster / on_nodes: 3 emulated nodes
-pytest_plugins = ["slurm_fixture", "nodes_fixture"]
+pytest_plugins = ["slurm_fixture", "nodes_fixture", "verdict_numbers"]
 os.environ.setdefault("IPP_NONINTERACTIVE", "1")
 # Started by nohup or as a background job (`make test &`), the suite inherits SIGHUP or SIGINT
 # ignored, and so would every command it starts: the tests that stop one with those signals

@@ -83,3 +83,24 @@ def test_the_page_shows_the_glued_case_only(tmp_path):
 def test_a_case_without_words_in_the_page_fails_the_build(tmp_path):
     html, warnings = _build(tmp_path, "below", "")
     assert "no words for ['above']" in warnings
+
+
+def test_a_case_without_a_number_its_pages_words_quote_is_found():
+    """tests/verdict_numbers.py: the words of every case are parsed, so a case that glues fewer
+    numbers than another case's words quote fails the build where it is picked."""
+    from verdict_numbers import directives, missing_numbers
+
+    page = {"page": "p", "name": "v", "function": "side", "cases": ["a", "b"], "quoted": {"x", "y"}}
+    both = [
+        {"function": "side", "cases": ["a", "b"], "case": "a", "numbers": ["x", "y"]},
+        {"function": "side", "cases": ["a", "b"], "case": "b", "numbers": ["x", "y", "z"]},
+    ]
+    assert missing_numbers([page], both) == []
+    short = [*both, {"function": "side", "cases": ["a", "b"], "case": "b", "numbers": ["x"]}]
+    (problem,) = missing_numbers([page], short)
+    assert "case 'b' without ['y']" in problem
+    # a number no case glues is glued elsewhere on the page (or misspelt: the build says so)
+    assert missing_numbers([{**page, "quoted": {"x", "w"}}], short) == []
+    # the book's directives are read: pp_eager's words quote its ratios
+    (eager,) = [d for d in directives() if d["name"] == "pp_eager"]
+    assert eager["function"] == "eager_against_rendezvous" and {"ratio_min", "ratio_max"} <= eager["quoted"]
