@@ -54,8 +54,9 @@ $(LAB_STAMP): $(STAMP) pyproject.toml etc/jupyterlab/overrides.json etc/jupyter/
 # extension enable --sys-prefix nbgrader.server_extensions.formgrader`).
 $(COURSE_STAMP): $(STAMP) pyproject.toml
 	$(UV) -e ".[book,test,course]"
-	for e in formgrader validate_assignment assignment_list course_list; do \
-	  $(VENV)/bin/jupyter server extension disable --sys-prefix nbgrader.server_extensions.$$e >/dev/null || exit 1; done
+	@# one jupyter call for the four: each call takes about 6 s
+	$(VENV)/bin/jupyter server extension disable --sys-prefix $(addprefix nbgrader.server_extensions.,formgrader \
+	  validate_assignment assignment_list course_list) >/dev/null
 	$(VENV)/bin/jupyter labextension disable --level=sys_prefix @jupyter/nbgrader >/dev/null
 	touch $(COURSE_STAMP)
 
