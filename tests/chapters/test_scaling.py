@@ -55,6 +55,15 @@ def test_weak_here_reads_both_weak_rows(t1, t2, case):
     assert (v.case, v.numbers["E"]) == (case, pytest.approx(t1 / t2))
 
 
+def test_weak_here_is_noisy_when_the_two_one_process_rows_disagree():
+    # the build's run: the same 160^3 one-process run took 6.43 ms (weak) and 7.80 ms (strong)
+    v = S.weak_here(6425.0, 8193.0, 7797.0)
+    assert v.case == "noisy"
+    assert v.numbers["E_again"] == pytest.approx(7797.0 / 8193.0)
+    assert v.numbers["ones_pct"] == pytest.approx((7797.0 / 6425.0 - 1) * 100)
+    assert S.weak_here(5490.0, 12000.0, 5600.0).case == "fell"  # both rows say the same
+
+
 def test_last_level_cache_counts_the_cpus_sharing_it():
     from commbook.chapters.scaling.figures import _count_cpus
 

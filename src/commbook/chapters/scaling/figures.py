@@ -193,12 +193,24 @@ def strong_here(t1_us: float, t2_us: float, L: int, llc: tuple[int, int] | None 
     return Verdict("superlinear_cache" if grids_bytes(L, 2) <= per_rank else "superlinear", numbers)
 
 
-@cases("held", "fell", "rose")
-def weak_here(t1_us: float, t2_us: float) -> Verdict:
+@cases("held", "fell", "rose", "noisy")
+def weak_here(t1_us: float, t2_us: float, t1_again_us: float | None = None) -> Verdict:
     """The weak rows (one L^3 grid per rank, one and two ranks): E = T(1)/T(2) within E_BAND of 1,
-    below, or above."""
-    if t1_us <= 0 or t2_us <= 0:
-        raise ValueError(f"weak_here: times must be positive, got {t1_us} and {t2_us}")
+    below, or above. `t1_again_us` is the strong column's one-process run, the same run as the
+    weak one's: `noisy` when E from it would fall in another of those three cases."""
+    if t1_us <= 0 or t2_us <= 0 or (t1_again_us is not None and t1_again_us <= 0):
+        raise ValueError(f"weak_here: times must be positive, got {t1_us}, {t2_us} and {t1_again_us}")
+
+    def side(E):
+        return "held" if abs(E - 1) <= E_BAND else "fell" if E < 1 else "rose"
+
     E = t1_us / t2_us
-    numbers = {"E": E, "t1_ms": t1_us / 1e3, "t2_ms": t2_us / 1e3}
-    return Verdict("held" if abs(E - 1) <= E_BAND else "fell" if E < 1 else "rose", numbers)
+    again = t1_us if t1_again_us is None else t1_again_us
+    numbers = {
+        "E": E,
+        "E_again": again / t2_us,
+        "ones_pct": (max(t1_us, again) / min(t1_us, again) - 1) * 100,
+        "t1_ms": t1_us / 1e3,
+        "t2_ms": t2_us / 1e3,
+    }
+    return Verdict("noisy" if side(again / t2_us) != side(E) else side(E), numbers)
