@@ -106,8 +106,17 @@ def test_chains_name_the_P_of_each_model(monkeypatch):
     _patch_model(monkeypatch, {"chain": {2: 1.0, 4: 2.0, 6: 3.0}, "one chain": {2: 2.0, 4: 4.0, 6: 3.1}})
     measured = pd.DataFrame([dict(np=P, size_bytes=1, algorithm="chain", t_us=t) for P, t in zip(nps, [1.0, 2.1, 3.2])])
     v = orf.chains(measured, params={}, n=1)
-    assert v.case == "split" and v.numbers == {"four_at": "2-4", "one_at": "6"}
+    assert v.case == "split" and v.numbers == {"four_at": "2-4", "one_at": "6", "same_at": "none"}
     assert orf.chains(measured.assign(t_us=[1.0, 2.0, 3.0]), params={}, n=1).case == "four"
+
+
+def test_chains_leave_out_the_P_where_the_models_are_the_same(monkeypatch):
+    # up to P = 5 the four chains and the single chain are the same model: a tie favours neither
+    nps = [2, 4, 6]
+    _patch_model(monkeypatch, {"chain": {2: 1.0, 4: 2.0, 6: 3.0}, "one chain": {2: 1.0, 4: 2.0, 6: 4.0}})
+    measured = pd.DataFrame([dict(np=P, size_bytes=1, algorithm="chain", t_us=t) for P, t in zip(nps, [1.5, 2.5, 3.2])])
+    v = orf.chains(measured, params={}, n=1)
+    assert v.case == "four" and v.numbers == {"four_at": "6", "one_at": "none", "same_at": "2-4"}
 
 
 def test_calibration_cases():
@@ -146,5 +155,6 @@ def test_verdicts_on_the_orfeo_data():
     assert large.case == "mostly_above" and large.numbers["share_above"] > 0.85
     assert large.numbers["chain_below_at"] == "2"
     one_mib = orf.chains(ob, params, 1 << 20)
-    assert one_mib.case == "split" and one_mib.numbers["one_at"] == "2-44"
+    assert one_mib.case == "split" and one_mib.numbers["one_at"] == "6-44"
+    assert one_mib.numbers["same_at"] == "2-4"
     assert orf.small_trees(ob, params).case == "beyond_two"

@@ -99,13 +99,17 @@ def small_trees(measured: pd.DataFrame, params: dict, n: int = 1, table_P=(24, 4
 @cases("four", "one", "split")
 def chains(measured: pd.DataFrame, params: dict, n: int) -> Verdict:
     """Which chain model (Open MPI's four chains or the single chain) is closer, on a log scale,
-    to the measured "chain" at n bytes, at every P: the P ranges of each."""
+    to the measured "chain" at n bytes, at every P where the two models differ: the P ranges of
+    each, and where they are the same (up to P = 5 the four chains are single hops from the
+    root, which the model prices as one chain of P - 1 hops: no P there favours either)."""
     t = model_table(measured, n, ["chain", "one chain"], params).dropna()
     four = np.abs(np.log(t["chain model"] / t["chain"]))
     one = np.abs(np.log(t["one chain model"] / t["chain"]))
-    four_at, one_at = t.index[four < one], t.index[four >= one]
+    same = np.isclose(t["chain model"], t["one chain model"], rtol=1e-9, atol=0.0)
+    four_at, one_at = t.index[(four < one) & ~same], t.index[(four >= one) & ~same]
     case = "split" if len(four_at) and len(one_at) else "four" if len(four_at) else "one"
-    return Verdict(case, {"four_at": _runs(four_at, t.index), "one_at": _runs(one_at, t.index)})
+    numbers = {"four_at": _runs(four_at, t.index), "one_at": _runs(one_at, t.index)}
+    return Verdict(case, numbers | {"same_at": _runs(t.index[same], t.index)})
 
 
 @cases("below", "above", "crosses")
