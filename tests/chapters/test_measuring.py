@@ -125,11 +125,25 @@ def test_rounds_spread_reads_every_round_of_both_configurations():
     slow_round = {"a": steady["a"][:2] + [np.full(5, 9.0)], "b": steady["b"]}
     v = M.rounds_spread(slow_round)
     assert v.case == "rounds_wider" and v.numbers["a_high"] == 9 and v.numbers["within"] == 9
-    # rounds that differ nearly as much as the configurations (one build's 21 against 22) are not steadier
+    # rounds that differ nearly as much as the configurations (one build's 21 against 22) are not
+    # steadier; when every round of a is still below every round of b they are apart
     close = {"a": [np.ones(5), np.full(5, 1.8)], "b": [np.full(5, 3.0)] * 2}
     v = M.rounds_spread(close)
-    assert v.case == "rounds_wider" and v.numbers["within"] == pytest.approx(1.8)
+    assert v.case == "rounds_apart" and v.numbers["within"] == pytest.approx(1.8)
     assert v.numbers["between"] == pytest.approx(3 / 1.4)
+    # one build: 0.325-0.34 us with 2 processes, 2.39-23.6 with 4 (within 9.8, between 12):
+    # the 4-process rounds are wide, but every one is slower than every 2-process round
+    build = {
+        "a": [np.full(5, 0.325), np.full(5, 0.33), np.full(5, 0.34)],
+        "b": [np.full(5, 2.39), np.full(5, 4.0), np.full(5, 23.6)],
+    }
+    assert M.rounds_spread(build).case == "rounds_apart"
+    # the bound/unbound build: 0.306-0.396 against 0.221-8.83, ranges overlap: wider
+    bound = {
+        "a": [np.full(5, 0.306), np.full(5, 0.35), np.full(5, 0.396)],
+        "b": [np.full(5, 0.221), np.full(5, 0.33), np.full(5, 8.83)],
+    }
+    assert M.rounds_spread(bound).case == "rounds_wider"
     # rounds 10 % apart, configurations 80 % apart: the process count is the larger effect (the
     # old test, twice the ratio against the ratio, called it wider)
     apart = {"a": [np.ones(5), np.full(5, 1.1)], "b": [np.full(5, 1.89)] * 2}
