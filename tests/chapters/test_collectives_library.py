@@ -137,6 +137,10 @@ def test_chain_heads():
     )
     v = lib.chain_heads(msgs, 6)
     assert v.case == "counted" and v.numbers["heads"] == 4
+    one = pd.DataFrame(
+        {"algorithm": ["library:2"] * 5, "src": [0, 1, 2, 3, 4], "dst": [1, 2, 3, 4, 5], "count": [1] * 5}
+    )
+    assert lib.chain_heads(one, 6).case == "one" and lib.chain_heads(one, 6).numbers["heads"] == 1
 
 
 def test_logp_gap_from_a_slope():

@@ -271,11 +271,13 @@ def message_patterns(labels=tuple(BCAST_LABELS), np: int = 6, size: str = PATTER
     return pd.concat(patterns, ignore_index=True), said
 
 
-@cases("counted", "uncounted")
+@cases("counted", "one", "uncounted")
 def chain_heads(messages: pd.DataFrame | None, P: int = 6) -> Verdict:
-    """How many ranks the root of Open MPI's `library:2` sent to (None: no counters)."""
+    """How many ranks the root of Open MPI's `library:2` sent to ('one': a single chain; None:
+    no counters)."""
     from ...collective_runs import message_matrix
 
     if messages is None:
         return Verdict("uncounted", {"heads": 0})
-    return Verdict("counted", {"heads": int((message_matrix(messages, "library:2", P)[0] > 0).sum())})
+    heads = int((message_matrix(messages, "library:2", P)[0] > 0).sum())
+    return Verdict("one" if heads == 1 else "counted", {"heads": heads})
