@@ -21,9 +21,9 @@ import pytest
 from slurm_fixture import _missing_reason as _slurm_missing
 
 NODES = 3
+ENDED = {"COMPLETED", "FAILED", "CANCELLED", "TIMEOUT", "NODE_FAIL", "OUT_OF_MEMORY", "PREEMPTED"}  # squeue %T
 # Open MPI 5's runtime now and then loses a daemon it launched on another node, on real clusters
 # too (openpmix/prrte#2694); seen once here, in a full MPI pass (2026-11-28), not when run alone.
-ENDED = {"COMPLETED", "FAILED", "CANCELLED", "TIMEOUT", "NODE_FAIL", "OUT_OF_MEMORY", "PREEMPTED"}
 PRTE_LOST = "PRTE has lost communication with a remote daemon"
 
 

@@ -32,7 +32,8 @@ from .hockney import Hockney
 
 CLASS_ORDER = ("self", "core", "socket", "node")  # cheapest to dearest
 # "openmpi4": what Open MPI 4's mpirun does when no --map-by is given: by core up to two ranks,
-# by socket above (orte/mca/rmaps/base/rmaps_base_map_job.c; mpirun(1) of v4.1).
+# above that by NUMA domain where hwloc reports one, else by socket: by socket on ORFEO's THIN
+# nodes, one NUMA domain per socket (orte/mca/rmaps/base/rmaps_base_map_job.c; mpirun(1) of v4.1).
 MAP_BY = ("core", "socket", "node", "openmpi4")
 
 
@@ -50,8 +51,9 @@ def _count(name: str, value, minimum: int = 1) -> int:
 @dataclass(frozen=True)
 class Placement:
     """Where ranks sit: ``cores_per_socket`` x ``sockets_per_node`` cores per node, ranks dealt
-    like Open MPI's ``--map-by`` ("openmpi4": Open MPI 4's default, core up to P = 2, socket above). ``nodes`` is needed only for ``map_by="node"`` (ranks go round
-    robin over that many nodes); otherwise nodes are added as the ranks need them."""
+    like Open MPI's ``--map-by`` ("openmpi4": Open MPI 4's default, core up to P = 2, socket
+    above). ``nodes`` is needed only for ``map_by="node"`` (ranks go round robin over that many
+    nodes); otherwise nodes are added as the ranks need them."""
 
     cores_per_socket: int
     sockets_per_node: int = 1
