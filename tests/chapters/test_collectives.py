@@ -101,10 +101,14 @@ def test_small_trees_reads_every_P(monkeypatch):
     assert orf.small_trees(ok, params={}).case == "within_two"
 
 
+def _chain_runs(times):
+    """Measured "chain" broadcasts of 1 B at P = 2, 4, 6."""
+    return pd.DataFrame([dict(np=P, size_bytes=1, algorithm="chain", t_us=t) for P, t in zip([2, 4, 6], times)])
+
+
 def test_chains_name_the_P_of_each_model(monkeypatch):
-    nps = [2, 4, 6]
     _patch_model(monkeypatch, {"chain": {2: 1.0, 4: 2.0, 6: 3.0}, "one chain": {2: 2.0, 4: 4.0, 6: 3.1}})
-    measured = pd.DataFrame([dict(np=P, size_bytes=1, algorithm="chain", t_us=t) for P, t in zip(nps, [1.0, 2.1, 3.2])])
+    measured = _chain_runs([1.0, 2.1, 3.2])
     v = orf.chains(measured, params={}, n=1)
     assert v.case == "split" and v.numbers == {"four_at": "2-4", "one_at": "6", "same_at": "none"}
     assert orf.chains(measured.assign(t_us=[1.0, 2.0, 3.0]), params={}, n=1).case == "four"
@@ -112,10 +116,8 @@ def test_chains_name_the_P_of_each_model(monkeypatch):
 
 def test_chains_leave_out_the_P_where_the_models_are_the_same(monkeypatch):
     # up to P = 5 the four chains and the single chain are the same model: a tie favours neither
-    nps = [2, 4, 6]
     _patch_model(monkeypatch, {"chain": {2: 1.0, 4: 2.0, 6: 3.0}, "one chain": {2: 1.0, 4: 2.0, 6: 4.0}})
-    measured = pd.DataFrame([dict(np=P, size_bytes=1, algorithm="chain", t_us=t) for P, t in zip(nps, [1.5, 2.5, 3.2])])
-    v = orf.chains(measured, params={}, n=1)
+    v = orf.chains(_chain_runs([1.5, 2.5, 3.2]), params={}, n=1)
     assert v.case == "four" and v.numbers == {"four_at": "6", "one_at": "none", "same_at": "2-4"}
 
 

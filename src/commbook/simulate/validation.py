@@ -45,18 +45,22 @@ def write_with_header(path: Path, header: list[str], points) -> Path:
     return Path(path)
 
 
-def map_by(dataset: str) -> str:
-    """How `dataset`'s job placed its ranks, as a commbook.models.ring.MAP_BY value ('default'
-    in PAIRS and the shipped table's header is Open MPI 4.1's own: 'openmpi4')."""
-    mapping = {d: m for d, _, _, m, _ in PAIRS}[dataset]
+def _as_map_by(mapping: str) -> str:
+    """A PAIRS mapping as a commbook.models.ring.MAP_BY value ('default' in PAIRS and the shipped
+    table's header is Open MPI 4.1's own: 'openmpi4')."""
     return "openmpi4" if mapping == "default" else mapping
+
+
+def map_by(dataset: str) -> str:
+    """How `dataset`'s job placed its ranks, as a commbook.models.ring.MAP_BY value."""
+    return _as_map_by({d: m for d, _, _, m, _ in PAIRS}[dataset])
 
 
 def mapping_at(mapping: str, p: int) -> str:
     """mpirun's placement of P ranks: 'default' is Open MPI 4.1's own, by core for P <= 2, by socket above."""
     from ..models.ring import mapped_by
 
-    return mapped_by("openmpi4" if mapping == "default" else mapping, p)
+    return mapped_by(_as_map_by(mapping), p)
 
 
 def table_path() -> Path:
