@@ -499,3 +499,18 @@ def test_node_boundary_sections_render_the_reference_and_say_so(repo, tmp_path):
     assert pc.verdict_cases(html, r"(?:pp|ring)-nodes-source") == ["reference", "reference"], html[:2000]
     assert flat.count("COMMBOOK_NODES_REFERENCE is set") == 2, html[:2000]
     assert len(re.findall(r"<img [^>]*src=", html)) >= 2  # the ping-pong and the ring figures
+
+
+def test_crossing_reads_latency_before_bandwidth():
+    """The node-boundary verdict: bandwidth across higher or lower; a fit that puts the latency
+    across at or below the latency inside a node gets its own case, whatever the bandwidths."""
+    from types import SimpleNamespace as Link
+
+    from commbook.nodes import boundary
+
+    inside = Link(lambda_us=0.5, bandwidth_MBps=8000)
+    assert boundary.crossing({"core": inside, "node": Link(lambda_us=20, bandwidth_MBps=9000)}).case == "higher"
+    assert boundary.crossing({"core": inside, "node": Link(lambda_us=20, bandwidth_MBps=3000)}).case == "lower"
+    for b in (3000, 9000):
+        v = boundary.crossing({"core": inside, "node": Link(lambda_us=0.4, bandwidth_MBps=b)})
+        assert v.case == "latency_not_higher" and v.numbers["lambda_ratio"] == pytest.approx(0.8)

@@ -212,7 +212,7 @@ def provenance(run: BoundaryRun) -> Verdict:
     return Verdict("reference" if not run.live else "shared" if run.shared else "live", numbers)
 
 
-@cases("higher", "lower")
+@cases("higher", "lower", "latency_not_higher")
 def crossing(links: dict) -> Verdict:
     """Latency and bandwidth across nodes against inside one (the fitted links)."""
     core, node = links["core"], links["node"]
@@ -223,6 +223,8 @@ def crossing(links: dict) -> Verdict:
         "b_core": core.bandwidth_MBps,
         "b_node": node.bandwidth_MBps,
     }
+    if node.lambda_us <= core.lambda_us:  # TCP slower to start than shared memory: else the fit failed
+        return Verdict("latency_not_higher", numbers)
     return Verdict("higher" if node.bandwidth_MBps > core.bandwidth_MBps else "lower", numbers)
 
 

@@ -35,7 +35,7 @@ def plot_ring(
 
     series: [(label, table with np, t_us, t_min_us, t_max_us)], models: [(label, P, t_us)],
     boundaries: [(P, class)] where the ring first uses a dearer link (drawn as dotted lines).
-    per_step divides every time by P (µs per step).
+    per_step divides every time by P (µs per step). legend: a matplotlib loc, or "below" the axes.
     """
     if ax is None:
         fig, ax = new_axes(title, "processes P", "µs per step" if per_step else "time of one ring (µs)", logy=logy)
@@ -77,7 +77,10 @@ def plot_ring(
             )
     ax.set_xlim(left=0)
     ax.xaxis.set_major_locator(MaxNLocator(integer=True))
-    ax.legend(fontsize=8, loc=legend)
+    if legend == "below":  # under the axes: inside, it would cover the boundaries' labels
+        ax.legend(fontsize=8, loc="upper center", bbox_to_anchor=(0.5, -0.14), ncol=2, frameon=False)
+    else:
+        ax.legend(fontsize=8, loc=legend)
     return fig
 
 

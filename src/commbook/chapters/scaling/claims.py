@@ -60,3 +60,10 @@ def _amdahl_cap():
 @claim("scal-weak-e48", PAGE, unit="%", source=SOURCE.replace("strong", "weak"))
 def _weak_efficiency_48():
     return 100 * float(_runs()[1].efficiency.loc[48])
+
+
+@claim("scal-fg", PAGE, source=SOURCE.replace("strong", "weak") + " and fit_gustafson_fraction")
+def _gustafson_f():
+    from .figures import fit_gustafson_fraction, orfeo_jacobi
+
+    return fit_gustafson_fraction(orfeo_jacobi()[1])
