@@ -48,6 +48,15 @@ def test_description_says_what_the_figure_shows():
     assert len(text) <= figure_alt.MAX_CHARS
 
 
+def test_description_counts_labels_in_words_a_reader_reads():
+    """One label is "1 label", and a label's line break reads as a space."""
+    fig, ax = _figure()
+    ax.text(2, 1.5, " ring crosses\n a node")
+    assert "1 label (ring crosses a node)" in figure_alt.describe(fig)
+    ax.text(3, 1.5, "socket")
+    assert "2 labels (ring crosses a node, socket)" in figure_alt.describe(fig)
+
+
 def test_png_carries_the_description_and_sphinx_copies_it_into_alt(tmp_path):
     from types import SimpleNamespace
 

@@ -42,15 +42,15 @@ def _drawn(ax) -> str:
     if curves:
         parts.append(f"{curves} line{'s' if curves > 1 else ''}")
     if bars:
-        parts.append(f"{bars} bars")
+        parts.append(f"{bars} bar{'s' if bars > 1 else ''}")
     if ax.images:
         parts.append("a colour map")
     if ax.collections and not points:
         parts.append("markers")
     if ax.texts:
-        labels = [t.get_text() for t in ax.texts if t.get_text().strip()]
+        labels = [" ".join(t.get_text().split()) for t in ax.texts if t.get_text().strip()]
         parts.append(
-            f"{len(labels)} labels"
+            f"{len(labels)} label{'s' if len(labels) != 1 else ''}"
             + (f" ({', '.join(labels[:8])}{', …' if len(labels) > 8 else ''})" if labels else "")
         )
     return ", ".join(parts)
