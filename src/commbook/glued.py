@@ -47,7 +47,7 @@ def measured_by(prefix: str) -> None:
     (the words stay in the page)::
 
         *Measured while this page was built, with **{glue:md}`p_measured_by`** on
-        {glue:md}`p_measured_on` ({glue:text}`p_measured_cores:.0f` cores, load average {glue:md}`p_measured_load`).*
+        {glue:md}`p_measured_on` (cores: {glue:text}`p_measured_cores:.0f`, load average {glue:md}`p_measured_load`).*
     """
     from . import machine, mpi_env
 
