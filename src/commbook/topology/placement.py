@@ -79,7 +79,15 @@ def class_matrix(G: nx.Graph, placement) -> np.ndarray:
 
 
 def min_hops(G: nx.Graph) -> int:
-    """Links between the two closest distinct processors (1 direct, 2 through a switch)."""
+    """Links between the two closest distinct processors (1 direct, 2 through a switch). Kept
+    in G.graph for the graph's size: the cost models ask for it once per message."""
+    key = ("min_hops", G.number_of_nodes(), G.number_of_edges())
+    if key not in G.graph:
+        G.graph[key] = _min_hops(G)
+    return G.graph[key]
+
+
+def _min_hops(G: nx.Graph) -> int:
     procs = processors(G)
     best = math.inf
     for u in procs:

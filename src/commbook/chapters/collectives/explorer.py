@@ -85,9 +85,9 @@ def _coefficients() -> pd.DataFrame:
                     if alg == SEGMENTED:
                         rows.append({"net": net, "op": op, "alg": alg, "P": P, "A": None, "B": None})
                         continue
-                    A = collective_costs.predict(op, alg, P, 0.0, 1.0, 1.0, **where)
-                    B = collective_costs.predict(op, alg, P, 1.0, 0.0, 1.0, **where)
-                    rows.append({"net": net, "op": op, "alg": alg, "P": P, "A": A, "B": B})
+                    # λ = b = 1 at n = 0 and 1: A latencies, then A + B (no hop term: t_h = 0)
+                    A, AB = collective_costs.predict(op, alg, P, np.array([0.0, 1.0]), 1.0, 1.0, **where)
+                    rows.append({"net": net, "op": op, "alg": alg, "P": P, "A": float(A), "B": float(AB - A)})
     return pd.DataFrame(rows)
 
 
