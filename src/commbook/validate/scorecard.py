@@ -100,7 +100,7 @@ def overview(directory=None) -> pd.DataFrame:
                 "model": model,
                 "split": "processes (small P -> larger P)",
                 "method": "per-algorithm models",
-                "cases": f"{len(g)} dataset{'s' * (len(g) != 1)}, {g.cases.sum()} (P, n)",
+                "cases": f"{len(g)} (dataset, mapping) pair{'s' * (len(g) != 1)}, {g.cases.sum()} (P, n)",
                 "median error": f"{g.median_error.median():.1%}",
                 "within band": _share_range(g.share_within.min(), g.share_within.max()),
                 "goal": "≥ 80% each",
