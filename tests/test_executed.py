@@ -77,6 +77,7 @@ def test_a_page_that_runs_mpi_must_name_the_mpi_that_measured_it():
     assert executed.check_outputs(PAGE, _notebook(glues, "Open MPI 5.0.11\n", code), "MPICH 5.0.2")
 
 
+@pytest.mark.slow  # a Jupyter kernel runs the page: not in make test-fast
 def test_a_page_executes_once_then_comes_from_the_cache(tmp_path):
     from jupyter_cache import get_cache
 
@@ -159,6 +160,7 @@ def test_pages_without_mpi_run_side_by_side_and_an_mpi_page_alone(tmp_path):
     assert all(executed.cached_page(p, cache) is not None for p in pages if p.stem != "bad")
 
 
+@pytest.mark.slow  # two Jupyter kernels: not in make test-fast
 def test_a_failed_warm_up_leaves_the_page_a_fresh_kernel(tmp_path, monkeypatch):
     """When the next page's kernel cannot be made ready (here its imports fail), that page
     starts its own kernel and runs as before; no kernel is left running."""
@@ -312,6 +314,7 @@ def test_a_build_compiles_every_kernel_before_its_pages_ask(monkeypatch, repo):
     assert "collectives_algos.c" not in {name for name, _ in asked}
 
 
+@pytest.mark.slow  # a Jupyter kernel's warm-up: not in make test-fast
 def test_a_kernel_whose_page_is_due_finishes_its_warm_up_at_normal_priority(tmp_path):
     """When the page before ends first, the kernel being made ready is not left at idle priority
     behind the background: it finishes at normal priority and is not background work."""
