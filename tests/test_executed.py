@@ -94,6 +94,35 @@ def test_a_page_executes_once_then_comes_from_the_cache(tmp_path):
         executed.execute_page(page, cache, timeout=120)
 
 
+def test_a_change_to_the_chapters_package_sends_the_page_to_run_again(tmp_path, monkeypatch):
+    """The cache key of jupyter-cache is the code cells: a run is also stored with a digest of
+    the chapter packages its cells import, so a changed package (a verdict's cases, what a figure
+    computes) makes the page run again, and a change elsewhere does not."""
+    from jupyter_cache import get_cache
+
+    from commbook.execution import cache as execution_cache
+    from commbook.execution.reading import read_page
+
+    chapters = tmp_path / "chapters"
+    for name in ("demo", "other"):
+        (chapters / name).mkdir(parents=True)
+        (chapters / name / "figures.py").write_text("def verdict():\n    return 'a'\n")
+    monkeypatch.setattr(execution_cache, "CHAPTERS", chapters)
+    page = tmp_path / "page.md"
+    page.write_text(PAGE.replace("from commbook import glued", "from commbook.chapters import demo as chapter"))
+    assert execution_cache.chapter_packages(read_page(page)) == ["demo"]
+    cache = get_cache(str(tmp_path / "cache"))
+    assert executed.cached_page(page, cache) is None
+    executed.store_page(page, cache, read_page(page), 0.0)  # as a run stores it (no kernel needed)
+    assert executed.cached_page(page, cache) is not None
+    (chapters / "other" / "figures.py").write_text("def verdict():\n    return 'b'\n")
+    assert executed.cached_page(page, cache) is not None
+    (chapters / "demo" / "figures.py").write_text("def verdict():\n    return 'b'\n")
+    assert executed.cached_page(page, cache) is None
+    executed.store_page(page, cache, read_page(page), 0.0)
+    assert executed.cached_page(page, cache) is not None
+
+
 def test_a_page_executes_inside_a_running_event_loop(tmp_path):
     """As nbclient does, execution also works where an event loop already runs in the thread
     (a test session's, a Jupyter kernel's): asyncio.run would refuse."""

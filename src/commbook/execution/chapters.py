@@ -33,6 +33,7 @@ from pathlib import Path
 from ..claims.census import GLUE_ROLE
 from ..claims.prose import prose_lines
 from ..quiet_runs import Pauser
+from .cache import packages_digest
 from .reading import read_page
 from .warm_kernels import WAITING, execute_in_turn
 
@@ -124,9 +125,11 @@ def cached_page(path: Path, cache):
     """The page's executed notebook from the cache, or None when it must run."""
     nb = read_page(path)
     try:
-        cache.match_cache_notebook(nb)
+        record = cache.match_cache_notebook(nb)
     except KeyError:
         return None
+    if (record.data or {}).get("packages") != packages_digest(nb):
+        return None  # its chapter's package changed since it ran
     return cache.merge_match_into_notebook(nb)[1]
 
 
@@ -145,7 +148,9 @@ def store_page(path: Path, cache, nb, seconds: float) -> None:
 
     record = cache.add_nb_to_project(str(path), read_data={"type": "plugin", "name": "myst_nb_md"})
     cache.cache_notebook_bundle(
-        CacheBundleIn(nb, record.uri, data={"execution_seconds": seconds}), check_validity=False, overwrite=True
+        CacheBundleIn(nb, record.uri, data={"execution_seconds": seconds, "packages": packages_digest(nb)}),
+        check_validity=False,
+        overwrite=True,
     )
 
 
