@@ -207,10 +207,11 @@ def warmup_effect(cold, n_first: int = 3) -> tuple[float, float]:
     return float(cold[:n_first].mean()), float(np.median(cold[n_first:]))
 
 
-@cases("cold_only", "both", "warm_only", "neither")
+@cases("cold_only", "both", "warm_slower", "warm_only", "neither")
 def warmup(cold, warm, n_first: int = 3) -> Verdict:
     """The first n_first repetitions of a run without warm-up and of one after it, each against
-    the median of its other repetitions: slow when their mean is over 1.5 times that median."""
+    the median of its other repetitions: slow when their mean is over 1.5 times that median.
+    Both slow: warm_slower when the start after warm-up is the slower by that measure."""
     cf, cr = warmup_effect(cold, n_first)
     wf, wr = warmup_effect(warm, n_first)
     numbers = {
@@ -228,6 +229,8 @@ def warmup(cold, warm, n_first: int = 3) -> Verdict:
     case = {(True, False): "cold_only", (True, True): "both", (False, True): "warm_only"}.get(
         (slow_cold, slow_warm), "neither"
     )
+    if case == "both" and wf / wr > cf / cr:
+        case = "warm_slower"
     return Verdict(case, numbers)
 
 
