@@ -208,7 +208,7 @@ def test_load_reads_derived_tables_offline(isolated, monkeypatch):
 def test_load_uses_raw_data_from_the_mirror(isolated, monkeypatch):
     monkeypatch.setenv("COMMBOOK_ORFEO_MIRROR", str(MIRROR))
     df, caption = orfeo.load(SMALL, raw=True)
-    assert caption.startswith("ORFEO raw data: 3 file(s)") and "marcobarrasso1" in caption
+    assert caption.startswith("ORFEO raw data: 3 files") and "marcobarrasso1" in caption
     assert set(df.benchmark) == {"bcast"} and set(df.mapping) == {"core", "socket", "node"}
     assert df.source.str.startswith("marcobarrasso1/HPC_Project@d2972b0:").all()
     df, caption = orfeo.load("gather", machine="orfeo-epyc", raw=True)

@@ -62,10 +62,11 @@ def _load_derived(sel: pd.DataFrame, machine: str | None) -> tuple[pd.DataFrame,
         df = df[df.machine == machine]
     if df.empty:
         raise DataUnavailable(f"no derived ORFEO rows for {sorted(datasets)}{f' on {machine}' if machine else ''}")
+    runs = int(df["runs"].max()) if "runs" in df else 0
+    how = "one run per point" if runs == 1 else "median, min, max over repeated runs" if runs else "as derived"
     caption = (
-        f"ORFEO data: {len(df)} rows derived from {len(sel)} raw file(s) of "
-        f"{_repositories(sel)} (median, min, max over repeated runs; "
-        f"data/orfeo/derived/{', '.join(b + '.csv.gz' for b in benches)})"
+        f"ORFEO data: {len(df)} rows derived from {len(sel)} raw file{'s' * (len(sel) != 1)} of "
+        f"{_repositories(sel)} ({how}; data/orfeo/derived/{', '.join(b + '.csv.gz' for b in benches)})"
     )
     return df.reset_index(drop=True), caption
 
@@ -102,7 +103,7 @@ def load(
         df = df[df.machine == machine].reset_index(drop=True)
     fixed = int((sel.label_problem != "").sum())
     caption = (
-        f"ORFEO raw data: {len(sel)} file(s) from {_repositories(sel)}, "
+        f"ORFEO raw data: {len(sel)} file{'s' * (len(sel) != 1)} from {_repositories(sel)}, "
         f"sha256-checked; {fixed} with known label problems (see data/orfeo/catalog.csv)"
     )
     return df.copy(), caption
