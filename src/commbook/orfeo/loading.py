@@ -65,7 +65,9 @@ def _load_derived(sel: pd.DataFrame, machine: str | None) -> tuple[pd.DataFrame,
     runs = int(df["runs"].max()) if "runs" in df else 0
     how = "one run per point" if runs == 1 else "median, min, max over repeated runs" if runs else "as derived"
     caption = (
-        f"ORFEO data: {len(df)} rows derived from {len(sel)} raw file{'s' * (len(sel) != 1)} of "
+        # "file(s)" stays: data/simulated/calibration.json records this caption, and its hash
+        # is in every shipped simulated run
+        f"ORFEO data: {len(df)} rows derived from {len(sel)} raw file(s) of "
         f"{_repositories(sel)} ({how}; data/orfeo/derived/{', '.join(b + '.csv.gz' for b in benches)})"
     )
     return df.reset_index(drop=True), caption
