@@ -104,3 +104,25 @@ def test_a_case_without_a_number_its_pages_words_quote_is_found():
     # the book's directives are read: pp_eager's words quote its ratios
     (eager,) = [d for d in directives() if d["name"] == "pp_eager"]
     assert eager["function"] == "eager_against_rendezvous" and {"ratio_min", "ratio_max"} <= eager["quoted"]
+
+
+def test_a_case_the_page_does_not_word_as_a_term_is_found(tmp_path):
+    """A case term glued to the previous case's words (no blank line before it) is read by MyST as
+    more words, not a term: the plugin reads the page so and names the term."""
+    from verdict_numbers import directives, missing_numbers
+
+    page = """```{verdict} v
+a
+: words {glue:text}`v_x:.1f`.
+b
+: words {glue:text}`v_x:.1f`.
+```
+"""
+    (tmp_path / "p.md").write_text(page + 'glued.verdict("v", side(1))\n')
+    (d,) = directives(tmp_path)
+    assert d["cases"] == ["a"] and d["glued_terms"] == ["b"]
+    records = [{"function": "side", "cases": ["a", "b"], "case": "a", "numbers": ["x"]}]
+    (problem,) = missing_numbers([d], records)
+    assert "['b'] follow the words before them" in problem
+    (tmp_path / "p.md").write_text(page.replace("\nb\n", "\n\nb\n") + 'glued.verdict("v", side(1))\n')
+    assert missing_numbers(directives(tmp_path), records) == []

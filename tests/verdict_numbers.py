@@ -55,14 +55,23 @@ def directives(root: Path = REPO / "book") -> list[dict]:
         for name, function in CALL.findall(text):
             calls.setdefault(name, set()).add(function)
         for name, body in DIRECTIVE.findall(text):
-            terms = sorted(
-                line.strip()
-                for line in body.splitlines()
-                if line.strip() and not line[0].isspace() and not line.startswith(":")
-            )
+            # a term as MyST's definition list reads one: at the body's start or after a blank line
+            lines = body.splitlines()
+            term_like = [(i, line.strip()) for i, line in enumerate(lines) if line.strip() and line[0] not in " \t:"]
+            terms = sorted(t for i, t in term_like if i == 0 or not lines[i - 1].strip())
+            glued_terms = sorted(t for i, t in term_like if i and lines[i - 1].strip())
             quoted = {key[len(name) + 1 :] for key in ROLE.findall(body) if key.startswith(name + "_")}
             for function in sorted(calls.get(name, ())):
-                found.append({"page": md.stem, "name": name, "function": function, "cases": terms, "quoted": quoted})
+                found.append(
+                    {
+                        "page": md.stem,
+                        "name": name,
+                        "function": function,
+                        "cases": terms,
+                        "quoted": quoted,
+                        "glued_terms": glued_terms,
+                    }
+                )
     return found
 
 
@@ -71,6 +80,11 @@ def missing_numbers(pages: list[dict], records: list[dict]) -> list[str]:
     problems = set()
     for d in pages:
         seen = [r for r in records if r["function"] == d["function"] and r["cases"] == d["cases"]]
+        if d.get("glued_terms"):
+            problems.add(
+                f"{d['page']}.md {{verdict}} {d['name']}: {d['glued_terms']} follow the words before them with no "
+                "blank line: MyST reads them as more words, not as cases (the build fails: no words for them)"
+            )
         glued_somewhere = set().union(*(r["numbers"] for r in seen)) if seen else set()
         for r in seen:
             lacking = (d["quoted"] & glued_somewhere) - set(r["numbers"])
