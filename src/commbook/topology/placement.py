@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+import weakref
 
 import networkx as nx
 import numpy as np
@@ -80,11 +81,16 @@ def class_matrix(G: nx.Graph, placement) -> np.ndarray:
 
 def min_hops(G: nx.Graph) -> int:
     """Links between the two closest distinct processors (1 direct, 2 through a switch). Kept
-    in G.graph for the graph's size: the cost models ask for it once per message."""
-    key = ("min_hops", G.number_of_nodes(), G.number_of_edges())
-    if key not in G.graph:
-        G.graph[key] = _min_hops(G)
-    return G.graph[key]
+    per graph and its size (the cost models ask once per message), not in G.graph, which holds
+    the graph's construction parameters."""
+    size = (G.number_of_nodes(), G.number_of_edges())
+    kept = _MIN_HOPS.get(G)
+    if kept is None or kept[0] != size:
+        kept = _MIN_HOPS[G] = (size, _min_hops(G))
+    return kept[1]
+
+
+_MIN_HOPS: "weakref.WeakKeyDictionary[nx.Graph, tuple]" = weakref.WeakKeyDictionary()
 
 
 def _min_hops(G: nx.Graph) -> int:
