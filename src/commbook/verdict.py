@@ -29,6 +29,8 @@ import math
 from dataclasses import dataclass, field
 from typing import Callable
 
+import numpy as np
+
 #: the MIME type under which a verdict is glued (the case, every case, the numbers)
 MIME = "application/vnd.commbook.verdict+json"
 
@@ -77,3 +79,34 @@ def cases(*keys: str) -> Callable:
         return verdict_function
 
     return wrap
+
+
+BAND = 0.25  # "within": measured over model within 1 ± BAND at every row
+
+
+@cases("within", "below", "above", "mixed")
+def model_side(P, measured_t, model_t) -> Verdict:
+    """Measured over model for every row given, keyed by its process count P (the caller names
+    the rows): within 25 % of the model at every P, the model below every run, above every run,
+    or above some and below others."""
+    P = np.asarray(P, int)
+    r = np.asarray(measured_t, float) / np.asarray(model_t, float)
+    if r.size == 0 or not np.isfinite(r).all():
+        raise ValueError(f"model_side: measured over model must be finite for every P, got {r}")
+    lo, hi = int(np.argmin(r)), int(np.argmax(r))
+    numbers = {
+        "band_pct": BAND * 100,
+        "ratio_min": r[lo],
+        "P_of_min": P[lo],
+        "ratio_max": r[hi],
+        "P_of_max": P[hi],
+        "P_first": P.min(),
+        "P_last": P.max(),
+    }
+    if np.all(np.abs(r - 1) <= BAND):
+        return Verdict("within", numbers)
+    if r[lo] > 1:
+        return Verdict("below", numbers)
+    if r[hi] < 1:
+        return Verdict("above", numbers)
+    return Verdict("mixed", numbers)

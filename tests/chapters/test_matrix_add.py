@@ -74,3 +74,15 @@ def test_limit_cases():
     assert madd.limit(1.01, 500).case == "above_one"
     v = madd.limit(1.3, 100)
     assert v.case == "above_one" and v.numbers == {"value": 1.3, "add_rate": 100}
+
+
+def test_total_side_reads_every_row_of_the_table():
+    rows = pd.DataFrame({"np": [1, 2, 3], "grid": ["1x1x1", "2x1x1", "3x1x1"], "t_median_us": [100.0, 300.0, 330.0]})
+    preds = {"1x1x1": _pred(0, 20.0), "2x1x1": _pred(0, 250.0), "3x1x1": _pred(0, 300.0)}
+    # P = 2 and 3 within 25 %; the P = 1 row, five times the model, flips the case
+    assert madd.total_side(rows.iloc[1:], preds).case == "within"
+    v = madd.total_side(rows, preds)
+    assert v.case == "below" and v.numbers["ratio_max"] == pytest.approx(5.0) and v.numbers["P_of_max"] == 1
+    v = madd.total_side(rows, {**preds, "1x1x1": _pred(0, 200.0)})
+    assert v.case == "mixed" and v.numbers["ratio_min"] == pytest.approx(0.5) and v.numbers["P_of_min"] == 1
+    assert madd.total_side(rows, {g: _pred(0, 1000.0) for g in preds}).case == "above"

@@ -57,6 +57,12 @@ def test_ring_oversubscription_and_model_verdicts():
     assert v.case == "jump" and v.numbers["factor"] == pytest.approx(20) and v.numbers["own_us"] == 1.0
     assert ring.oversubscription(table, cores=4).case == "never"
     assert ring.oversubscription(table, cores=1).case == "no_pair"
+    # the step with a core per rank: on 2 cores one ring (P = 2), which the old words called a median
+    assert ring.own_core_step(table, cores=1).case == "none"
+    v = ring.own_core_step(table, cores=2)
+    assert v.case == "one" and v.numbers == {"us": 1.0, "P_last": 2}
+    v = ring.own_core_step(table.assign(t_us=[0.5, 2.0, 9.0]), cores=4)
+    assert v.case == "several" and v.numbers == {"us": 2.0, "P_last": 3}
     assert ring.model_side([1, 2], [2.0, 3.0], [2.1, 2.9]).case == "within"
     v = ring.model_side([2, 3], [4.0, 6.0], [2.0, 3.0])
     assert v.case == "below" and v.numbers["ratio_min"] == v.numbers["ratio_max"] == 2.0

@@ -6,7 +6,7 @@ from __future__ import annotations
 import matplotlib.pyplot as plt
 import numpy as np
 
-from ...verdict import Verdict, cases
+from ...verdict import Verdict, cases, model_side
 from ..lab import engines_placed_by, machine_scope  # noqa: F401 (the lab page's verdict)
 
 PHASE_COLORS = {"scatter": "C0", "add": "C2", "gather": "C1"}
@@ -233,6 +233,12 @@ def save_runs(runs, page: str):
     tidy = kernels.tidy_all(list(runs), machine=machine.name(), source=f"live run of {page}")
     data.write_measurements(data.measurement_path("matrix_add"), tidy, kernels.measurement_meta(runs[-1], page))
     return tidy
+
+
+@cases("within", "below", "above", "mixed")
+def total_side(rows, predictions) -> Verdict:
+    """Measured over model of the total, every row of model_beside_runs's table (keyed by P)."""
+    return model_side(rows.np, rows.t_median_us, [predictions[g].total for g in rows.grid])
 
 
 def model_beside_runs(rows, predictions):

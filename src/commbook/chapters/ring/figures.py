@@ -6,7 +6,7 @@ import numpy as np
 from matplotlib.ticker import MaxNLocator
 
 from ...plotting import CLASS_COLORS, SERIES_COLORS, measured, model_line, new_axes
-from ...verdict import Verdict, cases
+from ...verdict import Verdict, cases, model_side
 from ..lab import engines_placed_by  # noqa: F401 (the lab page's scope verdict)
 
 
@@ -169,36 +169,6 @@ def glue_model_table(table) -> None:
             glued.number(f"ring_{r.variant}_{what}_{r.P}", value)
 
 
-BAND = 0.25  # "within": measured over model within 1 ± BAND at every point
-
-
-@cases("within", "below", "above", "mixed")
-def model_side(P, measured_t, model_t) -> Verdict:
-    """Measured over model for every ring given (the caller names the rows): within 25 % of the
-    model at every P, the model below every ring, above every ring, or above some and below others."""
-    P = np.asarray(P, int)
-    r = np.asarray(measured_t, float) / np.asarray(model_t, float)
-    if r.size == 0 or not np.isfinite(r).all():
-        raise ValueError(f"model_side: measured over model must be finite for every P, got {r}")
-    lo, hi = int(np.argmin(r)), int(np.argmax(r))
-    numbers = {
-        "band_pct": BAND * 100,
-        "ratio_min": r[lo],
-        "P_of_min": P[lo],
-        "ratio_max": r[hi],
-        "P_of_max": P[hi],
-        "P_first": P.min(),
-        "P_last": P.max(),
-    }
-    if np.all(np.abs(r - 1) <= BAND):
-        return Verdict("within", numbers)
-    if r[lo] > 1:
-        return Verdict("below", numbers)
-    if r[hi] < 1:
-        return Verdict("above", numbers)
-    return Verdict("mixed", numbers)
-
-
 @cases("within", "below", "above", "mixed")
 def table_side(table, cores: int) -> Verdict:
     """model_side over every column of the lab's table, both variants, for its rows with a core
@@ -212,19 +182,34 @@ def table_side(table, cores: int) -> Verdict:
     )
 
 
+def _steps(table, cores: int):
+    """µs per step with a core per rank (2 <= P <= cores; P = 1 sends to itself) and
+    oversubscribed (P > cores), indexed by P."""
+    per_step = (table.set_index("np")["t_us"] / table.set_index("np").index).sort_index()
+    return per_step[(per_step.index >= 2) & (per_step.index <= cores)], per_step[per_step.index > cores]
+
+
+@cases("none", "one", "several")
+def own_core_step(table, cores: int) -> Verdict:
+    """µs per step of the rings with a core per rank: one ring (2 cores: P = 2) or the median
+    over several (P = 2 to P_last)."""
+    own, _ = _steps(table, cores)
+    if own.empty:
+        return Verdict("none", {"us": 0.0, "P_last": 0})
+    case = "one" if len(own) == 1 else "several"
+    return Verdict(case, {"us": float(own.median()), "P_last": int(own.index.max())})
+
+
 @cases("no_pair", "never", "flat", "grew", "jump")
 def oversubscription(table, cores: int) -> Verdict:
-    """µs per step of the rings with a core per rank (2 <= P <= cores) against the oversubscribed
-    ones (P > cores), medians over P: every row of the sweep but P = 1, whose rank sends to itself.
-    Every case carries every number (the page's roles are resolved for all cases); 0 where the
-    case quotes nothing."""
-    per_step = (table.set_index("np")["t_us"] / table.set_index("np").index).sort_index()
-    own = per_step[(per_step.index >= 2) & (per_step.index <= cores)]
-    over = per_step[per_step.index > cores]
-    numbers = {"cores": cores, "own_us": 0.0, "own_P_last": 0, "over_us": 0.0, "factor": 0.0}
+    """The oversubscribed rings (P > cores) against those with a core per rank (own_core_step),
+    medians over P: every row of the sweep but P = 1. Every case carries every number (the
+    page's roles are resolved for all cases); 0 where the case quotes nothing."""
+    own, over = _steps(table, cores)
+    numbers = {"cores": cores, "own_us": 0.0, "over_us": 0.0, "factor": 0.0}
     if own.empty:
         return Verdict("no_pair", numbers)
-    numbers |= {"own_us": float(own.median()), "own_P_last": int(own.index.max())}
+    numbers["own_us"] = float(own.median())
     if over.empty:
         return Verdict("never", numbers)
     factor = float(over.median() / own.median())
