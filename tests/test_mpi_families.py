@@ -114,7 +114,7 @@ def test_run_environment_per_family(monkeypatch):
     env = mpi_env.run_environment(4)
     env.pop("PATH")
     assert env == {
-        "OMPI_MCA_btl": "^tcp",
+        "OMPI_MCA_btl": "^tcp,ofi",
         "OMPI_ALLOW_RUN_AS_ROOT": "1",
         "OMPI_ALLOW_RUN_AS_ROOT_CONFIRM": "1",
         "PRTE_MCA_rmaps_default_mapping_policy": ":oversubscribe",
