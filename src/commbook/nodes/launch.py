@@ -82,6 +82,9 @@ def environment(record: Record) -> dict:
         "PRTE_MCA_hwloc_default_binding_policy": "none",
         "OMPI_MCA_hwloc_base_binding_policy": "none",
         "OMPI_MCA_mpi_yield_when_idle": "1",
+        # the nodes talk TCP over veths: libfabric's btl/ofi closes unused in MPI_Init with a
+        # sleep(1) in every rank (as on one machine: mpi_env.OpenMPI.loopback)
+        "OMPI_MCA_btl": "^ofi",
         "PRTE_MCA_prte_default_hostfile": str(hostfile_path(record)),
         "COMMBOOK_HOSTFILE": str(hostfile_path(record)),
     }
